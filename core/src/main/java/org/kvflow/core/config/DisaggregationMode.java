@@ -1,0 +1,10 @@
+package org.kvflow.core.config;
+
+import org.kvflow.core.json.WireEnum;
+
+/** PD disaggregation role of this server (SPEC §10.2). */
+public enum DisaggregationMode implements WireEnum {
+    NULL,
+    PREFILL,
+    DECODE
+}

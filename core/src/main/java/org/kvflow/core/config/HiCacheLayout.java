@@ -1,0 +1,11 @@
+package org.kvflow.core.config;
+
+import org.kvflow.core.json.WireEnum;
+
+/** HiCache host-pool layout (SPEC §3.6). */
+public enum HiCacheLayout implements WireEnum {
+    LAYER_FIRST,
+    PAGE_FIRST,
+    PAGE_FIRST_DIRECT,
+    PAGE_HEAD
+}

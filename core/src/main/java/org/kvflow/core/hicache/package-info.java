@@ -1,0 +1,7 @@
+/**
+ * HiCache page keys: the chained SHA-256 page hashes of SPEC §11.1.
+ */
+@NullMarked
+package org.kvflow.core.hicache;
+
+import org.jspecify.annotations.NullMarked;
