@@ -32,7 +32,7 @@ public final class ConfigJson {
 
     /** Loads a config file: YAML for {@code .yaml}/{@code .yml}, JSON otherwise. */
     public static CpSharedKvConfig load(Path file) {
-        return read(JsonDocuments.parseFile(file), "$");
+        return read(JsonDocuments.parseJsonOrYaml(file), "$");
     }
 
     /** Reads a {@code config} object found at {@code path}. */

@@ -44,10 +44,18 @@ public final class JsonDocuments {
         return parse(JSON, in, "JSON");
     }
 
+    /** Parses a JSON file. */
+    public static JsonNode parseJson(Path file) {
+        return parseFile(file, false);
+    }
+
     /** Parses a file as YAML when its name ends in {@code .yaml}/{@code .yml}, else as JSON. */
-    public static JsonNode parseFile(Path file) {
+    public static JsonNode parseJsonOrYaml(Path file) {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        boolean yaml = name.endsWith(".yaml") || name.endsWith(".yml");
+        return parseFile(file, name.endsWith(".yaml") || name.endsWith(".yml"));
+    }
+
+    private static JsonNode parseFile(Path file, boolean yaml) {
         try (InputStream in = Files.newInputStream(file)) {
             return yaml ? parse(YAML, in, "YAML") : parse(JSON, in, "JSON");
         } catch (NoSuchFileException e) {

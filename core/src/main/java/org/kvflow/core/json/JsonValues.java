@@ -79,6 +79,9 @@ public final class JsonValues {
 
     /** A short description of a value's type and text, for error messages. */
     public static String describe(JsonNode node) {
+        if (node.isNull()) {
+            return "null";
+        }
         String kind = node.getNodeType().name().toLowerCase();
         String text = node.isContainerNode() ? "" : " " + node.toString();
         if (text.length() > 40) {

@@ -1,6 +1,8 @@
 package org.kvflow.core.model;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Dimensions of an MLA model as far as its KV cache is concerned (SPEC §3.1, §3.8).
@@ -18,6 +20,14 @@ public record ModelShape(String name, ModelKind kind, int layers, int latentDim,
     public static final ModelShape DEEPSEEK_V32 = new ModelShape("deepseek-v3.2", ModelKind.NSA_MLA, 61, 512, 64, 128);
     /** GLM-5: 78 layers, same per-layer dimensions as DeepSeek V3.2. */
     public static final ModelShape GLM5 = new ModelShape("glm-5", ModelKind.NSA_MLA, 78, 512, 64, 128);
+
+    /** The named production shapes, for CLI and reports. */
+    public static final List<ModelShape> PRESETS = List.of(DEEPSEEK_V32, GLM5);
+
+    /** The preset called {@code name} ({@code deepseek-v3.2}, {@code glm-5}). */
+    public static Optional<ModelShape> preset(String name) {
+        return PRESETS.stream().filter(p -> p.name.equals(name)).findFirst();
+    }
 
     public ModelShape {
         Objects.requireNonNull(name, "name");

@@ -14,7 +14,7 @@ public final class PageGroupValidationException extends KvflowException {
     private final long value;
     private final String context;
 
-    public PageGroupValidationException(PageGroupViolation kind, int group, int offset, long value, int pageSize, String context) {
+    public PageGroupValidationException(PageGroupViolation kind, int group, int offset, long value, long pageSize, String context) {
         super(context + ": " + kind + describe(kind, group, offset, value, pageSize));
         this.kind = kind;
         this.group = group;
@@ -23,7 +23,7 @@ public final class PageGroupValidationException extends KvflowException {
         this.context = context;
     }
 
-    private static String describe(PageGroupViolation kind, int group, int offset, long value, int pageSize) {
+    private static String describe(PageGroupViolation kind, int group, int offset, long value, long pageSize) {
         String at = " group " + group + " offset " + offset + ": ";
         return switch (kind) {
             case BAD_PAGE_SIZE -> ": page size " + value + " must be >= 1";

@@ -20,12 +20,12 @@ public final class PageGroups {
      * Checks rules 0–4 in SPEC order and reports the first violation.
      *
      * @param idx     token indices (empty is valid: 0 pages)
-     * @param ps      page size
+     * @param ps      page size (any value; below 1 is {@code BAD_PAGE_SIZE})
      * @param context who is asking, for the error message
      * @return the number of pages
      * @throws PageGroupValidationException naming the rule, group, offset and offending value
      */
-    public static int validatePageAlignedTokenIndices(long[] idx, int ps, String context) {
+    public static int validatePageAlignedTokenIndices(long[] idx, long ps, String context) {
         Objects.requireNonNull(idx, "idx");
         Objects.requireNonNull(context, "context");
         if (ps < 1) {
@@ -34,9 +34,13 @@ public final class PageGroups {
         if (idx.length % ps != 0) {
             throw new PageGroupValidationException(PARTIAL, -1, -1, idx.length, ps, context);
         }
-        int groups = idx.length / ps;
+        if (idx.length == 0) {
+            return 0;
+        }
+        int width = (int) ps; // idx.length is a positive multiple of ps, so ps fits an int
+        int groups = idx.length / width;
         for (int g = 0; g < groups; g++) {
-            int base = g * ps;
+            int base = g * width;
             long first = idx[base];
             if (first < 0) {
                 throw new PageGroupValidationException(NEGATIVE, g, 0, first, ps, context);
@@ -44,7 +48,7 @@ public final class PageGroups {
             if (first % ps != 0) {
                 throw new PageGroupValidationException(MISALIGNED, g, 0, first, ps, context);
             }
-            for (int k = 1; k < ps; k++) {
+            for (int k = 1; k < width; k++) {
                 if (idx[base + k] != first + k) {
                     throw new PageGroupValidationException(NON_CONTIGUOUS, g, k, idx[base + k], ps, context);
                 }

@@ -1,0 +1,97 @@
+package org.kvflow.samples.cli;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import org.kvflow.core.config.DisaggregationMode;
+import org.kvflow.core.config.HiCacheIoBackend;
+import org.kvflow.core.config.HiCacheLayout;
+import org.kvflow.core.config.HiCacheStorageBackend;
+import org.kvflow.core.config.TransferBackendKind;
+import org.kvflow.core.config.WritePolicy;
+import org.kvflow.core.json.MalformedInputException;
+import org.kvflow.core.json.WireEnum;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.split.SplitMode;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code kvflow} command. Exit codes: 0 the command ran (its answer may be a rejection), 2 the
+ * input is malformed (one {@code kvflow: <field>: <reason>} line on stderr, nothing on stdout), 1 an
+ * internal failure (one line on stderr, no stack trace unless {@code KVFLOW_TRACE=1}).
+ */
+@Command(name = "kvflow", mixinStandardHelpOptions = true, version = "kvflow 0.1.0",
+        description = "Prefill-side CP shared KV cache for NSA/MLA models.",
+        subcommands = {SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class})
+public final class KvflowCli implements Runnable {
+    /** The command ran. */
+    public static final int EXIT_OK = 0;
+    /** Internal failure. */
+    public static final int EXIT_INTERNAL = 1;
+    /** Malformed input, or a config that fails startup validation. */
+    public static final int EXIT_MALFORMED = 2;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        System.exit(execute(args, out, err));
+    }
+
+    /** Runs the CLI with the given streams; returns the exit code. */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new KvflowCli());
+        registerWireEnums(cli);
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setParameterExceptionHandler((e, a) -> fail(err, firstLine(e.getMessage()), EXIT_MALFORMED));
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof MalformedInputException m) {
+                return fail(err, m.getMessage(), EXIT_MALFORMED);
+            }
+            if ("1".equals(System.getenv("KVFLOW_TRACE"))) {
+                e.printStackTrace(err);
+            }
+            return fail(err, "internal error: " + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()), EXIT_INTERNAL);
+        });
+        int code = cli.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    private static int fail(PrintWriter err, String message, int code) {
+        err.println("kvflow: " + message);
+        err.flush();
+        return code;
+    }
+
+    private static String firstLine(String message) {
+        return message == null ? "(no message)" : message.lines().findFirst().orElse("");
+    }
+
+    private static void registerWireEnums(CommandLine cli) {
+        register(cli, SplitMode.class);
+        register(cli, KvDtype.class);
+        register(cli, ModelKind.class);
+        register(cli, DisaggregationMode.class);
+        register(cli, TransferBackendKind.class);
+        register(cli, HiCacheStorageBackend.class);
+        register(cli, HiCacheLayout.class);
+        register(cli, HiCacheIoBackend.class);
+        register(cli, WritePolicy.class);
+    }
+
+    private static <E extends Enum<E> & WireEnum> void register(CommandLine cli, Class<E> type) {
+        cli.registerConverter(type, text -> WireEnum.parse(type, text).orElseThrow(() ->
+                new CommandLine.TypeConversionException("must be one of " + WireEnum.names(type) + ", was \"" + text + "\"")));
+    }
+}

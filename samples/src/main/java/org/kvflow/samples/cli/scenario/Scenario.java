@@ -1,0 +1,21 @@
+package org.kvflow.samples.cli.scenario;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import org.kvflow.core.json.JsonFields;
+
+/** One scenario kind of SCENARIO-FORMAT.md. */
+interface Scenario {
+    /** The value of {@code "kind"}. */
+    String kind();
+
+    /** The fields this kind accepts besides {@code "kind"}. */
+    List<String> fields();
+
+    /**
+     * Evaluates the scenario.
+     *
+     * @throws org.kvflow.core.json.MalformedInputException naming the field that breaks the format
+     */
+    ObjectNode run(JsonFields in);
+}
