@@ -26,7 +26,7 @@ class MalformedInputTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             {}                                                                  | kvflow: $.kind: required field is missing
-            {"kind":"decode"}                                                   | kvflow: $.kind: must be one of [ownership, split, pages, config, hicache-keys], was "decode"
+            {"kind":"decode"}                                                   | kvflow: $.kind: must be one of [ownership, split, pages, config, hicache-keys, admission, transfer], was "decode"
             {"kind":7}                                                          | kvflow: $.kind: must be a string, was number 7
             [1,2]                                                               | kvflow: $: must be an object, was array
             {"kind":"split","mode":"in-seq-split","cpSize":4}                   | kvflow: $.tokens: required field is missing
@@ -56,6 +56,29 @@ class MalformedInputTest {
             {"kind":"config","config":{"disaggregationMode":null}}              | kvflow: $.config.disaggregationMode: must not be null
             {"kind":"config","config":{"hicache":{"writePolicy":"lazy"}}}       | kvflow: $.config.hicache.writePolicy: must be one of [write_through, write_through_selective, write_back], was "lazy"
             {"kind":"config","config":{"hicache":{"hostPoolTokens":-1}}}        | kvflow: $.config.hicache.hostPoolTokens: must be >= 0, was -1
+            {"kind":"admission"}                                                | kvflow: $.remTotal: required field is missing
+            {"kind":"admission","remTotal":-1}                                  | kvflow: $.remTotal: must be >= 0, was -1
+            {"kind":"admission","remTotal":9,"queue":[{"extendLen":5}]}         | kvflow: $.queue[0].name: required field is missing
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":-5}]} | kvflow: $.queue[0].extendLen: must be >= 1, was -5
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":5,"prio":1}]} | kvflow: $.queue[0].prio: unknown field
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":5},{"name":"A","extendLen":6}]} | kvflow: $.queue[1].name: duplicate name "A"
+            {"kind":"admission","remTotal":9,"chunked":{"name":"A","extendLen":5},"queue":[{"name":"A","extendLen":6}]} | kvflow: $.queue[0].name: duplicate name "A"
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":500,"prefixLen":10}]} | kvflow: $.queue[0].prefixLen: must be a multiple of pageSize 64, was 10
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":500,"hostHitLen":100}]} | kvflow: $.queue[0].hostHitLen: must be a multiple of pageSize 64, was 100
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":128,"hostHitLen":128}]} | kvflow: $.queue[0].hostHitLen: must be < extendLen 128, was 128
+            {"kind":"admission","remTotal":9,"queue":[{"name":"A","extendLen":12,"maxNew":-1}]} | kvflow: $.queue[0].maxNew: must be >= 0, was -1
+            {"kind":"admission","remTotal":9,"config":{"chunkedPrefillSize":null},"chunked":{"name":"X","extendLen":5}} | kvflow: $.chunked: needs chunked prefill enabled (config.chunkedPrefillSize is null)
+            {"kind":"admission","remTotal":9,"config":{"bsgt1":true}}           | kvflow: $.config.bsgt1: unknown field
+            {"kind":"admission","remTotal":9,"config":{"split":"diagonal"}}     | kvflow: $.config.split: must be one of [in-seq-split, round-robin-split, none], was "diagonal"
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8,9],"decodePages":[1,2],"chunk":[0,2],"seqLen":64} | kvflow: $.prefillPages: must hold ceil(seqLen / pageSize) = 1 pages, has 2
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[1],"chunk":[0,2],"seqLen":64} | kvflow: $.chunk: must satisfy 0 <= start <= end <= 1, was [0, 2]
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[1],"chunk":[1,0],"seqLen":64} | kvflow: $.chunk: must satisfy 0 <= start <= end <= 1, was [1, 0]
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[1],"chunk":[-1,1],"seqLen":64} | kvflow: $.chunk[0]: must be >= 0, was -1
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[1],"chunk":[0],"seqLen":64} | kvflow: $.chunk: must be [start, end], has 1 entries
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[-1],"chunk":[0,1],"seqLen":64} | kvflow: $.decodePages[0]: must be >= 0, was -1
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"chunk":[0,1],"seqLen":64} | kvflow: $.decodePages: required field is missing
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[1],"chunk":[0,1],"seqLen":-64} | kvflow: $.seqLen: must be >= 0, was -64
+            {"kind":"transfer","cpSize":4,"pageSize":64,"prefillPages":[8],"decodePages":[1],"chunk":[0,1],"seqLen":64,"config":{}} | kvflow: $.config: unknown field
             """)
     void malformedScenarioExitsTwoNamingTheField(String scenario, String expected) throws IOException {
         Path file = dir.resolve("s.json");

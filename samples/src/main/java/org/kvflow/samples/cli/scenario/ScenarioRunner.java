@@ -16,7 +16,8 @@ public final class ScenarioRunner {
 
     public ScenarioRunner() {
         for (Scenario s : List.of(new OwnershipScenario(), new SplitScenario(), new PagesScenario(),
-                new ConfigScenario(), new HiCacheKeysScenario())) {
+                new ConfigScenario(), new HiCacheKeysScenario(), new AdmissionScenario(),
+                new TransferScenario())) {
             kinds.put(s.kind(), s);
         }
     }

@@ -1,0 +1,20 @@
+package org.kvflow.operators.admission;
+
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outcome of one {@link PrefillAdder} pass.
+ *
+ * @param admitted the batch, in order (an in-flight chunked request first), with admitted lengths
+ * @param chunked  the request left unfinished by this pass, or {@code null}
+ * @param stop     why the pass stopped
+ */
+public record AdmissionPass(List<Admitted> admitted, @Nullable String chunked, AdmissionStop stop) {
+    public AdmissionPass {
+        admitted = List.copyOf(admitted);
+    }
+
+    /** One admitted request: its name and the extend tokens admitted this pass (after load-back and truncation). */
+    public record Admitted(String name, long extendLen) {}
+}

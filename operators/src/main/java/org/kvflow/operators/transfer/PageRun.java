@@ -1,0 +1,23 @@
+package org.kvflow.operators.transfer;
+
+import java.util.stream.LongStream;
+
+/**
+ * A contiguous run of pages on both sides: source pages {@code srcStart .. srcStart+length-1}
+ * go to destination pages {@code dstStart .. dstStart+length-1}; one copy per layer and pool.
+ */
+public record PageRun(long srcStart, long dstStart, int length) {
+    public PageRun {
+        if (length < 1) {
+            throw new IllegalArgumentException("a run has at least one page, was " + length);
+        }
+    }
+
+    public long[] src() {
+        return LongStream.range(srcStart, srcStart + length).toArray();
+    }
+
+    public long[] dst() {
+        return LongStream.range(dstStart, dstStart + length).toArray();
+    }
+}

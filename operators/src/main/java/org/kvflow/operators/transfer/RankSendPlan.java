@@ -1,0 +1,14 @@
+package org.kvflow.operators.transfer;
+
+import java.util.List;
+
+/**
+ * What one prefill rank sends for one chunk (SPEC §8.2): its owned pages with their logical
+ * positions, grouped into contiguous runs, and whether it reports completion after them.
+ */
+public record RankSendPlan(int rank, List<PagePair> pairs, List<PageRun> runs, boolean complete) {
+    public RankSendPlan {
+        pairs = List.copyOf(pairs);
+        runs = List.copyOf(runs);
+    }
+}
