@@ -1,0 +1,42 @@
+package org.kvflow.kernels.nsa;
+
+/**
+ * MLA sparse attention reference (SPEC §3.8 step 7, §7.1): for a query {@code q} ({@code C+R})
+ * and the keys of the selected positions in ascending logical position, {@code logit_j = dot(q,
+ * K_j) / sqrt(C+R)}, a max-subtracted softmax in fp32, and the weighted sum of the latent parts
+ * (V is the latent). Numerically stable: every weight is {@code exp(x ≤ 0)}.
+ */
+public final class AttentionKernels {
+    private AttentionKernels() {}
+
+    /**
+     * @param q      the query, {@code C+R} floats
+     * @param keys   {@code count} keys of {@code C+R} floats each, row after row, ascending position
+     * @param count  selected positions (≥ 1)
+     * @param latent {@code C}
+     * @param out    receives {@code C} floats
+     */
+    public static void attend(float[] q, float[] keys, int count, int latent, float[] out) {
+        int width = q.length;
+        float sqrtWidth = (float) Math.sqrt(width);
+        float[] logits = new float[count];
+        float mx = Float.NEGATIVE_INFINITY;
+        for (int j = 0; j < count; j++) {
+            logits[j] = IndexerKernels.dot(q, keys, j * width, width) / sqrtWidth;
+            mx = Math.max(mx, logits[j]);
+        }
+        float sum = 0.0f;
+        for (int j = 0; j < count; j++) {
+            logits[j] = (float) StrictMath.exp(logits[j] - mx);
+            sum = sum + logits[j];
+        }
+        for (int c = 0; c < latent; c++) {
+            float acc = 0.0f;
+            for (int j = 0; j < count; j++) {
+                float product = logits[j] * keys[j * width + c];
+                acc = acc + product;
+            }
+            out[c] = acc / sum;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package org.kvflow.kernels.nsa;
+
+import java.util.Arrays;
+
+/**
+ * NSA indexer reference (SPEC §3.8 step 6, §7.1): scores of one index query against dequantised
+ * index keys, then the top {@code k} positions by score descending, ties to the smaller logical
+ * position.
+ */
+public final class IndexerKernels {
+    private IndexerKernels() {}
+
+    /** {@code Σ_d q[d]·k[d]} in fp32, ascending {@code d}, starting from {@code 0.0f}. */
+    public static float dot(float[] q, float[] k, int kOff, int dim) {
+        float acc = 0.0f;
+        for (int d = 0; d < dim; d++) {
+            float product = q[d] * k[kOff + d];
+            acc = acc + product;
+        }
+        return acc;
+    }
+
+    /**
+     * The {@code min(k, count)} positions with the highest scores, returned in <em>ascending
+     * position order</em> (the order attention consumes them). {@code scores[j]} is the score of
+     * logical position {@code j}.
+     */
+    public static int[] topK(float[] scores, int count, int k) {
+        int keep = Math.min(k, count);
+        if (keep == count) {
+            int[] all = new int[count];
+            for (int j = 0; j < count; j++) {
+                all[j] = j;
+            }
+            return all;
+        }
+        // A position ranks above another when its score is higher, or equal with a smaller position.
+        // Total order on (score desc, position asc) via a sortable 64-bit key per position.
+        long[] keys = new long[count];
+        for (int j = 0; j < count; j++) {
+            keys[j] = ((long) descendingKey(scores[j]) << 32) | j;
+        }
+        Arrays.sort(keys);
+        int[] chosen = new int[keep];
+        for (int i = 0; i < keep; i++) {
+            chosen[i] = (int) keys[i];
+        }
+        Arrays.sort(chosen);
+        return chosen;
+    }
+
+    /** An int whose ascending signed order is the descending order of the score (−0.0 ties with 0.0). */
+    private static int descendingKey(float score) {
+        int bits = Float.floatToIntBits(score == 0f ? 0f : score);
+        int ascending = bits >= 0 ? bits : bits ^ 0x7FFFFFFF;
+        return ~ascending;
+    }
+}
