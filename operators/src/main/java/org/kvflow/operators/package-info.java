@@ -1,5 +1,7 @@
 /**
- * The pipeline stages as Reactor operators: admission, shard ownership, materialization, PD transfer and HiCache backup. The only module with Flux operators. Filled by the operators issue.
+ * The prefill pipeline's stages as Reactor operators (SPEC §13): admission, shard ownership, owner
+ * writes, full-view materialization and PD transfer, over a shared {@link org.kvflow.operators.KvGroup}.
+ * The request and result types of the pipeline live here.
  */
 @NullMarked
 package org.kvflow.operators;

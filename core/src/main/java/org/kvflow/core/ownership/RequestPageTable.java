@@ -85,6 +85,24 @@ public final class RequestPageTable {
         return fresh;
     }
 
+    /**
+     * Starts the table with pages that are already allocated and filled (a prefix-cache hit):
+     * {@code pages.length} whole pages, {@code pages.length·ps} tokens. Allocates nothing.
+     *
+     * @throws IllegalStateException if the table is not empty
+     */
+    public void adoptPrefix(int[] prefixPages) {
+        if (pageCount != 0) {
+            throw new IllegalStateException("a prefix can only start an empty table; this one has " + pageCount + " pages");
+        }
+        if (prefixPages.length > pages.length) {
+            pages = Arrays.copyOf(pages, prefixPages.length);
+        }
+        System.arraycopy(prefixPages, 0, pages, 0, prefixPages.length);
+        pageCount = prefixPages.length;
+        seqLen = (long) prefixPages.length * pageSize;
+    }
+
     /** Frees every page of the request and empties the table. */
     public void release(KvPools pools) {
         pools.free(pages());

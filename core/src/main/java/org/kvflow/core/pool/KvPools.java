@@ -18,6 +18,8 @@ public final class KvPools {
     private final OwnershipMap ownership;
     private final PageAllocator allocator;
     private final List<RankPool> ranks;
+    private long physicalInUse;
+    private long peakPhysical;
 
     private KvPools(PoolLayout layout, int cpSize, PoolCapacity capacity) {
         this.layout = Objects.requireNonNull(layout, "layout");
@@ -91,11 +93,12 @@ public final class KvPools {
 
     /** Physical pages in use over all ranks: the allocated count shared, {@code cp} times it replicated. */
     public long physicalPagesInUse() {
-        long sum = 0;
-        for (RankPool pool : ranks) {
-            sum += pool.usedPages();
-        }
-        return sum;
+        return physicalInUse;
+    }
+
+    /** The most physical pages ever in use at once over all ranks. */
+    public long peakPhysicalPages() {
+        return peakPhysical;
     }
 
     /**
@@ -108,6 +111,8 @@ public final class KvPools {
         for (int page : pages) {
             forEachPlacement(page, true);
         }
+        physicalInUse += (long) pages.length * copiesPerPage();
+        peakPhysical = Math.max(peakPhysical, physicalInUse);
         return pages;
     }
 
@@ -122,11 +127,17 @@ public final class KvPools {
         for (int page : pageIds) {
             forEachPlacement(page, false);
         }
+        physicalInUse -= (long) pageIds.length * copiesPerPage();
     }
 
     /** Logical pages still allocated, ascending; empty when every page came back. */
     public List<Integer> leakCheck() {
         return allocator.leakCheck();
+    }
+
+    /** Physical copies of one logical page: 1 shared, {@code cp} replicated. */
+    public int copiesPerPage() {
+        return layout == PoolLayout.SHARED ? 1 : cpSize();
     }
 
     private void forEachPlacement(int page, boolean occupy) {

@@ -18,6 +18,7 @@ class KvPoolsTest {
         assertThat(pools.capacityTokens()).isEqualTo((4 * 8 - 1) * 2);
         pools.free(pages);
         assertThat(pools.physicalPagesInUse()).isZero();
+        assertThat(pools.peakPhysicalPages()).isEqualTo(10);
         assertThat(pools.leakCheck()).isEmpty();
     }
 
@@ -26,6 +27,8 @@ class KvPoolsTest {
         KvPools pools = KvPools.replicated(4, PoolCapacity.ofPages(8, 2));
         pools.allocate(5);
         assertThat(pools.physicalPagesInUse()).isEqualTo(20);
+        assertThat(pools.rank(0).usedPages() + pools.rank(1).usedPages() + pools.rank(2).usedPages()
+                + pools.rank(3).usedPages()).isEqualTo(20);
         assertThat(pools.rank(3).usedPages()).isEqualTo(5);
         assertThat(pools.capacityTokens()).isEqualTo(7 * 2);
         assertThatThrownBy(() -> pools.allocate(3)).isInstanceOf(PoolExhaustedException.class);

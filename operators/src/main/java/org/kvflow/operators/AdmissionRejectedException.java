@@ -1,0 +1,30 @@
+package org.kvflow.operators;
+
+import org.kvflow.core.KvflowException;
+
+/** A request that could never be admitted, even into an empty pool (SPEC §6.3); rejected alone at intake. */
+public final class AdmissionRejectedException extends KvflowException {
+    private final String requestId;
+    private final long neededTokens;
+    private final long capacityTokens;
+
+    public AdmissionRejectedException(String requestId, long neededTokens, long capacityTokens) {
+        super("request " + requestId + " needs " + neededTokens + " tokens (prompt + decode reservation); the pool holds "
+                + capacityTokens + " tokens in all");
+        this.requestId = requestId;
+        this.neededTokens = neededTokens;
+        this.capacityTokens = capacityTokens;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public long neededTokens() {
+        return neededTokens;
+    }
+
+    public long capacityTokens() {
+        return capacityTokens;
+    }
+}

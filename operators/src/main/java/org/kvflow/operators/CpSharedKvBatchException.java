@@ -1,0 +1,10 @@
+package org.kvflow.operators;
+
+import org.kvflow.core.KvflowException;
+
+/** SPEC §6.4 runtime fail-fast: a multi-request batch reached the CP shared-KV path without the bs>1 gate. */
+public final class CpSharedKvBatchException extends KvflowException {
+    public CpSharedKvBatchException(int batchSize) {
+        super("CP shared-KV batch size > 1 without --enable-cp-shared-kv-prefill-bs-gt1 (batch of " + batchSize + ")");
+    }
+}

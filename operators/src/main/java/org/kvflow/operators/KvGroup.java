@@ -1,0 +1,272 @@
+package org.kvflow.operators;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.core.ownership.RequestPageTable;
+import org.kvflow.core.pool.KvPools;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.gather.KvPageStore;
+
+/**
+ * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's
+ * KV bytes (when a {@link KvModel} is given), the device prefix cache, and page reservations made
+ * by admission for batches not yet allocated. All page accounting goes through here, under this
+ * object's lock; listeners hear when pages come back, which is what admission waits for.
+ *
+ * <p>Reservation invariant: {@code reserved ≤ free + evictable}, so an allocation that admission
+ * reserved always succeeds (evicting cached pages if needed).
+ */
+public final class KvGroup {
+    private final CpSharedKvConfig config;
+    private final KvPools pools;
+    private final @Nullable KvModel model;
+    private final List<KvPageStore> rankStores;
+    private final @Nullable PrefixCache cache;
+    private final Set<RequestState> live = new LinkedHashSet<>();
+    private final List<Runnable> freeListeners = new CopyOnWriteArrayList<>();
+    private long reservedPages;
+
+    private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching) {
+        this.config = Objects.requireNonNull(config, "config");
+        if (capacity.pageSize() != config.pageSize()) {
+            throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
+        }
+        this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
+        this.model = model;
+        List<KvPageStore> stores = new ArrayList<>();
+        if (model != null) {
+            for (int r = 0; r < config.cpSize(); r++) {
+                stores.add(new KvPageStore(model.layout(), config.pageSize(), capacity.pagesPerRank()));
+            }
+        }
+        this.rankStores = List.copyOf(stores);
+        this.cache = prefixCaching ? new PrefixCache() : null;
+    }
+
+    /**
+     * @param layout        shared KV or the replicated baseline
+     * @param capacity      per-rank pool capacity
+     * @param model         the model whose KV bytes are computed, or {@code null} to plan pages only
+     * @param prefixCaching keep finished requests' full pages as a prefix cache
+     */
+    public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
+                                 @Nullable KvModel model, boolean prefixCaching) {
+        return new KvGroup(config, layout, capacity, model, prefixCaching);
+    }
+
+    public CpSharedKvConfig config() {
+        return config;
+    }
+
+    public PoolLayout layout() {
+        return pools.layout();
+    }
+
+    public OwnershipMap ownership() {
+        return pools.ownership();
+    }
+
+    public @Nullable KvModel model() {
+        return model;
+    }
+
+    /** Rank {@code r}'s KV bytes; only with a model. */
+    public KvPageStore rankStore(int rank) {
+        if (rankStores.isEmpty()) {
+            throw new IllegalStateException("this group plans pages only; it has no KV bytes");
+        }
+        return rankStores.get(rank);
+    }
+
+    /** Physical page of logical page {@code page} on {@code rank}'s store (its owner's local page, or the id itself when replicated). */
+    public long physicalPage(int page) {
+        return layout() == PoolLayout.SHARED ? ownership().localPage(page) : page;
+    }
+
+    public synchronized long capacityTokens() {
+        return pools.capacityTokens();
+    }
+
+    /** SPEC §6.1 {@code remTotal} before decode reservations: free + evictable − reserved, in tokens. */
+    public synchronized long budgetTokens() {
+        return (pools.freePages() + evictablePages() - reservedPages) * config.pageSize();
+    }
+
+    public synchronized long physicalPagesInUse() {
+        return pools.physicalPagesInUse();
+    }
+
+    public synchronized long peakPhysicalPages() {
+        return pools.peakPhysicalPages();
+    }
+
+    public synchronized int liveRequests() {
+        return live.size();
+    }
+
+    public synchronized long reservedPages() {
+        return reservedPages;
+    }
+
+    public synchronized int cachedPages() {
+        return cache == null ? 0 : cache.size();
+    }
+
+    /** Starts tracking a request (so cancellation can release it). */
+    public synchronized RequestState track(PrefillRequest request) {
+        RequestState state = new RequestState(request, config.pageSize(), cache != null);
+        live.add(state);
+        return state;
+    }
+
+    /** Tokens of the longest cached prefix a request that has not started could reuse (at least one token is left to compute). */
+    public synchronized int prefixMatchTokens(RequestState state) {
+        if (cache == null || state.started) {
+            return 0;
+        }
+        int maxPages = (state.request().seqLen() - 1) / config.pageSize();
+        return cache.match(state.pageKeys(), maxPages).length * config.pageSize();
+    }
+
+    /**
+     * Reserves the pages of the next chunk of {@code chunkTokens} and advances the request's
+     * admission cursor; on the first chunk it first locks and adopts the cached prefix. Returns
+     * false, changing nothing, when free + evictable pages minus existing reservations cannot
+     * cover it.
+     */
+    public synchronized boolean reserve(RequestState state, long chunkTokens) {
+        boolean first = !state.started;
+        int[] prefix = new int[0];
+        if (first && cache != null) {
+            int maxPages = (state.request().seqLen() - 1) / config.pageSize();
+            prefix = cache.match(state.pageKeys(), maxPages);
+            cache.lock(state.pageKeys(), prefix.length);
+        }
+        long admitted = first ? (long) prefix.length * config.pageSize() : state.admittedTokens;
+        long needed = RequestPageTable.pagesFor(admitted + chunkTokens, config.pageSize())
+                - RequestPageTable.pagesFor(admitted, config.pageSize());
+        if (pools.freePages() + evictablePages() - reservedPages < needed) {
+            if (first && cache != null) {
+                cache.unlock(state.pageKeys(), prefix.length);
+            }
+            return false;
+        }
+        if (first) {
+            state.table().adoptPrefix(prefix);
+            state.prefixPages = prefix.length;
+            for (int t = 0; t < state.table().seqLen(); t++) {
+                state.reqToToken[t] = state.table().loc(t);
+            }
+            state.started = true;
+            state.admittedTokens = state.table().seqLen();
+        }
+        state.admittedTokens += chunkTokens;
+        reservedPages += needed;
+        state.reservedPages += needed;
+        return true;
+    }
+
+    /** Turns the reservation of the next chunk into pages on their owners (SPEC §4.4), evicting cached pages if the free list is short. */
+    public synchronized int[] allocate(RequestState state, long chunkTokens) {
+        long needed = RequestPageTable.pagesFor(state.filledTokens() + chunkTokens, config.pageSize()) - state.table().pageCount();
+        if (needed > state.reservedPages) {
+            throw new IllegalStateException("request " + state.id() + " allocates " + needed + " pages with " + state.reservedPages + " reserved");
+        }
+        long shortBy = needed - pools.freePages();
+        if (shortBy > 0 && cache != null) {
+            pools.free(cache.evict((int) shortBy));
+        }
+        long from = state.filledTokens();
+        int[] fresh = state.table().extend(chunkTokens, pools);
+        for (long t = from; t < from + chunkTokens; t++) {
+            state.reqToToken[(int) t] = state.table().loc(t);
+        }
+        reservedPages -= needed;
+        state.reservedPages -= needed;
+        return fresh;
+    }
+
+    /**
+     * Releases a request's pages: with {@code keepInCache}, full pages go to the prefix cache (the
+     * tail page is freed); otherwise all of its own pages are freed. Idempotent.
+     */
+    public void release(RequestState state, boolean keepInCache) {
+        synchronized (this) {
+            if (state.released) {
+                return;
+            }
+            state.released = true;
+            live.remove(state);
+            reservedPages -= state.reservedPages;
+            state.reservedPages = 0;
+            int[] pages = state.table().pages();
+            List<Integer> toFree = new ArrayList<>();
+            if (cache != null) {
+                cache.unlock(state.pageKeys(), state.prefixPages);
+            }
+            for (int pos = state.prefixPages; pos < pages.length; pos++) {
+                boolean full = (long) (pos + 1) * config.pageSize() <= state.filledTokens() && pos < state.pageKeys().size();
+                if (!(keepInCache && cache != null && full && cache.insert(state.pageKeys().get(pos), pages[pos]))) {
+                    toFree.add(pages[pos]);
+                }
+            }
+            pools.free(toFree.stream().mapToInt(Integer::intValue).toArray());
+        }
+        freeListeners.forEach(Runnable::run);
+    }
+
+    /** Releases every request still tracked (cancellation or a failed stream); nothing is cached. */
+    public void releaseAll() {
+        List<RequestState> all;
+        synchronized (this) {
+            all = new ArrayList<>(live);
+        }
+        for (RequestState state : all) {
+            release(state, false);
+        }
+    }
+
+    /** Frees every unlocked cached page. */
+    public void evictCache() {
+        synchronized (this) {
+            if (cache != null) {
+                pools.free(cache.evict(Integer.MAX_VALUE));
+            }
+        }
+        freeListeners.forEach(Runnable::run);
+    }
+
+    /** Logical pages allocated but held by no live request and no cache entry: empty unless pages leaked. */
+    public synchronized List<Integer> leakCheck() {
+        Set<Integer> accounted = new HashSet<>();
+        for (RequestState state : live) {
+            Arrays.stream(state.table().pages()).forEach(accounted::add);
+        }
+        if (cache != null) {
+            accounted.addAll(cache.pages());
+        }
+        List<Integer> leaked = new ArrayList<>(pools.leakCheck());
+        leaked.removeIf(accounted::contains);
+        return leaked;
+    }
+
+    /** Runs {@code listener} whenever pages come back; returns a handle that removes it. */
+    public Runnable onPagesFreed(Runnable listener) {
+        freeListeners.add(listener);
+        return () -> freeListeners.remove(listener);
+    }
+
+    private long evictablePages() {
+        return cache == null ? 0 : cache.evictablePages();
+    }
+}

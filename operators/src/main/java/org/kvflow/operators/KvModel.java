@@ -1,0 +1,59 @@
+package org.kvflow.operators;
+
+import java.util.Objects;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.kernels.nsa.SyntheticNsaLayer;
+
+/**
+ * The model whose KV the pipeline computes and moves: the synthetic NSA/MLA layers of SPEC §3.8
+ * ({@code layers} of them, seeds {@code seed + l}) stored in {@code dtype}. A pipeline without a
+ * model plans pages only (no bytes), which is how large workloads are checked cheaply.
+ */
+public final class KvModel {
+    private final NsaDims dims;
+    private final KvDtype dtype;
+    private final long seed;
+    private final SyntheticNsaLayer[] layers;
+    private final KvLayout layout;
+
+    public KvModel(NsaDims dims, KvDtype dtype, int layers, long seed) {
+        this.dims = Objects.requireNonNull(dims, "dims");
+        this.dtype = Objects.requireNonNull(dtype, "dtype");
+        if (layers < 1) {
+            throw new IllegalArgumentException("layers must be >= 1, was " + layers);
+        }
+        this.seed = seed;
+        this.layers = new SyntheticNsaLayer[layers];
+        for (int l = 0; l < layers; l++) {
+            this.layers[l] = SyntheticNsaLayer.ofModel(seed, dims, l);
+        }
+        this.layout = dims.layout(dtype, layers);
+    }
+
+    public NsaDims dims() {
+        return dims;
+    }
+
+    public KvDtype dtype() {
+        return dtype;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public int layerCount() {
+        return layers.length;
+    }
+
+    public SyntheticNsaLayer layer(int l) {
+        return layers[l];
+    }
+
+    /** Byte layout of this model's rows. */
+    public KvLayout layout() {
+        return layout;
+    }
+}

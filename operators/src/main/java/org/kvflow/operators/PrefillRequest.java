@@ -1,0 +1,59 @@
+package org.kvflow.operators;
+
+import java.util.Objects;
+
+/**
+ * A prompt to prefill: its token ids and how many tokens it may generate afterwards (the decode
+ * reservation of SPEC §6.2). Immutable; the token array is copied in and never exposed.
+ */
+public final class PrefillRequest {
+    private final String id;
+    private final int[] tokenIds;
+    private final int maxNew;
+
+    public PrefillRequest(String id, int[] tokenIds, int maxNew) {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(tokenIds, "tokenIds");
+        if (tokenIds.length == 0) {
+            throw new IllegalArgumentException("request " + id + ": no tokens");
+        }
+        for (int i = 0; i < tokenIds.length; i++) {
+            if (tokenIds[i] < 0) {
+                throw new IllegalArgumentException("request " + id + ": token " + i + " is negative: " + tokenIds[i]);
+            }
+        }
+        if (maxNew < 0) {
+            throw new IllegalArgumentException("request " + id + ": maxNew must be >= 0, was " + maxNew);
+        }
+        this.id = id;
+        this.tokenIds = tokenIds.clone();
+        this.maxNew = maxNew;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    /** Prompt length in tokens. */
+    public int seqLen() {
+        return tokenIds.length;
+    }
+
+    public int tokenId(int pos) {
+        return tokenIds[pos];
+    }
+
+    /** A copy of the prompt. */
+    public int[] tokenIds() {
+        return tokenIds.clone();
+    }
+
+    public int maxNew() {
+        return maxNew;
+    }
+
+    @Override
+    public String toString() {
+        return "PrefillRequest[" + id + ", " + tokenIds.length + " tokens]";
+    }
+}

@@ -1,0 +1,35 @@
+package org.kvflow.operators;
+
+import java.util.Map;
+import java.util.Objects;
+
+/** How one request left the pipeline: prefilled and transferred, or failed alone. */
+public sealed interface PrefillResult permits PrefillResult.Completed, PrefillResult.Failed {
+
+    PrefillRequest request();
+
+    /**
+     * Prefilled and handed to the decode side.
+     *
+     * @param prefixHitTokens tokens served from the prefix cache instead of computed
+     * @param batches         prefill batches (chunks) the request took
+     * @param pagesSent       pages the prefill ranks sent for it, over all ranks
+     * @param attention       attention outputs of the sampled query positions, keyed
+     *                        {@code layer · seqLen + position}; empty without a KV model
+     */
+    record Completed(PrefillRequest request, int prefixHitTokens, int batches, int pagesSent,
+                     Map<Long, float[]> attention) implements PrefillResult {
+        public Completed {
+            Objects.requireNonNull(request, "request");
+            attention = Map.copyOf(attention);
+        }
+    }
+
+    /** Rejected at intake or failed on the way; its pages were freed and other requests went on. */
+    record Failed(PrefillRequest request, Throwable error) implements PrefillResult {
+        public Failed {
+            Objects.requireNonNull(request, "request");
+            Objects.requireNonNull(error, "error");
+        }
+    }
+}

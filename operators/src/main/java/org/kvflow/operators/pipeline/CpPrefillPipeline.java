@@ -1,0 +1,63 @@
+package org.kvflow.operators.pipeline;
+
+import java.util.Objects;
+import java.util.function.Function;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.PrefillResult;
+import org.kvflow.operators.admission.AdmissionOperator;
+import org.kvflow.operators.materialize.MaterializeOperator;
+import org.kvflow.operators.materialize.QuerySampler;
+import org.kvflow.operators.shard.OwnerWriteOperator;
+import org.kvflow.operators.shard.ShardOperator;
+import org.kvflow.operators.split.SplitOperator;
+import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.operators.transfer.TransferOperator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.SignalType;
+
+/**
+ * admit → split → own → write → materialize → transfer over one {@link KvGroup} (SPEC §13).
+ * Nothing runs before subscription; when the stream is cancelled or fails, every page still held
+ * by a request and every open decode session is released. One subscription at a time per group.
+ */
+public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, Flux<PrefillResult>> {
+    private final KvGroup group;
+    private final TransferBackend backend;
+    private final QuerySampler sampler;
+    private final int queueCapacity;
+
+    /**
+     * @param queueCapacity most requests waiting for admission at once
+     */
+    public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
+        this.group = Objects.requireNonNull(group, "group");
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.sampler = Objects.requireNonNull(sampler, "sampler");
+        this.queueCapacity = queueCapacity;
+    }
+
+    public KvGroup group() {
+        return group;
+    }
+
+    @Override
+    public Flux<PrefillResult> apply(Flux<PrefillRequest> requests) {
+        return Flux.defer(() -> {
+            TransferOperator transfer = new TransferOperator(group, backend);
+            return requests
+                    .transform(new AdmissionOperator(group, queueCapacity))
+                    .transform(new SplitOperator(group.config()))
+                    .transform(new ShardOperator(group))
+                    .transform(new OwnerWriteOperator(group))
+                    .transform(new MaterializeOperator(group, sampler))
+                    .transform(transfer)
+                    .doFinally(signal -> {
+                        if (signal != SignalType.ON_COMPLETE) {
+                            transfer.abortOpen();
+                        }
+                        group.releaseAll();
+                    });
+        }).name("kvflow.prefill");
+    }
+}

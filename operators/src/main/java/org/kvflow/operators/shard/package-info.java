@@ -1,0 +1,8 @@
+/**
+ * Shard ownership (SPEC §4): allocating each chunk's logical pages on their owner ranks, and the
+ * owner-write rule of SPEC §4.4 that stores each computed row only on its owner.
+ */
+@NullMarked
+package org.kvflow.operators.shard;
+
+import org.jspecify.annotations.NullMarked;

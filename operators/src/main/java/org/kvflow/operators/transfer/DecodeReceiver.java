@@ -1,0 +1,144 @@
+package org.kvflow.operators.transfer;
+
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.pool.PageAllocator;
+import org.kvflow.kernels.gather.KvPageStore;
+
+/**
+ * A non-CP decode instance's receiving side (SPEC §8.1): its own allocator and full-layout KV
+ * store, one session per request with its page list {@code D}. Pages are accepted only for a
+ * known request and only onto that request's decode pages, each position once (I-PD-2, I-PD-3);
+ * a request is ready after every prefill rank completed (I-PD-4). Refused pages are counted and
+ * never written. Thread-safe.
+ */
+public final class DecodeReceiver {
+    private final PageAllocator allocator;
+    private final @Nullable KvPageStore store;
+    private final Map<String, Session> sessions = new HashMap<>();
+    private long rejectedPages;
+
+    private static final class Session {
+        final long[] pages;
+        final Map<Long, Integer> positionOf = new HashMap<>();
+        final BitSet written = new BitSet();
+        final BitSet completed = new BitSet();
+        final int senders;
+
+        Session(long[] pages, int senders) {
+            this.pages = pages;
+            this.senders = senders;
+            for (int pos = 0; pos < pages.length; pos++) {
+                positionOf.put(pages[pos], pos);
+            }
+        }
+    }
+
+    /**
+     * @param pages    decode pool size in pages (page 0 is padding)
+     * @param pageSize tokens per page
+     * @param layout   row layout of the KV bytes, or {@code null} to track pages only
+     */
+    public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout) {
+        this.allocator = new PageAllocator("decode pool", pages, pageSize);
+        this.store = layout == null ? null : new KvPageStore(layout, pageSize, pages);
+    }
+
+    public synchronized long[] open(String requestId, int pageCount, int senders) {
+        if (sessions.containsKey(requestId)) {
+            throw new TransferRejectedException(requestId, "already open");
+        }
+        long[] pages = java.util.Arrays.stream(allocator.allocate(pageCount)).asLongStream().toArray();
+        sessions.put(requestId, new Session(pages, senders));
+        return pages.clone();
+    }
+
+    public synchronized void accept(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            rejectedPages += run.length();
+            throw new TransferRejectedException(requestId, "unknown request (rank " + rank + ", " + run.length() + " pages)");
+        }
+        long[] dst = run.dst();
+        BitSet positions = new BitSet();
+        for (long page : dst) {
+            Integer pos = session.positionOf.get(page);
+            if (pos == null || session.written.get(pos) || positions.get(pos)) {
+                rejectedPages += run.length();
+                throw new TransferRejectedException(requestId, pos == null
+                        ? "decode page " + page + " is not one of its pages (rank " + rank + ")"
+                        : "position " + pos + " written twice (rank " + rank + ")");
+            }
+            positions.set(pos);
+        }
+        if (store != null && source != null) {
+            store.copyPagesFrom(source, run.src(), dst);
+        }
+        session.written.or(positions);
+    }
+
+    public synchronized void complete(String requestId, int rank) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            throw new TransferRejectedException(requestId, "completion from rank " + rank + " for an unknown request");
+        }
+        if (session.completed.get(rank)) {
+            throw new TransferRejectedException(requestId, "rank " + rank + " completed twice");
+        }
+        session.completed.set(rank);
+    }
+
+    /** All prefill ranks completed this request. */
+    public synchronized boolean isReady(String requestId) {
+        Session session = sessions.get(requestId);
+        return session != null && session.completed.cardinality() == session.senders;
+    }
+
+    /** Positions written so far. */
+    public synchronized int writtenPages(String requestId) {
+        Session session = sessions.get(requestId);
+        return session == null ? 0 : session.written.cardinality();
+    }
+
+    /** The request's decode page list {@code D}. */
+    public synchronized long[] pages(String requestId) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            throw new TransferRejectedException(requestId, "unknown request");
+        }
+        return session.pages.clone();
+    }
+
+    /** The decode KV bytes (full layout, indexed by decode page). */
+    public KvPageStore store() {
+        if (store == null) {
+            throw new IllegalStateException("this receiver tracks pages only");
+        }
+        return store;
+    }
+
+    /** Decode is done with the request: its pages go back to the decode pool. */
+    public synchronized void release(String requestId) {
+        Session session = sessions.remove(requestId);
+        if (session != null) {
+            allocator.free(java.util.Arrays.stream(session.pages).mapToInt(Math::toIntExact).toArray());
+        }
+    }
+
+    /** Pages refused since start. */
+    public synchronized long rejectedPages() {
+        return rejectedPages;
+    }
+
+    public synchronized int openSessions() {
+        return sessions.size();
+    }
+
+    /** Decode pages not free: held by open sessions. */
+    public synchronized int pagesInUse() {
+        return allocator.allocatedPages();
+    }
+}

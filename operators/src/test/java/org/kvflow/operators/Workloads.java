@@ -1,0 +1,69 @@
+package org.kvflow.operators;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.operators.materialize.QuerySampler;
+import org.kvflow.operators.pipeline.CpPrefillPipeline;
+import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.operators.transfer.InMemoryTransferBackend;
+
+/** Test fixtures: configs, seeded workloads, and pipelines wired to an in-memory decode receiver. */
+public final class Workloads {
+    /** Toy NSA widths: every code path of the real ones at a fraction of the cost. */
+    public static final NsaDims TOY = new NsaDims(16, 40, 8, 24, 12);
+
+    private Workloads() {}
+
+    /** Shared KV, in-seq CP, bs>1 on with {@code maxRequests}, toy-mla at page size {@code ps}. */
+    public static CpSharedKvConfig sharedBsGt1(int cp, int ps, int maxRequests, @Nullable Long chunk) {
+        return CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(ps).model(ModelKind.TOY_MLA)
+                .sharedKv(true).bsGt1(true).maxRequests((long) maxRequests).chunkedPrefillSize(chunk).build();
+    }
+
+    /**
+     * {@code count} prompts: fresh ones of 1..{@code maxLen} tokens, and about a third that continue
+     * an earlier prompt of at least 64 tokens with up to {@code maxLen/2} more tokens (prefix hits once it finished).
+     */
+    public static List<PrefillRequest> requests(long seed, int count, int maxLen, int vocabulary) {
+        SplittableRandom random = new SplittableRandom(seed);
+        List<int[]> prompts = new ArrayList<>();
+        List<PrefillRequest> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            List<int[]> longEnough = prompts.stream().filter(p -> p.length >= 64).toList();
+            int[] base = !longEnough.isEmpty() && random.nextInt(3) == 0 ? longEnough.get(random.nextInt(longEnough.size())) : new int[0];
+            int len = base.length + 1 + random.nextInt(base.length == 0 ? maxLen : Math.max(1, maxLen / 2));
+            int[] tokens = new int[len];
+            int copied = base.length;
+            System.arraycopy(base, 0, tokens, 0, copied);
+            for (int t = copied; t < len; t++) {
+                tokens[t] = random.nextInt(vocabulary);
+            }
+            prompts.add(tokens);
+            out.add(new PrefillRequest("r" + i, tokens, random.nextInt(64)));
+        }
+        return out;
+    }
+
+    /** A pipeline and what it writes into, for one layout. */
+    public record Rig(KvGroup group, DecodeReceiver receiver, CpPrefillPipeline pipeline) {}
+
+    public static Rig rig(CpSharedKvConfig config, PoolLayout layout, int pagesPerRank, @Nullable KvModel model,
+                          boolean prefixCaching, QuerySampler sampler, int decodePages) {
+        KvGroup group = KvGroup.create(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize()), model, prefixCaching);
+        DecodeReceiver receiver = new DecodeReceiver(decodePages, config.pageSize(), model == null ? null : model.layout());
+        CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), sampler, 32);
+        return new Rig(group, receiver, pipeline);
+    }
+
+    public static KvModel toyModel(KvDtype dtype, int layers) {
+        return new KvModel(TOY, dtype, layers, 2026);
+    }
+}
