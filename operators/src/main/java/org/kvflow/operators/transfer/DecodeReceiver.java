@@ -137,6 +137,11 @@ public final class DecodeReceiver {
         return sessions.size();
     }
 
+    /** Open sessions still waiting for a prefill rank's completion. */
+    public synchronized long incompleteSessions() {
+        return sessions.values().stream().filter(s -> s.completed.cardinality() < s.senders).count();
+    }
+
     /** Decode pages not free: held by open sessions. */
     public synchronized int pagesInUse() {
         return allocator.allocatedPages();

@@ -39,7 +39,9 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
 
     @Override
     public Flux<PrefillResult> apply(Flux<PrefillBatch> upstream) {
-        return upstream.concatMapIterable(this::transfer).name("kvflow.transfer");
+        // prefetch 1: demand for results turns into demand for batches one at a time, so admission
+        // never forms batches nobody asked for
+        return upstream.concatMapIterable(this::transfer, 1).name("kvflow.transfer");
     }
 
     /** Aborts every decode session still open (the stream was cancelled or failed). */

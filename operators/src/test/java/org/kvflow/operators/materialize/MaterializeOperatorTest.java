@@ -1,0 +1,102 @@
+package org.kvflow.operators.materialize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.core.validate.PageGroupValidationException;
+import org.kvflow.core.validate.PageGroupViolation;
+import org.kvflow.operators.CpSharedKvBatchException;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.KvModel;
+import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.RequestState;
+import org.kvflow.operators.Workloads;
+import org.kvflow.operators.shard.OwnerWriteOperator;
+import org.kvflow.operators.shard.ShardOperator;
+import reactor.core.publisher.Flux;
+
+class MaterializeOperatorTest {
+    private static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
+
+    /** Admits and writes each request by hand as a single batch through own + write. */
+    private static PrefillBatch prepared(KvGroup group, List<PrefillRequest> requests) {
+        List<PrefillBatch.Entry> entries = new ArrayList<>();
+        for (PrefillRequest request : requests) {
+            RequestState state = group.track(request);
+            assertThat(group.reserve(state, request.seqLen())).isTrue();
+            entries.add(new PrefillBatch.Entry(state, 0, request.seqLen(), true));
+        }
+        PrefillBatch batch = new PrefillBatch(0, entries, List.of(), null);
+        return Flux.just(batch).transform(new ShardOperator(group)).transform(new OwnerWriteOperator(group)).blockLast();
+    }
+
+    @Test
+    void corruptedTokenRowFailsThatRequestAloneBeforeAnyGather() {
+        KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
+        PrefillBatch batch = prepared(group, List.of(new PrefillRequest("ok", new int[13], 0), new PrefillRequest("bad", new int[9], 0)));
+        RequestState bad = batch.entries().get(1).state();
+        bad.reqToToken()[5] += 1; // second page: entry 1 breaks the run
+
+        Flux.just(batch).transform(new MaterializeOperator(group, new QuerySampler(4, 3))).blockLast();
+
+        assertThat(bad.failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
+            assertThat(e.kind()).isEqualTo(PageGroupViolation.NON_CONTIGUOUS);
+            assertThat(e.group()).isEqualTo(1);
+            assertThat(e.offset()).isEqualTo(1);
+            assertThat(e.context()).isEqualTo("materialize req bad");
+        });
+        assertThat(bad.isReleased()).isTrue();
+        RequestState ok = batch.entries().getFirst().state();
+        assertThat(ok.failed()).isFalse();
+        assertThat(ok.result()).isInstanceOfSatisfying(org.kvflow.operators.PrefillResult.Completed.class,
+                c -> assertThat(c.attention()).hasSize(2 * 4));
+        group.release(ok, false);
+        assertThat(group.leakCheck()).isEmpty();
+    }
+
+    @Test
+    void multiRequestBatchWithoutTheGateFailsFast() {
+        CpSharedKvConfig gateOff = Workloads.sharedBsGt1(4, 4, 8, null).toBuilder().bsGt1(false).maxRequests(null).build();
+        KvGroup group = KvGroup.create(gateOff, PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
+        PrefillBatch batch = prepared(group, List.of(new PrefillRequest("a", new int[5], 0), new PrefillRequest("b", new int[6], 0)));
+        Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
+        for (PrefillBatch.Entry entry : batch.entries()) {
+            assertThat(entry.state().failure()).isInstanceOf(CpSharedKvBatchException.class)
+                    .hasMessage("CP shared-KV batch size > 1 without --enable-cp-shared-kv-prefill-bs-gt1 (batch of 2)");
+        }
+        assertThat(group.leakCheck()).isEmpty();
+        assertThat(group.physicalPagesInUse()).isZero();
+    }
+
+    @Test
+    void fullViewEqualsTheReplicatedCopyOnEveryPage() {
+        CpSharedKvConfig config = Workloads.sharedBsGt1(4, 2, 8, null);
+        KvGroup shared = KvGroup.create(config, PoolLayout.SHARED, PoolCapacity.ofPages(8, 2), MODEL, false);
+        KvGroup replicated = KvGroup.create(config, PoolLayout.REPLICATED, PoolCapacity.ofPages(8, 2), MODEL, false);
+        List<PrefillRequest> requests = List.of(new PrefillRequest("x", new int[] {1, 2, 3, 4, 5, 6, 7}, 0),
+                new PrefillRequest("y", new int[] {9, 8, 7}, 0));
+        PrefillBatch a = prepared(shared, requests);
+        PrefillBatch b = prepared(replicated, requests);
+        FullViewMaterializer sm = new FullViewMaterializer(shared);
+        FullViewMaterializer rm = new FullViewMaterializer(replicated);
+        List<long[]> sharedTables = a.entries().stream().map(e -> sm.referencedPages(e.state())).toList();
+        List<long[]> replicatedTables = b.entries().stream().map(e -> rm.referencedPages(e.state())).toList();
+        assertThat(sharedTables.get(0)).containsExactly(1, 2, 3, 4);
+        FullView sv = sm.gather(sharedTables);
+        FullView rv = rm.gather(replicatedTables);
+        assertThat(sv.referencedPages()).containsExactly(rv.referencedPages());
+        for (int l = 0; l < 2; l++) {
+            assertThat(sv.store().mla(l)).isEqualTo(rv.store().mla(l));
+            assertThat(sv.store().index(l)).isEqualTo(rv.store().index(l));
+        }
+        // the view is rank-independent (I-MAT-2): building it again gives the same bytes
+        assertThat(sm.gather(sharedTables).store().mla(1)).isEqualTo(sv.store().mla(1));
+    }
+}

@@ -1,0 +1,51 @@
+package org.kvflow.operators.transfer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class DecodeReceiverTest {
+    @Test
+    void readyOnlyAfterEveryRankCompletes() {
+        DecodeReceiver receiver = new DecodeReceiver(16, 4, null);
+        long[] d = receiver.open("a", 3, 2);
+        assertThat(d).containsExactly(1, 2, 3);
+        receiver.accept("a", 0, new PageRun(7, 1, 2), null);
+        receiver.complete("a", 0);
+        assertThat(receiver.isReady("a")).isFalse();
+        receiver.complete("a", 1);
+        assertThat(receiver.isReady("a")).isTrue();
+        assertThat(receiver.writtenPages("a")).isEqualTo(2);
+    }
+
+    @Test
+    void pagesForUnknownRequestsOrPositionsAreRejectedCountedAndNeverWritten() {
+        DecodeReceiver receiver = new DecodeReceiver(16, 4, null);
+        receiver.open("a", 2, 1);
+        assertThatThrownBy(() -> receiver.accept("ghost", 0, new PageRun(0, 1, 1), null))
+                .isInstanceOf(TransferRejectedException.class)
+                .hasMessage("transfer of request ghost rejected: unknown request (rank 0, 1 pages)");
+        assertThatThrownBy(() -> receiver.accept("a", 0, new PageRun(0, 2, 2), null))
+                .hasMessage("transfer of request a rejected: decode page 3 is not one of its pages (rank 0)");
+        assertThat(receiver.writtenPages("a")).isZero();
+        receiver.accept("a", 0, new PageRun(0, 1, 1), null);
+        assertThatThrownBy(() -> receiver.accept("a", 1, new PageRun(5, 1, 1), null))
+                .hasMessage("transfer of request a rejected: position 0 written twice (rank 1)");
+        assertThat(receiver.rejectedPages()).isEqualTo(4);
+    }
+
+    @Test
+    void completionRulesAndRelease() {
+        DecodeReceiver receiver = new DecodeReceiver(8, 4, null);
+        receiver.open("a", 2, 2);
+        receiver.complete("a", 1);
+        assertThatThrownBy(() -> receiver.complete("a", 1)).hasMessage("transfer of request a rejected: rank 1 completed twice");
+        assertThatThrownBy(() -> receiver.complete("b", 0)).isInstanceOf(TransferRejectedException.class);
+        assertThatThrownBy(() -> receiver.open("a", 1, 1)).hasMessage("transfer of request a rejected: already open");
+        assertThat(receiver.pagesInUse()).isEqualTo(2);
+        receiver.release("a");
+        assertThat(receiver.pagesInUse()).isZero();
+        assertThat(receiver.openSessions()).isZero();
+    }
+}
