@@ -1,5 +1,8 @@
 /**
- * Hand-written CUDA page copies launched through JCuda's driver API, registered as a PageCopier through ServiceLoader. The only module that imports jcuda. Filled by the cuda-fallback issue.
+ * Hand-written CUDA page copies launched through JCuda's driver API (the only module that imports
+ * {@code jcuda}). Kernels are loaded from fatbins built by {@code nvcc} (sm_90 SASS + PTX), never
+ * compiled at run time; the copier is registered as the {@code cuda}
+ * {@link org.kvflow.kernels.copy.PageCopierProvider} through {@link java.util.ServiceLoader}.
  */
 @NullMarked
 package org.kvflow.cuda;

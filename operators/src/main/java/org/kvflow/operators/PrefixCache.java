@@ -2,61 +2,62 @@ package org.kvflow.operators;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Device prefix cache over whole pages (SPEC §3.5): chained page hash → logical page. A match
  * walks the chain and stops at the first missing page. Matched pages are locked while a request
- * uses them; unlocked pages are evictable, least recently used first. Guarded by its {@link KvGroup}.
+ * uses them; unlocked pages are evictable, least recently used first (an entry becomes most
+ * recent when it is inserted or unlocked). Every operation is O(1) per page. Guarded by its
+ * {@link KvGroup}.
  */
 final class PrefixCache {
     private final Map<String, Entry> byKey = new HashMap<>();
-    private long clock;
-    private int locked;
+    /** Unlocked entries, least recently used first. */
+    private final LinkedHashMap<String, Entry> evictable = new LinkedHashMap<>();
 
     private static final class Entry {
-        final String key;
         final int page;
         int locks;
-        long lastUse;
 
-        Entry(String key, int page) {
-            this.key = key;
+        Entry(int page) {
             this.page = page;
         }
     }
 
     /** Pages of the longest cached prefix of {@code keys}, at most {@code maxPages}; no locks taken. */
     int[] match(List<String> keys, int maxPages) {
-        List<Integer> pages = new ArrayList<>();
-        for (int i = 0; i < Math.min(maxPages, keys.size()); i++) {
-            Entry e = byKey.get(keys.get(i));
-            if (e == null) {
-                break;
-            }
-            pages.add(e.page);
+        int n = 0;
+        int limit = Math.min(maxPages, keys.size());
+        while (n < limit && byKey.containsKey(keys.get(n))) {
+            n++;
         }
-        return pages.stream().mapToInt(Integer::intValue).toArray();
+        int[] pages = new int[n];
+        for (int i = 0; i < n; i++) {
+            pages[i] = byKey.get(keys.get(i)).page;
+        }
+        return pages;
     }
 
     /** Locks the first {@code count} pages of {@code keys} (a prefix {@link #match} returned). */
     void lock(List<String> keys, int count) {
-        clock++;
         for (int i = 0; i < count; i++) {
-            Entry e = byKey.get(keys.get(i));
-            if (e.locks++ == 0) {
-                locked++;
+            String key = keys.get(i);
+            if (byKey.get(key).locks++ == 0) {
+                evictable.remove(key);
             }
-            e.lastUse = clock;
         }
     }
 
     void unlock(List<String> keys, int count) {
         for (int i = 0; i < count; i++) {
-            Entry e = byKey.get(keys.get(i));
+            String key = keys.get(i);
+            Entry e = byKey.get(key);
             if (--e.locks == 0) {
-                locked--;
+                evictable.put(key, e);
             }
         }
     }
@@ -66,38 +67,36 @@ final class PrefixCache {
         if (byKey.containsKey(key)) {
             return false;
         }
-        Entry e = new Entry(key, page);
-        e.lastUse = ++clock;
+        Entry e = new Entry(page);
         byKey.put(key, e);
+        evictable.put(key, e);
         return true;
     }
 
     /** Pages that eviction could free now. */
     int evictablePages() {
-        return byKey.size() - locked;
+        return evictable.size();
     }
 
     /** Removes up to {@code count} unlocked pages, least recently used first, and returns them. */
     int[] evict(int count) {
-        List<Entry> candidates = new ArrayList<>();
-        for (Entry e : byKey.values()) {
-            if (e.locks == 0) {
-                candidates.add(e);
-            }
-        }
-        candidates.sort((a, b) -> Long.compare(a.lastUse, b.lastUse));
-        int n = Math.min(count, candidates.size());
+        int n = Math.min(count, evictable.size());
         int[] pages = new int[n];
+        Iterator<Map.Entry<String, Entry>> it = evictable.entrySet().iterator();
         for (int i = 0; i < n; i++) {
-            byKey.remove(candidates.get(i).key);
-            pages[i] = candidates.get(i).page;
+            Map.Entry<String, Entry> oldest = it.next();
+            it.remove();
+            byKey.remove(oldest.getKey());
+            pages[i] = oldest.getValue().page;
         }
         return pages;
     }
 
     /** Every cached page id. */
     List<Integer> pages() {
-        return byKey.values().stream().map(e -> e.page).toList();
+        List<Integer> pages = new ArrayList<>(byKey.size());
+        byKey.values().forEach(e -> pages.add(e.page));
+        return pages;
     }
 
     int size() {

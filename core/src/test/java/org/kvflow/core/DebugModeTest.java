@@ -1,0 +1,28 @@
+package org.kvflow.core;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** SPEC §15 item 43. */
+class DebugModeTest {
+    @Test
+    void benchmarksRefuseToReportWithDiagnosticsOn() {
+        String before = System.getProperty("cpskv.debug");
+        try {
+            System.setProperty("cpskv.debug", "true");
+            assertThatThrownBy(() -> DebugMode.refuseBenchmark("AdmissionBenchmark"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("AdmissionBenchmark: refusing to report a performance result");
+            System.setProperty("cpskv.debug", "false");
+            assertThatCode(() -> DebugMode.refuseBenchmark("AdmissionBenchmark")).doesNotThrowAnyException();
+        } finally {
+            if (before == null) {
+                System.clearProperty("cpskv.debug");
+            } else {
+                System.setProperty("cpskv.debug", before);
+            }
+        }
+    }
+}

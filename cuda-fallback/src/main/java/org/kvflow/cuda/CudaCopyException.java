@@ -1,0 +1,10 @@
+package org.kvflow.cuda;
+
+import org.kvflow.core.KvflowException;
+
+/** A CUDA launch or memory operation failed; names the operation and the pages involved. */
+public final class CudaCopyException extends KvflowException {
+    public CudaCopyException(String operation, Throwable cause) {
+        super(operation + " failed: " + cause.getMessage(), cause);
+    }
+}

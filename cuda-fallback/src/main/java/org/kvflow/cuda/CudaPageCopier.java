@@ -1,0 +1,409 @@
+package org.kvflow.cuda;
+
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
+import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuInit;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
+import static jcuda.driver.JCudaDriver.cuMemcpyAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import jcuda.Pointer;
+import jcuda.Sizeof;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+import org.kvflow.kernels.copy.CopierUnavailableException;
+import org.kvflow.kernels.copy.PageBuffer;
+import org.kvflow.kernels.copy.PageCopier;
+import org.kvflow.kernels.copy.PageCopies;
+import org.kvflow.kernels.copy.Residency;
+import org.kvflow.kernels.gather.PageCopyKernels;
+
+/**
+ * The {@code cuda} page copier: one CUDA context (the device's primary context) and one stream.
+ * Copies run the hand-written kernels (16-byte accesses when every page size allows, one block per
+ * page, several loads in flight), also to and from pinned host memory, which is mapped into the
+ * device's address space; {@link #copyPagesDma} is the DMA alternative. Each call synchronises its
+ * stream once before returning. Every buffer is freed in {@link #close()}, and temporary index buffers on every path.
+ */
+public final class CudaPageCopier implements PageCopier {
+    private static final int BLOCK = 256;
+
+    private final CUdevice device = new CUdevice();
+    private final CUcontext context = new CUcontext();
+    private final CUstream stream = new CUstream();
+    private final List<CUmodule> modules = new ArrayList<>();
+    private final CUfunction copyV4;
+    private final CUfunction copyU8;
+    private final String deviceName;
+    private final int multiprocessors;
+    private final Set<DeviceBuffer> live = new LinkedHashSet<>();
+    private boolean contextRetained;
+    private boolean streamCreated;
+    private boolean closed;
+
+    /**
+     * Opens device {@code ordinal}.
+     *
+     * @throws CopierUnavailableException when the driver library or a device is missing
+     */
+    public CudaPageCopier(int ordinal) {
+        try {
+            JCudaDriver.setExceptionsEnabled(true);
+            cuInit(0);
+            cuDeviceGet(device, ordinal);
+        } catch (Throwable e) { // UnsatisfiedLinkError without libcuda, CudaException without a device
+            throw new CopierUnavailableException("cuda", "no CUDA driver or device " + ordinal + " (" + e + ")", e);
+        }
+        try {
+            byte[] name = new byte[256];
+            cuDeviceGetName(name, name.length, device);
+            this.deviceName = new String(name, StandardCharsets.US_ASCII).trim().replace("\0", "");
+            int[] sms = new int[1];
+            cuDeviceGetAttribute(sms, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+            this.multiprocessors = sms[0];
+            cuDevicePrimaryCtxRetain(context, device);
+            contextRetained = true;
+            cuCtxSetCurrent(context);
+            cuStreamCreate(stream, 0);
+            streamCreated = true;
+            this.copyV4 = load(CudaKernels.COPY_PAGES_V4);
+            this.copyU8 = load(CudaKernels.COPY_PAGES_U8);
+        } catch (RuntimeException e) {
+            CudaCopyException failure = new CudaCopyException("opening CUDA device " + ordinal, e);
+            try {
+                close();
+            } catch (RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+            throw failure;
+        }
+    }
+
+    private CUfunction load(CudaKernels kernel) {
+        CUmodule module = new CUmodule();
+        cuModuleLoadData(module, kernel.fatbin());
+        modules.add(module);
+        CUfunction function = new CUfunction();
+        cuModuleGetFunction(function, module, kernel.entry());
+        return function;
+    }
+
+    @Override
+    public String name() {
+        return "cuda";
+    }
+
+    @Override
+    public String deviceName() {
+        return deviceName;
+    }
+
+    @Override
+    public PageBuffer allocate(String label, long pages, int pageBytes) {
+        checkSize(label, pages, pageBytes);
+        current();
+        CUdeviceptr ptr = new CUdeviceptr();
+        try {
+            cuMemAlloc(ptr, Math.max(1, pages * pageBytes));
+            cuMemsetD8(ptr, (byte) 0, pages * pageBytes);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("allocating " + label + " (" + pages + " pages of " + pageBytes + " B)", e);
+        }
+        return track(new DeviceBuffer(label, pages, pageBytes, Residency.DEVICE, ptr, null));
+    }
+
+    @Override
+    public PageBuffer allocateHost(String label, long pages, int pageBytes) {
+        checkSize(label, pages, pageBytes);
+        current();
+        Pointer host = new Pointer();
+        CUdeviceptr mapped = new CUdeviceptr();
+        try {
+            cuMemHostAlloc(host, Math.max(1, pages * pageBytes), JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
+            cuMemHostGetDevicePointer(mapped, host, 0);
+            cuMemsetD8(mapped, (byte) 0, pages * pageBytes);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("allocating pinned " + label + " (" + pages + " pages of " + pageBytes + " B)", e);
+        }
+        return track(new DeviceBuffer(label, pages, pageBytes, Residency.PINNED_HOST, mapped, host));
+    }
+
+    @Override
+    public void write(PageBuffer dst, long firstPage, byte[] src, int srcOffset, int pages) {
+        DeviceBuffer d = own(dst);
+        PageCopyKernels.checkPages(d.label(), new long[] {firstPage, firstPage + pages - 1}, d.pages());
+        current();
+        try {
+            cuMemcpyHtoD(d.at(firstPage), Pointer.to(src).withByteOffset(srcOffset), (long) pages * d.pageBytes());
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("writing pages " + firstPage + ".." + (firstPage + pages - 1) + " of " + d.label(), e);
+        }
+    }
+
+    @Override
+    public void read(PageBuffer src, long firstPage, int pages, byte[] dst, int dstOffset) {
+        DeviceBuffer s = own(src);
+        PageCopyKernels.checkPages(s.label(), new long[] {firstPage, firstPage + pages - 1}, s.pages());
+        current();
+        try {
+            cuMemcpyDtoH(Pointer.to(dst).withByteOffset(dstOffset), s.at(firstPage), (long) pages * s.pageBytes());
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("reading pages " + firstPage + ".." + (firstPage + pages - 1) + " of " + s.label(), e);
+        }
+    }
+
+    @Override
+    public void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+        copyComponents(List.of(src), srcPages, List.of(dst), dstPages);
+    }
+
+    /** Copies the same pages of several components (MLA latent, indexer pages) in one launch. */
+    public void copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+        if (src.size() != dst.size() || src.isEmpty()) {
+            throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
+        }
+        List<DeviceBuffer> s = new ArrayList<>();
+        List<DeviceBuffer> d = new ArrayList<>();
+        for (int c = 0; c < src.size(); c++) {
+            PageCopies.checkPairs(src.get(c), srcPages, dst.get(c), dstPages);
+            s.add(own(src.get(c)));
+            d.add(own(dst.get(c)));
+        }
+        if (srcPages.length == 0) {
+            return;
+        }
+        current();
+        String what = "copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
+                + s.stream().map(DeviceBuffer::label).toList() + " to " + d.stream().map(DeviceBuffer::label).toList();
+        try {
+            launchCopy(s, srcPages, d, dstPages);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException(what, e);
+        }
+    }
+
+    private void launchCopy(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
+        boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
+        int comps = src.size();
+        CUdeviceptr[] srcBases = new CUdeviceptr[comps];
+        CUdeviceptr[] dstBases = new CUdeviceptr[comps];
+        int[] sizes = new int[comps];
+        for (int c = 0; c < comps; c++) {
+            srcBases[c] = src.get(c).address;
+            dstBases[c] = dst.get(c).address;
+            sizes[c] = vectors ? src.get(c).pageBytes() / 16 : src.get(c).pageBytes();
+        }
+        List<CUdeviceptr> temporaries = new ArrayList<>();
+        try {
+            // Pointer.to(pointers...) lays their native addresses out as an array: the device's base table
+            CUdeviceptr dSrcBases = upload(Pointer.to(srcBases), (long) comps * Sizeof.POINTER, temporaries);
+            CUdeviceptr dDstBases = upload(Pointer.to(dstBases), (long) comps * Sizeof.POINTER, temporaries);
+            CUdeviceptr dSizes = upload(Pointer.to(sizes), (long) comps * Sizeof.INT, temporaries);
+            CUdeviceptr dSrcPages = upload(Pointer.to(srcPages), (long) srcPages.length * Sizeof.LONG, temporaries);
+            CUdeviceptr dDstPages = upload(Pointer.to(dstPages), (long) dstPages.length * Sizeof.LONG, temporaries);
+            Pointer params = Pointer.to(Pointer.to(dSrcBases), Pointer.to(dDstBases), Pointer.to(dSizes),
+                    Pointer.to(dSrcPages), Pointer.to(dDstPages), Pointer.to(new long[] {srcPages.length}));
+            int grid = (int) Math.min(srcPages.length, 16L * multiprocessors);
+            cuLaunchKernel(vectors ? copyV4 : copyU8, grid, comps, 1, BLOCK, 1, 1, 0, stream, params, null);
+            cuStreamSynchronize(stream);
+        } finally {
+            temporaries.forEach(JCudaDriver::cuMemFree);
+        }
+    }
+
+    /**
+     * The same copy as DMA instead of a kernel: one {@code cuMemcpyAsync} per run of pages contiguous
+     * on both sides (unified addresses, so host and device buffers mix). Best for long runs; the
+     * kernel path is best for scattered pages.
+     */
+    public void copyPagesDma(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+        PageCopies.checkPairs(src, srcPages, dst, dstPages);
+        DeviceBuffer s = own(src);
+        DeviceBuffer d = own(dst);
+        current();
+        try {
+            copyRuns(s, srcPages, d, dstPages);
+            cuStreamSynchronize(stream);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("DMA copy of " + srcPages.length + " pages of " + s.label() + " to " + d.label(), e);
+        }
+    }
+
+    private void copyRuns(DeviceBuffer src, long[] srcPages, DeviceBuffer dst, long[] dstPages) {
+        int bytes = src.pageBytes();
+        int start = 0;
+        for (int i = 1; i <= srcPages.length; i++) {
+            if (i == srcPages.length || srcPages[i] != srcPages[i - 1] + 1 || dstPages[i] != dstPages[i - 1] + 1) {
+                cuMemcpyAsync(dst.at(dstPages[start]), src.at(srcPages[start]), (long) (i - start) * bytes, stream);
+                start = i;
+            }
+        }
+    }
+
+    /** One plain copy of a whole buffer: the contiguous baseline the page copies are measured against. */
+    public void copyWhole(PageBuffer src, PageBuffer dst) {
+        DeviceBuffer s = own(src);
+        DeviceBuffer d = own(dst);
+        if (s.bytes() != d.bytes()) {
+            throw new IllegalArgumentException("buffers differ in size: " + s.bytes() + " vs " + d.bytes());
+        }
+        current();
+        try {
+            cuMemcpyAsync(d.address, s.address, s.bytes(), stream);
+            cuStreamSynchronize(stream);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("copying " + s.label() + " to " + d.label(), e);
+        }
+    }
+
+    /** Device time of {@code work} (which must use this copier), measured with CUDA events on its stream. */
+    public float timeMillis(Runnable work) {
+        current();
+        CUevent start = new CUevent();
+        CUevent stop = new CUevent();
+        cuEventCreate(start, 0);
+        cuEventCreate(stop, 0);
+        try {
+            cuEventRecord(start, stream);
+            work.run();
+            cuEventRecord(stop, stream);
+            cuEventSynchronize(stop);
+            float[] ms = new float[1];
+            cuEventElapsedTime(ms, start, stop);
+            return ms[0];
+        } finally {
+            cuEventDestroy(start);
+            cuEventDestroy(stop);
+        }
+    }
+
+    /** Free device memory as the driver reports it ({@code cuMemGetInfo}). */
+    public long freeDeviceBytes() {
+        current();
+        long[] free = new long[1];
+        long[] total = new long[1];
+        cuMemGetInfo(free, total);
+        return free[0];
+    }
+
+    /** Buffers still allocated (freed at {@link #close()}). */
+    public int liveBuffers() {
+        return live.size();
+    }
+
+    @Override
+    public void free(PageBuffer buffer) {
+        DeviceBuffer b = own(buffer);
+        current();
+        release(b);
+        live.remove(b);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            cuCtxSetCurrent(context);
+            for (DeviceBuffer b : live) {
+                release(b);
+            }
+            live.clear();
+            for (CUmodule module : modules) {
+                cuModuleUnload(module);
+            }
+            if (streamCreated) {
+                cuStreamDestroy(stream);
+            }
+            if (contextRetained) {
+                cuDevicePrimaryCtxRelease(device);
+            }
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("closing the CUDA copier", e);
+        }
+    }
+
+    private static void release(DeviceBuffer b) {
+        if (b.freed) {
+            return;
+        }
+        b.freed = true;
+        if (b.host != null) {
+            cuMemFreeHost(b.host);
+        } else {
+            cuMemFree(b.address);
+        }
+    }
+
+    private CUdeviceptr upload(Pointer host, long bytes, List<CUdeviceptr> temporaries) {
+        CUdeviceptr ptr = new CUdeviceptr();
+        cuMemAlloc(ptr, Math.max(bytes, 1));
+        temporaries.add(ptr);
+        cuMemcpyHtoD(ptr, host, bytes);
+        return ptr;
+    }
+
+    private DeviceBuffer track(DeviceBuffer b) {
+        live.add(b);
+        return b;
+    }
+
+    private DeviceBuffer own(PageBuffer buffer) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (!(buffer instanceof DeviceBuffer d) || !live.contains(d)) {
+            throw new IllegalArgumentException(buffer.label() + " is not a live buffer of this CUDA copier");
+        }
+        return d;
+    }
+
+    private void current() {
+        if (closed) {
+            throw new IllegalStateException("the CUDA copier is closed");
+        }
+        cuCtxSetCurrent(context);
+    }
+
+    private static void checkSize(String label, long pages, int pageBytes) {
+        if (pages < 0 || pageBytes < 1) {
+            throw new IllegalArgumentException(label + ": pages must be >= 0 and pageBytes >= 1, were " + pages + ", " + pageBytes);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package org.kvflow.cuda;
+
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.kernels.copy.PageBuffer;
+import org.kvflow.kernels.copy.Residency;
+
+/** A page buffer in device memory, or in pinned host memory mapped into the device's address space. */
+final class DeviceBuffer implements PageBuffer {
+    private final String label;
+    private final long pages;
+    private final int pageBytes;
+    private final Residency residency;
+    /** Device address (for pinned memory: its unified address). */
+    final CUdeviceptr address;
+    /** Host address of pinned memory; null for device memory. */
+    final @Nullable Pointer host;
+    boolean freed;
+
+    DeviceBuffer(String label, long pages, int pageBytes, Residency residency, CUdeviceptr address, @Nullable Pointer host) {
+        this.label = label;
+        this.pages = pages;
+        this.pageBytes = pageBytes;
+        this.residency = residency;
+        this.address = address;
+        this.host = host;
+    }
+
+    @Override public String label() { return label; }
+    @Override public long pages() { return pages; }
+    @Override public int pageBytes() { return pageBytes; }
+    @Override public Residency residency() { return residency; }
+
+    CUdeviceptr at(long page) {
+        return address.withByteOffset(page * pageBytes);
+    }
+}

@@ -1,0 +1,216 @@
+package org.kvflow.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.kvflow.core.validate.PageGroupValidationException;
+import org.kvflow.kernels.copy.HeapPageCopier;
+import org.kvflow.kernels.copy.PageBuffer;
+import org.kvflow.kernels.copy.PageCopies;
+import org.kvflow.kernels.gather.PageOutOfRangeException;
+
+/**
+ * On the GPU machine ({@code -Dgroups=cuda} or the console launcher with {@code --include-tag cuda}):
+ * every CUDA copy is bit-exact with the Java reference copier, bad input is refused before any
+ * launch, and device memory comes back on every path.
+ */
+@Tag("cuda")
+class CudaPageCopierGpuTest {
+    private static CudaPageCopier cuda;
+    private static final HeapPageCopier JAVA = new HeapPageCopier();
+
+    @BeforeAll
+    static void open() {
+        cuda = new CudaPageCopier(0);
+        System.out.println("CUDA device: " + cuda.deviceName());
+    }
+
+    @AfterAll
+    static void close() {
+        cuda.close();
+    }
+
+    private static byte[] random(long seed, int bytes) {
+        byte[] b = new byte[bytes];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    private static long[] permutation(long seed, int n, int of) {
+        long[] all = new long[of];
+        for (int i = 0; i < of; i++) {
+            all[i] = i;
+        }
+        SplittableRandom r = new SplittableRandom(seed);
+        for (int i = of - 1; i > 0; i--) {
+            int j = r.nextInt(i + 1);
+            long t = all[i];
+            all[i] = all[j];
+            all[j] = t;
+        }
+        return java.util.Arrays.copyOf(all, n);
+    }
+
+    @ParameterizedTest(name = "{0} pages of {1} B, {2} pairs")
+    @CsvSource({"1, 41984, 1", "64, 41984, 64", "257, 8448, 200", "40, 73728, 17", "33, 100, 30", "9, 1, 9"})
+    void gatherScatterAndDirectCopiesEqualTheJavaReference(int pages, int pageBytes, int pairs) {
+        byte[] content = random(pages * 31L + pageBytes, pages * pageBytes);
+        long[] srcPages = permutation(7, pairs, pages);
+        long[] dstPages = permutation(8, pairs, pages);
+        PageBuffer hs = JAVA.allocate("ref-src", pages, pageBytes);
+        PageBuffer hd = JAVA.allocate("ref-dst", pages, pageBytes);
+        PageBuffer ds = cuda.allocate("src", pages, pageBytes);
+        PageBuffer dd = cuda.allocate("dst", pages, pageBytes);
+        JAVA.write(hs, 0, content, 0, pages);
+        cuda.write(ds, 0, content, 0, pages);
+        JAVA.copyPages(hs, srcPages, hd, dstPages);
+        cuda.copyPages(ds, srcPages, dd, dstPages);
+        assertThat(readAll(cuda, dd)).isEqualTo(readAll(JAVA, hd));
+
+        PageBuffer view = cuda.allocate("view", pairs, pageBytes);
+        PageBuffer refView = JAVA.allocate("ref-view", pairs, pageBytes);
+        PageCopies.gather(cuda, ds, srcPages, view);
+        PageCopies.gather(JAVA, hs, srcPages, refView);
+        assertThat(readAll(cuda, view)).isEqualTo(readAll(JAVA, refView));
+        PageCopies.scatter(cuda, view, dd, dstPages);
+        PageCopies.scatter(JAVA, refView, hd, dstPages);
+        assertThat(readAll(cuda, dd)).isEqualTo(readAll(JAVA, hd));
+        List.of(ds, dd, view).forEach(cuda::free);
+    }
+
+    @Test
+    void mlaAndIndexComponentsMoveInOneLaunch() {
+        int pages = 50;
+        PageBuffer mla = cuda.allocate("mla", pages, 41984);
+        PageBuffer index = cuda.allocate("index", pages, 8448);
+        PageBuffer mlaView = cuda.allocate("mla-view", 10, 41984);
+        PageBuffer indexView = cuda.allocate("index-view", 10, 8448);
+        byte[] m = random(1, pages * 41984);
+        byte[] x = random(2, pages * 8448);
+        cuda.write(mla, 0, m, 0, pages);
+        cuda.write(index, 0, x, 0, pages);
+        long[] src = permutation(3, 10, pages);
+        long[] dst = permutation(4, 10, 10);
+        cuda.copyComponents(List.of(mla, index), src, List.of(mlaView, indexView), dst);
+        for (int i = 0; i < 10; i++) {
+            byte[] page = new byte[41984];
+            cuda.read(mlaView, dst[i], 1, page, 0);
+            assertThat(page).isEqualTo(java.util.Arrays.copyOfRange(m, (int) src[i] * 41984, (int) (src[i] + 1) * 41984));
+            byte[] ipage = new byte[8448];
+            cuda.read(indexView, dst[i], 1, ipage, 0);
+            assertThat(ipage).isEqualTo(java.util.Arrays.copyOfRange(x, (int) src[i] * 8448, (int) (src[i] + 1) * 8448));
+        }
+        List.of(mla, index, mlaView, indexView).forEach(cuda::free);
+    }
+
+    @Test
+    void hiCacheBackupAndLoadThroughPinnedHostMemory() {
+        int ps = 64;
+        int pageBytes = 41984;
+        PageBuffer device = cuda.allocate("device pool", 32, pageBytes);
+        PageBuffer host = cuda.allocateHost("host pool", 16, pageBytes);
+        PageBuffer reloaded = cuda.allocate("reloaded", 32, pageBytes);
+        byte[] content = random(5, 32 * pageBytes);
+        cuda.write(device, 0, content, 0, 32);
+        // device pages 3,4,5,20 -> host pages 0..3 (token-indexed, validated), then back to 10..13
+        long[] deviceTokens = tokens(ps, 3, 4, 5, 20);
+        long[] hostTokens = tokens(ps, 0, 1, 2, 3);
+        PageCopies.copyTokens(cuda, device, deviceTokens, host, hostTokens, ps, "hicache backup");
+        PageCopies.copyTokens(cuda, host, hostTokens, reloaded, tokens(ps, 10, 11, 12, 13), ps, "hicache load");
+        byte[] page = new byte[pageBytes];
+        cuda.read(reloaded, 13, 1, page, 0);
+        assertThat(page).isEqualTo(java.util.Arrays.copyOfRange(content, 20 * pageBytes, 21 * pageBytes));
+        List.of(device, host, reloaded).forEach(cuda::free);
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnyLaunchAndLeavesTheDestinationUntouched() {
+        PageBuffer src = cuda.allocate("src", 4, 8448);
+        PageBuffer dst = cuda.allocate("dst", 4, 8448);
+        cuda.write(src, 0, random(6, 4 * 8448), 0, 4);
+        assertThatThrownBy(() -> cuda.copyPages(src, new long[] {0, 4}, dst, new long[] {0, 1}))
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("src: entry 1 names page 4, outside [0, 4)");
+        long[] misaligned = new long[64];
+        for (int i = 0; i < 64; i++) {
+            misaligned[i] = 65 + i;
+        }
+        assertThatThrownBy(() -> PageCopies.copyTokens(cuda, src, misaligned, dst, tokens(64, 2), 64, "hicache load req 17"))
+                .isInstanceOfSatisfying(PageGroupValidationException.class, e -> assertThat(e.getMessage())
+                        .isEqualTo("hicache load req 17 (source): MISALIGNED group 0 offset 0: 65 is not a multiple of page size 64"));
+        assertThat(readAll(cuda, dst)).containsOnly(0);
+        List.of(src, dst).forEach(cuda::free);
+    }
+
+    @Test
+    void deviceMemoryComesBackOnEveryPath() {
+        long before = cuda.freeDeviceBytes();
+        try (CudaPageCopier other = new CudaPageCopier(0)) {
+            other.allocate("a", 1024, 41984);
+            other.allocateHost("b", 64, 41984);
+            PageBuffer c = other.allocate("c", 8, 41984);
+            assertThatThrownBy(() -> other.copyPages(c, new long[] {9}, c, new long[] {0})).isInstanceOf(PageOutOfRangeException.class);
+            assertThat(other.liveBuffers()).isEqualTo(3);
+        }
+        assertThat(cuda.freeDeviceBytes()).isGreaterThanOrEqualTo(before - (4 << 20));
+    }
+
+    @Test
+    void eightGibGatherIsBitExactOnSampledPages() {
+        int pageBytes = 41984;
+        int pages = (int) ((8L << 30) / pageBytes) + 1; // > 8 GiB
+        PageBuffer src = cuda.allocate("8GiB src", pages, pageBytes);
+        PageBuffer dst = cuda.allocate("8GiB dst", pages, pageBytes);
+        byte[] chunk = random(9, 4096 * pageBytes / 4096 * 64);
+        for (int p = 0; p < pages; p += 64) {
+            int n = Math.min(64, pages - p);
+            for (int i = 0; i < n; i++) {
+                chunk[i * pageBytes] = (byte) (p + i);
+                chunk[i * pageBytes + 1] = (byte) ((p + i) >> 8);
+                chunk[i * pageBytes + 2] = (byte) ((p + i) >> 16);
+            }
+            cuda.write(src, p, chunk, 0, n);
+        }
+        long[] srcPages = permutation(10, pages, pages);
+        long[] dstPages = new long[pages];
+        for (int i = 0; i < pages; i++) {
+            dstPages[i] = i;
+        }
+        cuda.copyPages(src, srcPages, dst, dstPages);
+        SplittableRandom r = new SplittableRandom(11);
+        byte[] got = new byte[pageBytes];
+        byte[] want = new byte[pageBytes];
+        for (int k = 0; k < 200; k++) {
+            int i = k == 0 ? 0 : k == 1 ? pages - 1 : r.nextInt(pages);
+            cuda.read(dst, i, 1, got, 0);
+            cuda.read(src, srcPages[i], 1, want, 0);
+            assertThat(got).as("view page %d <- page %d", i, srcPages[i]).isEqualTo(want);
+            assertThat((got[0] & 0xFF) | (got[1] & 0xFF) << 8 | (got[2] & 0xFF) << 16).isEqualTo((int) (srcPages[i] & 0xFFFFFF));
+        }
+        cuda.free(src);
+        cuda.free(dst);
+    }
+
+    private static long[] tokens(int ps, long... pages) {
+        long[] t = new long[pages.length * ps];
+        for (int g = 0; g < pages.length; g++) {
+            for (int k = 0; k < ps; k++) {
+                t[g * ps + k] = pages[g] * ps + k;
+            }
+        }
+        return t;
+    }
+
+    private static byte[] readAll(org.kvflow.kernels.copy.PageCopier copier, PageBuffer b) {
+        byte[] out = new byte[(int) b.bytes()];
+        copier.read(b, 0, (int) b.pages(), out, 0);
+        return out;
+    }
+}

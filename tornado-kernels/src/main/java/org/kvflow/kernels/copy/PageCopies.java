@@ -1,0 +1,86 @@
+package org.kvflow.kernels.copy;
+
+import java.util.List;
+import org.kvflow.core.validate.PageGroups;
+import org.kvflow.kernels.gather.PageCopyKernels;
+
+/** Checks and compositions shared by every {@link PageCopier}. */
+public final class PageCopies {
+    private PageCopies() {}
+
+    /**
+     * The checks every copier runs before copying.
+     *
+     * @throws IllegalArgumentException if the lists differ in length or the buffers' page sizes differ
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its buffer
+     */
+    public static void checkPairs(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+        if (srcPages.length != dstPages.length) {
+            throw new IllegalArgumentException("page lists differ in length: " + srcPages.length + " source vs "
+                    + dstPages.length + " destination pages");
+        }
+        if (src.pageBytes() != dst.pageBytes()) {
+            throw new IllegalArgumentException("page sizes differ: " + src.label() + " has " + src.pageBytes() + " B, "
+                    + dst.label() + " has " + dst.pageBytes() + " B");
+        }
+        PageCopyKernels.checkPages(src.label(), srcPages, src.pages());
+        PageCopyKernels.checkPages(dst.label(), dstPages, dst.pages());
+    }
+
+    /**
+     * Copies token-indexed pages (the HiCache backup and load path, SPEC §11.3): both index lists
+     * are validated as page-aligned groups (SPEC §9) before anything moves, then group {@code g}
+     * of {@code srcTokens} is copied to group {@code g} of {@code dstTokens}.
+     *
+     * @throws org.kvflow.core.validate.PageGroupValidationException for a malformed group (nothing is copied)
+     */
+    public static void copyTokens(PageCopier copier, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
+                                  int pageSize, String context) {
+        PageGroups.validatePageAlignedTokenIndices(srcTokens, pageSize, context + " (source)");
+        PageGroups.validatePageAlignedTokenIndices(dstTokens, pageSize, context + " (destination)");
+        if (srcTokens.length != dstTokens.length) {
+            throw new IllegalArgumentException(context + ": " + srcTokens.length + " source vs " + dstTokens.length
+                    + " destination token indices");
+        }
+        copier.copyPages(src, pagesOf(srcTokens, pageSize), dst, pagesOf(dstTokens, pageSize));
+    }
+
+    /** Gathers {@code pages} of {@code src} into pages {@code 0..n-1} of {@code view}. */
+    public static void gather(PageCopier copier, PageBuffer src, long[] pages, PageBuffer view) {
+        copier.copyPages(src, pages, view, identity(pages.length));
+    }
+
+    /** Scatters pages {@code 0..n-1} of {@code view} back to {@code pages} of {@code dst}. */
+    public static void scatter(PageCopier copier, PageBuffer view, PageBuffer dst, long[] pages) {
+        copier.copyPages(view, identity(pages.length), dst, pages);
+    }
+
+    /** Copies the same pages of several KV components (MLA, indexer), each its own buffer pair. */
+    public static void copyComponents(PageCopier copier, List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+        if (src.size() != dst.size()) {
+            throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
+        }
+        for (int c = 0; c < src.size(); c++) {
+            checkPairs(src.get(c), srcPages, dst.get(c), dstPages);
+        }
+        for (int c = 0; c < src.size(); c++) {
+            copier.copyPages(src.get(c), srcPages, dst.get(c), dstPages);
+        }
+    }
+
+    private static long[] pagesOf(long[] tokens, int pageSize) {
+        long[] pages = new long[tokens.length / pageSize];
+        for (int g = 0; g < pages.length; g++) {
+            pages[g] = tokens[g * pageSize] / pageSize;
+        }
+        return pages;
+    }
+
+    private static long[] identity(int n) {
+        long[] ids = new long[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = i;
+        }
+        return ids;
+    }
+}

@@ -1,0 +1,11 @@
+package org.kvflow.kernels.copy;
+
+/** Where a page buffer's bytes live. */
+public enum Residency {
+    /** A Java byte array. */
+    HEAP,
+    /** Accelerator memory. */
+    DEVICE,
+    /** Page-locked host memory the accelerator reaches by DMA. */
+    PINNED_HOST
+}
