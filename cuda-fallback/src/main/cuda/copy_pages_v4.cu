@@ -1,34 +1,33 @@
-// Page copy with 16-byte accesses: dst page dstPages[p] <- src page srcPages[p], for every p.
-// Launch: grid.x = min(pairs, 16 x SMs) blocks striding over pairs, grid.y = KV components
-// (each component its own src/dst base and page size in int4 units), block = 256 threads.
-// Each thread issues four independent 16-byte loads before its four stores, so loads overlap.
-extern "C" __global__ void copy_pages_v4(const unsigned long long* __restrict__ srcBases,
-                                         const unsigned long long* __restrict__ dstBases,
-                                         const int* __restrict__ pageVecs,
+// Page copy with 16-byte accesses: for every pair p and KV component c,
+// dst_c page dstPages[p] <- src_c page srcPages[p]. Up to 4 components (MLA latent, indexer pages),
+// each with its own base addresses and page size in int4 units, passed by value.
+// Launch: grid.x = pairs * slices (one block per slice of a page), grid.y = components,
+// block = 128 threads; each thread keeps two 16-byte loads in flight before its stores.
+// (bench/device/copy_variants.cu measured this shape at 0.97x a contiguous copy on the H200.)
+extern "C" __global__ void copy_pages_v4(const int4* __restrict__ src0, int4* __restrict__ dst0, int vec0,
+                                         const int4* __restrict__ src1, int4* __restrict__ dst1, int vec1,
+                                         const int4* __restrict__ src2, int4* __restrict__ dst2, int vec2,
+                                         const int4* __restrict__ src3, int4* __restrict__ dst3, int vec3,
                                          const long long* __restrict__ srcPages,
                                          const long long* __restrict__ dstPages,
-                                         long long pairs) {
-  const int comp = blockIdx.y;
-  const int pageVec = pageVecs[comp];
-  const int4* __restrict__ src = reinterpret_cast<const int4*>(srcBases[comp]);
-  int4* __restrict__ dst = reinterpret_cast<int4*>(dstBases[comp]);
-  const int stride = blockDim.x;
-  for (long long p = blockIdx.x; p < pairs; p += gridDim.x) {
-    const int4* s = src + srcPages[p] * pageVec;
-    int4* d = dst + dstPages[p] * pageVec;
-    int j = threadIdx.x;
-    for (; j + 3 * stride < pageVec; j += 4 * stride) {
-      int4 a = __ldg(s + j);
-      int4 b = __ldg(s + j + stride);
-      int4 c = __ldg(s + j + 2 * stride);
-      int4 e = __ldg(s + j + 3 * stride);
-      d[j] = a;
-      d[j + stride] = b;
-      d[j + 2 * stride] = c;
-      d[j + 3 * stride] = e;
-    }
-    for (; j < pageVec; j += stride) {
-      d[j] = __ldg(s + j);
-    }
+                                         int slices) {
+  const int c = blockIdx.y;
+  const int4* __restrict__ src = c == 0 ? src0 : c == 1 ? src1 : c == 2 ? src2 : src3;
+  int4* __restrict__ dst = c == 0 ? dst0 : c == 1 ? dst1 : c == 2 ? dst2 : dst3;
+  const int vec = c == 0 ? vec0 : c == 1 ? vec1 : c == 2 ? vec2 : vec3;
+  const long long p = blockIdx.x / slices;
+  const int per = (vec + slices - 1) / slices;
+  const int from = (blockIdx.x % slices) * per;
+  const int to = min(vec, from + per);
+  const int4* s = src + srcPages[p] * vec;
+  int4* d = dst + dstPages[p] * vec;
+  const int st = blockDim.x;
+  for (int j = from + threadIdx.x; j < to; j += 2 * st) {
+    const bool second = j + st < to;
+    int4 a = s[j];
+    int4 b;
+    if (second) b = s[j + st];
+    d[j] = a;
+    if (second) d[j + st] = b;
   }
 }

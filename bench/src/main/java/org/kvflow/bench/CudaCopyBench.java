@@ -66,14 +66,31 @@ public final class CudaCopyBench {
         }
     }
 
+    /**
+     * Times {@code copy} as a whole call (checks, page-list upload, launch, synchronisation) and,
+     * for kernel copies, the kernel alone ({@code name + "_kernel"}).
+     */
     private static void report(CudaPageCopier cuda, String name, long bytesMoved, Runnable copy) {
         for (int i = 0; i < WARMUP; i++) {
             copy.run();
         }
-        List<Float> times = new ArrayList<>();
+        List<Float> calls = new ArrayList<>();
+        List<Float> kernels = new ArrayList<>();
         for (int i = 0; i < ITERATIONS; i++) {
-            times.add(cuda.timeMillis(copy));
+            float before = cuda.lastKernelMillis();
+            calls.add(cuda.timeMillis(copy));
+            float kernel = cuda.lastKernelMillis();
+            if (!Float.isNaN(kernel) && Float.floatToIntBits(kernel) != Float.floatToIntBits(before)) {
+                kernels.add(kernel);
+            }
         }
+        print(name, bytesMoved, calls);
+        if (kernels.size() == ITERATIONS) {
+            print(name + "_kernel", bytesMoved, kernels);
+        }
+    }
+
+    private static void print(String name, long bytesMoved, List<Float> times) {
         times.sort(Float::compare);
         float median = times.get(times.size() / 2);
         System.out.println(String.format(Locale.ROOT,

@@ -22,6 +22,7 @@ import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpyAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
@@ -30,6 +31,7 @@ import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -57,12 +59,18 @@ import org.kvflow.kernels.gather.PageCopyKernels;
 /**
  * The {@code cuda} page copier: one CUDA context (the device's primary context) and one stream.
  * Copies run the hand-written kernels (16-byte accesses when every page size allows, one block per
- * page, several loads in flight), also to and from pinned host memory, which is mapped into the
+ * quarter page, two loads in flight per thread), also to and from pinned host memory, which is mapped into the
  * device's address space; {@link #copyPagesDma} is the DMA alternative. Each call synchronises its
- * stream once before returning. Every buffer is freed in {@link #close()}, and temporary index buffers on every path.
+ * stream once before returning. Page lists are staged in one reusable pinned buffer and uploaded
+ * asynchronously, so a copy costs one small DMA and one launch. Every buffer is freed in
+ * {@link #close()}.
  */
 public final class CudaPageCopier implements PageCopier {
-    private static final int BLOCK = 256;
+    private static final int BLOCK = 128;
+    /** Blocks per page: each block copies a quarter page (bench/device/copy_variants.cu). */
+    private static final int SLICES = 4;
+    /** KV components one launch can move (the kernels take four base pairs). */
+    public static final int MAX_COMPONENTS = 4;
 
     private final CUdevice device = new CUdevice();
     private final CUcontext context = new CUcontext();
@@ -73,6 +81,13 @@ public final class CudaPageCopier implements PageCopier {
     private final String deviceName;
     private final int multiprocessors;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
+    /** Page lists travel through this pinned buffer into {@link #scratch}; both grow on demand. */
+    private final Pointer staging = new Pointer();
+    private final CUdeviceptr scratch = new CUdeviceptr();
+    private long scratchBytes;
+    private final CUevent kernelStart = new CUevent();
+    private final CUevent kernelStop = new CUevent();
+    private float lastKernelMillis = Float.NaN;
     private boolean contextRetained;
     private boolean streamCreated;
     private boolean closed;
@@ -102,6 +117,8 @@ public final class CudaPageCopier implements PageCopier {
             cuCtxSetCurrent(context);
             cuStreamCreate(stream, 0);
             streamCreated = true;
+            cuEventCreate(kernelStart, 0);
+            cuEventCreate(kernelStop, 0);
             this.copyV4 = load(CudaKernels.COPY_PAGES_V4);
             this.copyU8 = load(CudaKernels.COPY_PAGES_U8);
         } catch (RuntimeException e) {
@@ -198,6 +215,9 @@ public final class CudaPageCopier implements PageCopier {
         if (src.size() != dst.size() || src.isEmpty()) {
             throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
         }
+        if (src.size() > MAX_COMPONENTS) {
+            throw new IllegalArgumentException(src.size() + " components in one launch; at most " + MAX_COMPONENTS);
+        }
         List<DeviceBuffer> s = new ArrayList<>();
         List<DeviceBuffer> d = new ArrayList<>();
         for (int c = 0; c < src.size(); c++) {
@@ -219,32 +239,54 @@ public final class CudaPageCopier implements PageCopier {
     }
 
     private void launchCopy(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
-        boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
         int comps = src.size();
-        CUdeviceptr[] srcBases = new CUdeviceptr[comps];
-        CUdeviceptr[] dstBases = new CUdeviceptr[comps];
-        int[] sizes = new int[comps];
-        for (int c = 0; c < comps; c++) {
-            srcBases[c] = src.get(c).address;
-            dstBases[c] = dst.get(c).address;
-            sizes[c] = vectors ? src.get(c).pageBytes() / 16 : src.get(c).pageBytes();
+        boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
+        int n = srcPages.length;
+        // page lists: pinned staging -> device scratch, one async copy on the stream
+        long listBytes = 2L * n * Sizeof.LONG;
+        ensureScratch(listBytes);
+        staging.getByteBuffer(0, listBytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(srcPages).put(dstPages);
+        cuMemcpyHtoDAsync(scratch, staging, listBytes, stream);
+        CUdeviceptr dstList = scratch.withByteOffset((long) n * Sizeof.LONG);
+        Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
+        for (int c = 0; c < MAX_COMPONENTS; c++) {
+            DeviceBuffer s = src.get(Math.min(c, comps - 1));
+            DeviceBuffer d = dst.get(Math.min(c, comps - 1));
+            args[3 * c] = Pointer.to(s.address);
+            args[3 * c + 1] = Pointer.to(d.address);
+            args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
         }
-        List<CUdeviceptr> temporaries = new ArrayList<>();
-        try {
-            // Pointer.to(pointers...) lays their native addresses out as an array: the device's base table
-            CUdeviceptr dSrcBases = upload(Pointer.to(srcBases), (long) comps * Sizeof.POINTER, temporaries);
-            CUdeviceptr dDstBases = upload(Pointer.to(dstBases), (long) comps * Sizeof.POINTER, temporaries);
-            CUdeviceptr dSizes = upload(Pointer.to(sizes), (long) comps * Sizeof.INT, temporaries);
-            CUdeviceptr dSrcPages = upload(Pointer.to(srcPages), (long) srcPages.length * Sizeof.LONG, temporaries);
-            CUdeviceptr dDstPages = upload(Pointer.to(dstPages), (long) dstPages.length * Sizeof.LONG, temporaries);
-            Pointer params = Pointer.to(Pointer.to(dSrcBases), Pointer.to(dDstBases), Pointer.to(dSizes),
-                    Pointer.to(dSrcPages), Pointer.to(dDstPages), Pointer.to(new long[] {srcPages.length}));
-            int grid = (int) Math.min(srcPages.length, 16L * multiprocessors);
-            cuLaunchKernel(vectors ? copyV4 : copyU8, grid, comps, 1, BLOCK, 1, 1, 0, stream, params, null);
-            cuStreamSynchronize(stream);
-        } finally {
-            temporaries.forEach(JCudaDriver::cuMemFree);
+        args[3 * MAX_COMPONENTS] = Pointer.to(scratch);
+        args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
+        int slices = vectors ? SLICES : 1;
+        args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
+        long grid = (long) n * slices;
+        if (grid > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
         }
+        cuEventRecord(kernelStart, stream);
+        cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null);
+        cuEventRecord(kernelStop, stream);
+        cuStreamSynchronize(stream);
+        float[] ms = new float[1];
+        cuEventElapsedTime(ms, kernelStart, kernelStop);
+        lastKernelMillis = ms[0];
+    }
+
+    /** Grows the pinned staging buffer and the device scratch to hold {@code bytes} of page lists. */
+    private void ensureScratch(long bytes) {
+        if (bytes <= scratchBytes) {
+            return;
+        }
+        long size = Math.max(bytes, 1 << 20);
+        if (scratchBytes > 0) {
+            cuMemFree(scratch);
+            cuMemFreeHost(staging);
+            scratchBytes = 0;
+        }
+        cuMemAlloc(scratch, size);
+        cuMemHostAlloc(staging, size, 0);
+        scratchBytes = size;
     }
 
     /**
@@ -313,6 +355,11 @@ public final class CudaPageCopier implements PageCopier {
         }
     }
 
+    /** Device time of the last copy kernel alone (CUDA events around the launch); NaN before the first. */
+    public float lastKernelMillis() {
+        return lastKernelMillis;
+    }
+
     /** Free device memory as the driver reports it ({@code cuMemGetInfo}). */
     public long freeDeviceBytes() {
         current();
@@ -347,10 +394,17 @@ public final class CudaPageCopier implements PageCopier {
                 release(b);
             }
             live.clear();
+            if (scratchBytes > 0) {
+                cuMemFree(scratch);
+                cuMemFreeHost(staging);
+                scratchBytes = 0;
+            }
             for (CUmodule module : modules) {
                 cuModuleUnload(module);
             }
             if (streamCreated) {
+                cuEventDestroy(kernelStart);
+                cuEventDestroy(kernelStop);
                 cuStreamDestroy(stream);
             }
             if (contextRetained) {
@@ -371,14 +425,6 @@ public final class CudaPageCopier implements PageCopier {
         } else {
             cuMemFree(b.address);
         }
-    }
-
-    private CUdeviceptr upload(Pointer host, long bytes, List<CUdeviceptr> temporaries) {
-        CUdeviceptr ptr = new CUdeviceptr();
-        cuMemAlloc(ptr, Math.max(bytes, 1));
-        temporaries.add(ptr);
-        cuMemcpyHtoD(ptr, host, bytes);
-        return ptr;
     }
 
     private DeviceBuffer track(DeviceBuffer b) {

@@ -112,6 +112,17 @@ class CudaPageCopierGpuTest {
     }
 
     @Test
+    void moreComponentsThanOneLaunchTakesAreRefused() {
+        List<PageBuffer> five = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            five.add(cuda.allocate("c" + i, 2, 16));
+        }
+        assertThatThrownBy(() -> cuda.copyComponents(five, new long[] {0}, five, new long[] {1}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("5 components in one launch; at most 4");
+        five.forEach(cuda::free);
+    }
+
+    @Test
     void hiCacheBackupAndLoadThroughPinnedHostMemory() {
         int ps = 64;
         int pageBytes = 41984;
