@@ -1,5 +1,8 @@
 /**
- * The HiCache backup journal on Chronicle Queue (SPEC §11.4): a blocking appender and replayer. The only module that imports net.openhft. Filled by the journal issue.
+ * The HiCache backup journal (SPEC §11.4) on Chronicle Queue: a blocking appender that records
+ * every backed-up page, host eviction and checkpoint, and a replayer that rebuilds a host page
+ * cache from it after a restart, verifying every record. The only module that imports
+ * {@code net.openhft}; no Reactor here.
  */
 @NullMarked
 package org.kvflow.journal;

@@ -1,0 +1,234 @@
+package org.kvflow.journal.record;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+import net.openhft.chronicle.bytes.Bytes;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.hicache.HiCachePool;
+import org.kvflow.core.hicache.PageHashChain;
+
+/**
+ * The journal's byte encoding, version {@value #FORMAT_VERSION}. Each Chronicle document holds
+ * {@code type(u8) ‖ version(u16)} then the record's fields, little-endian, ending with a CRC32C.
+ * The CRC covers exactly SPEC §11.4's fields in SPEC's order, followed by kvflow's additions:
+ * {@code BACKUP} adds {@code ownerRank(LE32) ‖ position(LE32) ‖ timestamp(LE64)}, {@code EVICT_HOST}
+ * adds {@code timestamp}, {@code CHECKPOINT} adds {@code expectedCrc(LE32) ‖ timestamp}. A codec
+ * reuses its scratch buffers: one per appender or reader thread.
+ */
+public final class RecordCodec {
+    /** The only format version this build writes and reads. */
+    public static final int FORMAT_VERSION = 1;
+    static final int BACKUP = 1;
+    static final int EVICT_HOST = 2;
+    static final int CHECKPOINT = 3;
+    private static final byte[] NO_PARENT = new byte[PageHashChain.HASH_BYTES];
+
+    private final CRC32C crc = new CRC32C();
+    private final ByteBuffer scratch = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+    private ByteBuffer tokens = ByteBuffer.allocate(4 * 64).order(ByteOrder.LITTLE_ENDIAN);
+
+    /** Writes a {@code BACKUP}; returns its CRC. */
+    public int writeBackup(Bytes<?> out, PageBackup page, long timestampMillis) {
+        byte[] parent = page.parentHash() == null ? NO_PARENT : page.parentHash();
+        int[] tokenIds = page.tokenIds();
+        byte[] payload = page.payloadView();
+        int checksum = backupCrc(FORMAT_VERSION, page.pageHash(), parent, tokenIds, page.layerCount(), page.pool().code(),
+                payload, payload.length, page.ownerRank(), page.position(), timestampMillis);
+        out.writeByte((byte) BACKUP);
+        out.writeShort((short) FORMAT_VERSION);
+        out.write(page.pageHash());
+        out.write(parent);
+        out.writeInt(page.ownerRank());
+        out.writeInt(page.position());
+        out.writeLong(timestampMillis);
+        out.writeInt(tokenIds.length);
+        for (int t : tokenIds) {
+            out.writeInt(t);
+        }
+        out.writeInt(page.layerCount());
+        out.writeByte((byte) page.pool().code());
+        out.writeInt(payload.length);
+        out.write(payload);
+        out.writeInt(checksum);
+        return checksum;
+    }
+
+    /** Writes an {@code EVICT_HOST}; returns its CRC. */
+    public int writeEvict(Bytes<?> out, byte[] pageHash, long timestampMillis) {
+        crc.reset();
+        putShort(FORMAT_VERSION);
+        crc.update(pageHash);
+        putLong(timestampMillis);
+        int checksum = (int) crc.getValue();
+        out.writeByte((byte) EVICT_HOST);
+        out.writeShort((short) FORMAT_VERSION);
+        out.write(pageHash);
+        out.writeLong(timestampMillis);
+        out.writeInt(checksum);
+        return checksum;
+    }
+
+    /** Writes a {@code CHECKPOINT}; returns its CRC. */
+    public int writeCheckpoint(Bytes<?> out, long firstNeededIndex, int expectedCrc, long timestampMillis) {
+        int checksum = checkpointCrc(FORMAT_VERSION, firstNeededIndex, expectedCrc, timestampMillis);
+        out.writeByte((byte) CHECKPOINT);
+        out.writeShort((short) FORMAT_VERSION);
+        out.writeLong(firstNeededIndex);
+        out.writeInt(expectedCrc);
+        out.writeLong(timestampMillis);
+        out.writeInt(checksum);
+        return checksum;
+    }
+
+    /**
+     * Decodes one record.
+     *
+     * @throws RecordDecodeException naming what is wrong (truncated, unknown type or version, bad CRC)
+     */
+    public Decoded read(Bytes<?> in, long index) {
+        try {
+            int type = in.readUnsignedByte();
+            int version = in.readUnsignedShort();
+            if (version != FORMAT_VERSION) {
+                throw new RecordDecodeException("format version " + version + " is not supported (this build reads " + FORMAT_VERSION + ")");
+            }
+            return switch (type) {
+                case BACKUP -> readBackup(in, index, version);
+                case EVICT_HOST -> readEvict(in, index, version);
+                case CHECKPOINT -> readCheckpoint(in, index, version);
+                default -> throw new RecordDecodeException("unknown record type " + type);
+            };
+        } catch (RecordDecodeException e) {
+            throw e;
+        } catch (RuntimeException e) { // a truncated or garbled document: Chronicle reports reads past the end
+            throw new RecordDecodeException("unreadable record (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    private Decoded readBackup(Bytes<?> in, long index, int version) {
+        byte[] hash = readBytes(in, PageHashChain.HASH_BYTES);
+        byte[] parent = readBytes(in, PageHashChain.HASH_BYTES);
+        int ownerRank = in.readInt();
+        int position = in.readInt();
+        long timestamp = in.readLong();
+        int ps = in.readInt();
+        if (ps < 1 || 4L * ps > in.readRemaining()) {
+            throw new RecordDecodeException("page size " + ps + " does not fit the record");
+        }
+        int[] tokenIds = new int[ps];
+        for (int i = 0; i < ps; i++) {
+            tokenIds[i] = in.readInt();
+        }
+        int layers = in.readInt();
+        int poolCode = in.readUnsignedByte();
+        int length = in.readInt();
+        if (length < 0 || length > in.readRemaining() - 4) {
+            throw new RecordDecodeException("payload length " + length + " does not fit the record");
+        }
+        byte[] payload = readBytes(in, length);
+        int stored = in.readInt();
+        int computed = backupCrc(version, hash, parent, tokenIds, layers, poolCode, payload, length, ownerRank, position, timestamp);
+        if (stored != computed) {
+            throw new RecordDecodeException(crcMessage(stored, computed));
+        }
+        HiCachePool pool = HiCachePool.ofCode(poolCode);
+        if (pool == null) {
+            throw new RecordDecodeException("unknown pool " + poolCode);
+        }
+        boolean root = java.util.Arrays.equals(parent, NO_PARENT);
+        PageBackup page = new PageBackup(hash, root ? null : parent, tokenIds, ownerRank, position, layers, pool, payload);
+        return new Decoded(new JournalRecord.Backup(index, timestamp, page), stored);
+    }
+
+    private Decoded readEvict(Bytes<?> in, long index, int version) {
+        byte[] hash = readBytes(in, PageHashChain.HASH_BYTES);
+        long timestamp = in.readLong();
+        int stored = in.readInt();
+        crc.reset();
+        putShort(version);
+        crc.update(hash);
+        putLong(timestamp);
+        int computed = (int) crc.getValue();
+        if (stored != computed) {
+            throw new RecordDecodeException(crcMessage(stored, computed));
+        }
+        return new Decoded(new JournalRecord.EvictHost(index, timestamp, hash), stored);
+    }
+
+    private Decoded readCheckpoint(Bytes<?> in, long index, int version) {
+        long firstNeeded = in.readLong();
+        int expected = in.readInt();
+        long timestamp = in.readLong();
+        int stored = in.readInt();
+        int computed = checkpointCrc(version, firstNeeded, expected, timestamp);
+        if (stored != computed) {
+            throw new RecordDecodeException(crcMessage(stored, computed));
+        }
+        return new Decoded(new JournalRecord.Checkpoint(index, timestamp, firstNeeded, expected), stored);
+    }
+
+    private int backupCrc(int version, byte[] hash, byte[] parent, int[] tokenIds, int layers, int pool, byte[] payload, int length,
+                          int ownerRank, int position, long timestamp) {
+        crc.reset();
+        putShort(version);
+        crc.update(hash);
+        crc.update(parent);
+        if (tokens.capacity() < 4 * tokenIds.length) {
+            tokens = ByteBuffer.allocate(4 * tokenIds.length).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        tokens.clear();
+        for (int t : tokenIds) {
+            tokens.putInt(t);
+        }
+        tokens.flip();
+        crc.update(tokens);
+        scratch.clear();
+        scratch.putInt(layers).put((byte) pool).putInt(length).flip();
+        crc.update(scratch);
+        crc.update(payload, 0, length);
+        scratch.clear();
+        scratch.putInt(ownerRank).putInt(position).putLong(timestamp).flip();
+        crc.update(scratch);
+        return (int) crc.getValue();
+    }
+
+    private int checkpointCrc(int version, long firstNeeded, int expected, long timestamp) {
+        crc.reset();
+        putShort(version);
+        putLong(firstNeeded);
+        scratch.clear();
+        scratch.putInt(expected).flip();
+        crc.update(scratch);
+        putLong(timestamp);
+        return (int) crc.getValue();
+    }
+
+    private void putShort(int value) {
+        scratch.clear();
+        scratch.putShort((short) value).flip();
+        crc.update(scratch);
+    }
+
+    private void putLong(long value) {
+        scratch.clear();
+        scratch.putLong(value).flip();
+        crc.update(scratch);
+    }
+
+    private static byte[] readBytes(Bytes<?> in, int n) {
+        if (n > in.readRemaining()) {
+            throw new RecordDecodeException("record ends " + (n - in.readRemaining()) + " bytes early");
+        }
+        byte[] b = new byte[n];
+        in.read(b);
+        return b;
+    }
+
+    private static String crcMessage(int stored, int computed) {
+        return "crc32c mismatch (stored " + Integer.toHexString(stored) + ", computed " + Integer.toHexString(computed) + ")";
+    }
+
+    /** A decoded record and the CRC it carried. */
+    public record Decoded(JournalRecord record, int crc) {}
+}

@@ -1,0 +1,115 @@
+package org.kvflow.journal.replay;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.hicache.HiCachePool;
+import org.kvflow.core.hicache.PageHashChain;
+import org.kvflow.journal.record.PageBackup;
+
+/**
+ * A bounded host (L2) page cache keyed by {@code (pageHash, pool)} (SPEC §11.4): what replay
+ * rebuilds and prefix lookups read. A page is usable when both of its pools and its whole parent
+ * chain are present. When full, the least recently inserted pages make room. Not thread-safe.
+ */
+public final class HostPageCache {
+    private final long capacityBytes;
+    private final LinkedHashMap<String, PageBackup> entries = new LinkedHashMap<>();
+    private final Map<String, byte @Nullable []> parents = new HashMap<>();
+    private long bytes;
+    private long evicted;
+
+    public HostPageCache(long capacityBytes) {
+        if (capacityBytes < 1) {
+            throw new IllegalArgumentException("capacityBytes must be >= 1, was " + capacityBytes);
+        }
+        this.capacityBytes = capacityBytes;
+    }
+
+    /** The outcome of {@link #put}. */
+    public enum PutResult { INSERTED, SAME_BYTES, DIFFERENT_BYTES }
+
+    /** Inserts a page; the same key with equal bytes is a no-op, with different bytes nothing changes. */
+    public PutResult put(PageBackup page) {
+        String key = page.key();
+        PageBackup existing = entries.get(key);
+        if (existing != null) {
+            return Arrays.equals(existing.payload(), page.payload()) && Arrays.equals(existing.tokenIds(), page.tokenIds())
+                    ? PutResult.SAME_BYTES : PutResult.DIFFERENT_BYTES;
+        }
+        long size = page.payload().length;
+        while (bytes + size > capacityBytes && !entries.isEmpty()) {
+            String oldest = entries.keySet().iterator().next();
+            bytes -= entries.remove(oldest).payload().length;
+            evicted++;
+        }
+        entries.put(key, page);
+        parents.put(PageHashChain.key(page.pageHash()), page.parentHash());
+        bytes += size;
+        return PutResult.INSERTED;
+    }
+
+    /** Removes both pools of a page; unknown hashes are ignored. */
+    public void evict(byte[] pageHash) {
+        String hash = PageHashChain.key(pageHash);
+        for (HiCachePool pool : HiCachePool.values()) {
+            PageBackup removed = entries.remove(hash + ":" + pool.wireName());
+            if (removed != null) {
+                bytes -= removed.payload().length;
+            }
+        }
+        parents.remove(hash);
+    }
+
+    public @Nullable PageBackup get(byte[] pageHash, HiCachePool pool) {
+        return entries.get(PageHashChain.key(pageHash) + ":" + pool.wireName());
+    }
+
+    /** Both pools present and the parent chain usable. */
+    public boolean usable(byte[] pageHash) {
+        byte[] hash = pageHash;
+        for (int depth = 0; depth <= entries.size(); depth++) {
+            String key = PageHashChain.key(hash);
+            if (!entries.containsKey(key + ":kv") || !entries.containsKey(key + ":indexer")) {
+                return false;
+            }
+            byte[] parent = parents.get(key);
+            if (parent == null) {
+                return true;
+            }
+            hash = parent;
+        }
+        return false; // a cycle: cannot happen with SHA-256 chains, refuse rather than loop
+    }
+
+    /** How many leading pages of a prompt's page-hash chain are usable (SPEC §11.1: stops at the first missing one). */
+    public int matchPrefix(List<byte[]> chain) {
+        int n = 0;
+        while (n < chain.size() && usable(chain.get(n))) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Entries (page, pool) held. */
+    public int size() {
+        return entries.size();
+    }
+
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Entries dropped to stay within capacity. */
+    public long evictedForSpace() {
+        return evicted;
+    }
+
+    /** The keys held, in insertion order (for comparing two replays). */
+    public List<String> keys() {
+        return List.copyOf(entries.keySet());
+    }
+}

@@ -1,0 +1,17 @@
+package org.kvflow.journal.replay;
+
+import org.kvflow.core.KvflowException;
+
+/** A journal record that replay refuses (SPEC §11.4), named by its queue index. */
+public final class JournalCorruptionException extends KvflowException {
+    private final long index;
+
+    public JournalCorruptionException(long index, String reason) {
+        super("journal record " + Long.toHexString(index) + ": " + reason);
+        this.index = index;
+    }
+
+    public long index() {
+        return index;
+    }
+}
