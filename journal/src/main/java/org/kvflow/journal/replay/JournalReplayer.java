@@ -5,18 +5,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.stream.Stream;
-import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
-import net.openhft.chronicle.wire.DocumentContext;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.record.JournalRecord;
 import org.kvflow.journal.record.PageBackup;
-import org.kvflow.journal.record.RecordCodec;
-import org.kvflow.journal.record.RecordDecodeException;
 
 /**
  * Replays a journal into a {@link HostPageCache} (SPEC §11.4). Each record is checked (CRC32C,
@@ -53,63 +46,29 @@ public final class JournalReplayer {
         long bytes = 0;
         long applied = 0;
         int checkpoints = 0;
-        RecordCodec codec = new RecordCodec();
-        try (SingleChronicleQueue queue = open(dir);
-             ExcerptTailer tailer = queue.createTailer();
-             ExcerptTailer lookup = queue.createTailer()) {
-            boolean waitingForTime = start instanceof ReplayStart.FromTime;
-            long notBefore = start instanceof ReplayStart.FromTime t ? t.epochMillis() : Long.MIN_VALUE;
-            if (start instanceof ReplayStart.FromIndex from && !tailer.moveToIndex(from.index())) {
-                throw new IllegalArgumentException("no record at index " + Long.toHexString(from.index()) + " in " + dir);
-            }
-            while (true) {
-                try (DocumentContext dc = tailer.readingDocument()) {
-                    if (!dc.isPresent()) {
-                        break;
-                    }
-                    long index = dc.index();
-                    JournalRecord record;
-                    try {
-                        record = codec.read(dc.wire().bytes(), index).record();
-                    } catch (RecordDecodeException e) {
-                        records++;
-                        refuse(rejected, onCorrupt, index, e.getMessage());
-                        continue;
-                    }
-                    if (waitingForTime) {
-                        if (record.timestampMillis() < notBefore) {
-                            continue;
-                        }
-                        waitingForTime = false;
-                    }
-                    records++;
-                    String problem = switch (record) {
-                        case JournalRecord.Backup b -> restore(b.page(), layout, cache);
-                        case JournalRecord.EvictHost e -> {
-                            cache.evict(e.pageHash());
-                            yield null;
-                        }
-                        case JournalRecord.Checkpoint c -> checkCheckpoint(c, lookup, codec);
-                    };
-                    if (record instanceof JournalRecord.Checkpoint) {
-                        checkpoints++;
-                    }
-                    if (problem != null) {
-                        refuse(rejected, onCorrupt, index, problem);
-                    } else {
-                        applied++;
-                        if (record instanceof JournalRecord.Backup b) {
-                            bytes += b.page().payload().length;
-                        }
-                    }
-                    progress.onRecord(records, bytes);
+        try (JournalReader reader = JournalReader.open(dir, start)) {
+            JournalReader.Item item;
+            while ((item = reader.next()) != null) {
+                records++;
+                JournalRecord record = item.record();
+                String problem = item.refusal();
+                if (record instanceof JournalRecord.Checkpoint) {
+                    checkpoints++;
+                } else if (record instanceof JournalRecord.Backup b) {
+                    problem = restore(b.page(), layout, cache);
+                } else if (record instanceof JournalRecord.EvictHost e) {
+                    cache.evict(e.pageHash());
                 }
+                if (problem != null) {
+                    refuse(rejected, onCorrupt, item.index(), problem);
+                    continue;
+                }
+                applied++;
+                if (record instanceof JournalRecord.Backup b) {
+                    bytes += b.page().payload().length;
+                }
+                progress.onRecord(records, bytes);
             }
-        } catch (RuntimeException e) {
-            if (e instanceof JournalCorruptionException || e instanceof IllegalArgumentException || e instanceof JournalIoException) {
-                throw e;
-            }
-            throw new JournalIoException("replay of " + dir + " failed: " + e.getMessage(), e);
         }
         return new ReplayReport(records, bytes, applied, checkpoints, rejected);
     }
@@ -129,26 +88,6 @@ public final class JournalReplayer {
         };
     }
 
-    private static String checkCheckpoint(JournalRecord.Checkpoint checkpoint, ExcerptTailer lookup, RecordCodec codec) {
-        long named = checkpoint.firstNeededIndex();
-        if (checkpoint.expectedCrc() == 0) {
-            return null;
-        }
-        if (!lookup.moveToIndex(named)) {
-            return "checkpoint names index " + Long.toHexString(named) + ", which holds no record";
-        }
-        try (DocumentContext dc = lookup.readingDocument()) {
-            if (!dc.isPresent()) {
-                return "checkpoint names index " + Long.toHexString(named) + ", which holds no record";
-            }
-            int crc = codec.read(dc.wire().bytes(), named).crc();
-            return crc == checkpoint.expectedCrc() ? null
-                    : "checkpoint names index " + Long.toHexString(named) + ", which now holds a different record";
-        } catch (RecordDecodeException e) {
-            return "checkpoint names index " + Long.toHexString(named) + ", which is corrupt: " + e.getMessage();
-        }
-    }
-
     private static void refuse(List<ReplayReport.Rejected> rejected, OnCorrupt onCorrupt, long index, String reason) {
         if (onCorrupt == OnCorrupt.FAIL) {
             throw new JournalCorruptionException(index, reason);
@@ -159,35 +98,19 @@ public final class JournalReplayer {
     /** Cycles, records, bytes on disk, first and last index of a journal. */
     public static JournalInfo info(Path dir) {
         JournalLayout layout = JournalLayout.read(dir);
-        try (SingleChronicleQueue queue = open(dir); Stream<Path> files = Files.list(dir)) {
+        try (JournalReader reader = JournalReader.open(dir, ReplayStart.fromStart()); Stream<Path> files = Files.list(dir)) {
             List<Path> cycles = files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
             long bytes = 0;
             for (Path p : cycles) {
                 bytes += Files.size(p);
             }
             long records = 0;
-            try (ExcerptTailer tailer = queue.createTailer()) {
-                while (true) {
-                    try (DocumentContext dc = tailer.readingDocument()) {
-                        if (!dc.isPresent()) {
-                            break;
-                        }
-                        records++;
-                    }
-                }
+            while (reader.next() != null) {
+                records++;
             }
-            return new JournalInfo(layout, cycles.size(), records, bytes, queue.firstIndex(), queue.lastIndex());
+            return new JournalInfo(layout, cycles.size(), records, bytes, reader.queue().firstIndex(), reader.queue().lastIndex());
         } catch (IOException e) {
             throw new JournalIoException("cannot read " + dir + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static SingleChronicleQueue open(Path dir) {
-        Objects.requireNonNull(dir, "dir");
-        try {
-            return SingleChronicleQueueBuilder.single(dir.toFile()).readOnly(true).build();
-        } catch (RuntimeException e) {
-            throw new JournalIoException("cannot open the journal at " + dir + ": " + e.getMessage(), e);
         }
     }
 

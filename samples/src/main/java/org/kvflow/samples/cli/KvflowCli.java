@@ -8,6 +8,7 @@ import org.kvflow.core.config.HiCacheLayout;
 import org.kvflow.core.config.HiCacheStorageBackend;
 import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.core.config.WritePolicy;
+import org.kvflow.core.KvflowException;
 import org.kvflow.core.json.MalformedInputException;
 import org.kvflow.core.json.WireEnum;
 import org.kvflow.core.model.KvDtype;
@@ -18,12 +19,14 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code kvflow} command. Exit codes: 0 the command ran (its answer may be a rejection), 2 the
- * input is malformed (one {@code kvflow: <field>: <reason>} line on stderr, nothing on stdout), 1 an
- * internal failure (one line on stderr, no stack trace unless {@code KVFLOW_TRACE=1}).
+ * input is malformed or unusable, e.g. a journal directory that is not one (one {@code kvflow:
+ * <field>: <reason>} line on stderr, nothing on stdout), 1 an internal failure (one line on stderr,
+ * no stack trace unless {@code KVFLOW_TRACE=1}), 3 {@code replay --verify} found refused records.
  */
 @Command(name = "kvflow", mixinStandardHelpOptions = true, version = "kvflow 0.1.0",
         description = "Prefill-side CP shared KV cache for NSA/MLA models.",
-        subcommands = {SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class})
+        subcommands = {SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class, ReplayCommand.class,
+                JournalInfoCommand.class})
 public final class KvflowCli implements Runnable {
     /** The command ran. */
     public static final int EXIT_OK = 0;
@@ -51,6 +54,9 @@ public final class KvflowCli implements Runnable {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof MalformedInputException m) {
                 return fail(err, m.getMessage(), EXIT_MALFORMED);
+            }
+            if (e instanceof KvflowException || e instanceof IllegalArgumentException) {
+                return fail(err, firstLine(e.getMessage()), EXIT_MALFORMED);
             }
             if ("1".equals(System.getenv("KVFLOW_TRACE"))) {
                 e.printStackTrace(err);

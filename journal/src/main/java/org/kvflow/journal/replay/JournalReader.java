@@ -1,0 +1,114 @@
+package org.kvflow.journal.replay;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.journal.JournalIoException;
+import org.kvflow.journal.record.JournalRecord;
+import org.kvflow.journal.record.RecordCodec;
+import org.kvflow.journal.record.RecordDecodeException;
+
+/**
+ * Reads a journal record by record from a start point (SPEC §11.4), decoding and checking each:
+ * {@link #next()} returns the next good record, or an {@link Item} that carries the refusal of a
+ * record that cannot be decoded. Blocking; one thread at a time; close it to release the files.
+ */
+public final class JournalReader implements AutoCloseable {
+    private final SingleChronicleQueue queue;
+    private final ExcerptTailer tailer;
+    private final ExcerptTailer lookup;
+    private final RecordCodec codec = new RecordCodec();
+    private boolean waitingForTime;
+    private final long notBefore;
+
+    /** A record read, or the reason the record at {@code index} was refused. */
+    public record Item(long index, @Nullable JournalRecord record, @Nullable String refusal) {}
+
+    private JournalReader(Path dir, ReplayStart start) {
+        Objects.requireNonNull(dir, "dir");
+        try {
+            this.queue = SingleChronicleQueueBuilder.single(dir.toFile()).readOnly(true).build();
+        } catch (RuntimeException e) {
+            throw new JournalIoException("cannot open the journal at " + dir + ": " + e.getMessage(), e);
+        }
+        this.tailer = queue.createTailer();
+        this.lookup = queue.createTailer();
+        this.waitingForTime = start instanceof ReplayStart.FromTime;
+        this.notBefore = start instanceof ReplayStart.FromTime t ? t.epochMillis() : Long.MIN_VALUE;
+        if (start instanceof ReplayStart.FromIndex from && !tailer.moveToIndex(from.index())) {
+            close();
+            throw new IllegalArgumentException("no record at index " + Long.toHexString(from.index()) + " in " + dir);
+        }
+    }
+
+    /**
+     * @throws JournalIoException       if {@code dir} cannot be opened as a queue
+     * @throws IllegalArgumentException if {@code start} names an index that holds no record
+     */
+    public static JournalReader open(Path dir, ReplayStart start) {
+        return new JournalReader(dir, start);
+    }
+
+    /** The next item, or null at the end of what is written now. */
+    public @Nullable Item next() {
+        while (true) {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent()) {
+                    return null;
+                }
+                long index = dc.index();
+                JournalRecord record;
+                try {
+                    record = codec.read(dc.wire().bytes(), index).record();
+                } catch (RecordDecodeException e) {
+                    return new Item(index, null, e.getMessage());
+                }
+                if (waitingForTime) {
+                    if (record.timestampMillis() < notBefore) {
+                        continue;
+                    }
+                    waitingForTime = false;
+                }
+                String refusal = record instanceof JournalRecord.Checkpoint c ? checkCheckpoint(c) : null;
+                return new Item(index, record, refusal);
+            }
+        }
+    }
+
+    /** A checkpoint must name a record that still carries the CRC it had when the checkpoint was written. */
+    private @Nullable String checkCheckpoint(JournalRecord.Checkpoint checkpoint) {
+        long named = checkpoint.firstNeededIndex();
+        if (checkpoint.expectedCrc() == 0) {
+            return null;
+        }
+        String where = "checkpoint names index " + Long.toHexString(named);
+        if (!lookup.moveToIndex(named)) {
+            return where + ", which holds no record";
+        }
+        try (DocumentContext dc = lookup.readingDocument()) {
+            if (!dc.isPresent()) {
+                return where + ", which holds no record";
+            }
+            int crc = codec.read(dc.wire().bytes(), named).crc();
+            return crc == checkpoint.expectedCrc() ? null : where + ", which now holds a different record";
+        } catch (RecordDecodeException e) {
+            return where + ", which is corrupt: " + e.getMessage();
+        }
+    }
+
+    /** The queue the reader reads (for summaries in this package). */
+    SingleChronicleQueue queue() {
+        return queue;
+    }
+
+    @Override
+    public void close() {
+        tailer.close();
+        lookup.close();
+        queue.close();
+    }
+}
