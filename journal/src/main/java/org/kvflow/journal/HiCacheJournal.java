@@ -106,6 +106,7 @@ public final class HiCacheJournal implements AutoCloseable {
                     + "; got " + page.tokenIds().length + ", " + page.layerCount() + ", " + page.payload().length);
         }
         checkFreeSpace(context, options.largestRecordBytes() + reserveBytes);
+        claimAppender();
         try (DocumentContext dc = appender.writingDocument()) {
             codec.writeBackup(dc.wire().bytes(), page, options.clockMillis().getAsLong());
         } catch (RuntimeException e) {
@@ -120,6 +121,7 @@ public final class HiCacheJournal implements AutoCloseable {
             throw new IllegalArgumentException("pageHash must be " + PageHashChain.HASH_BYTES + " bytes, was " + pageHash.length);
         }
         checkFreeSpace("journal evict", reserveBytes);
+        claimAppender();
         try (DocumentContext dc = appender.writingDocument()) {
             codec.writeEvict(dc.wire().bytes(), pageHash, options.clockMillis().getAsLong());
         } catch (RuntimeException e) {
@@ -143,6 +145,7 @@ public final class HiCacheJournal implements AutoCloseable {
             throw new IllegalArgumentException("firstNeededIndex " + Long.toHexString(firstNeededIndex)
                     + " lies beyond the next index " + Long.toHexString(next));
         }
+        claimAppender();
         Map<String, Long> latest = new HashMap<>();
         int expectedCrc = 0;
         try (ExcerptTailer tailer = queue.createTailer()) {
@@ -252,8 +255,18 @@ public final class HiCacheJournal implements AutoCloseable {
         return queue.lastIndex();
     }
 
+    /**
+     * Chronicle appenders are single-threaded and check it; callers of this journal may come from
+     * any thread (Reactor's boundedElastic), one at a time under this object's lock, which orders
+     * their accesses, so each call takes the appender over explicitly.
+     */
+    private void claimAppender() {
+        appender.singleThreadedCheckReset();
+    }
+
     @Override
     public synchronized void close() {
+        claimAppender();
         appender.close();
         queue.close();
     }

@@ -3,6 +3,7 @@ package org.kvflow.operators.pipeline;
 import java.util.Objects;
 import java.util.function.Function;
 import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.admission.AdmissionOperator;
@@ -17,7 +18,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;
 
 /**
- * admit → split → own → write → materialize → transfer over one {@link KvGroup} (SPEC §13).
+ * admit → split → own → write → materialize → (backup) → transfer over one {@link KvGroup} (SPEC §13).
  * Nothing runs before subscription; when the stream is cancelled or fails, every page still held
  * by a request and every open decode session is released. One subscription at a time per group.
  */
@@ -26,15 +27,25 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     private final TransferBackend backend;
     private final QuerySampler sampler;
     private final int queueCapacity;
+    private final Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup;
 
     /**
      * @param queueCapacity most requests waiting for admission at once
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
+        this(group, backend, sampler, queueCapacity, Function.identity());
+    }
+
+    /**
+     * @param backup the HiCache backup stage, run between materialization and transfer
+     */
+    public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity,
+                             Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup) {
         this.group = Objects.requireNonNull(group, "group");
         this.backend = Objects.requireNonNull(backend, "backend");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
         this.queueCapacity = queueCapacity;
+        this.backup = Objects.requireNonNull(backup, "backup");
     }
 
     public KvGroup group() {
@@ -51,6 +62,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
                     .transform(new ShardOperator(group))
                     .transform(new OwnerWriteOperator(group))
                     .transform(new MaterializeOperator(group, sampler))
+                    .transform(backup)
                     .transform(transfer)
                     .doFinally(signal -> {
                         if (signal != SignalType.ON_COMPLETE) {

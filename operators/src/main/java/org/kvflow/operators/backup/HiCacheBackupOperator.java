@@ -1,0 +1,147 @@
+package org.kvflow.operators.backup;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+import org.kvflow.core.config.WritePolicy;
+import org.kvflow.core.hicache.HiCachePool;
+import org.kvflow.core.hicache.PageHashChain;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.core.validate.PageGroupValidationException;
+import org.kvflow.journal.HiCacheJournal;
+import org.kvflow.journal.JournalIoException;
+import org.kvflow.journal.record.PageBackup;
+import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.KvModel;
+import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.RequestState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The HiCache backup stage (SPEC §11.2, §11.3): when a request finishes its prefill, its full
+ * pages are journaled, each pool for all layers, read from the owner rank's pages (under shared KV
+ * the host copy is the whole logical page, as a replicated rank would back it up).
+ * {@code write_through} backs up a page when it is first computed (hit count 1);
+ * {@code write_through_selective} when its hit count reaches 2 (a later request reused it as a
+ * prefix). Journal calls block, so they run on {@code boundedElastic}, one batch at a time, in
+ * order. A page whose token row fails validation fails its request; a journal that cannot take
+ * more (full, unwritable) is logged and counted, and the prefill goes on: the host cache is a cache.
+ */
+public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
+    private static final Logger LOG = LoggerFactory.getLogger(HiCacheBackupOperator.class);
+
+    private final KvGroup group;
+    private final HiCacheJournal journal;
+    private final WritePolicy policy;
+    private final Map<String, Integer> hits = new HashMap<>();
+    private final Set<String> backedUp = new HashSet<>();
+    private long pagesJournaled;
+    private long failures;
+
+    /**
+     * @throws IllegalArgumentException for {@code write_back}, which backs up on device eviction,
+     *                                  and for a group without KV bytes
+     */
+    public HiCacheBackupOperator(KvGroup group, HiCacheJournal journal, WritePolicy policy) {
+        this.group = Objects.requireNonNull(group, "group");
+        this.journal = Objects.requireNonNull(journal, "journal");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        if (policy == WritePolicy.WRITE_BACK) {
+            throw new IllegalArgumentException("write_back backs pages up when the device cache evicts them; "
+                    + "this stage sees finished requests only: use write_through or write_through_selective");
+        }
+        if (group.model() == null) {
+            throw new IllegalArgumentException("the backup stage journals KV bytes: the group needs a KvModel");
+        }
+    }
+
+    @Override
+    public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
+        return upstream.concatMap(batch -> Mono.fromCallable(() -> backup(batch)).subscribeOn(Schedulers.boundedElastic()), 1)
+                .name("kvflow.backup");
+    }
+
+    /** Pages written to the journal so far (each pool counts once). */
+    public synchronized long pagesJournaled() {
+        return pagesJournaled;
+    }
+
+    /** Backups the journal refused (full, unwritable); each was logged. */
+    public synchronized long failures() {
+        return failures;
+    }
+
+    private synchronized PrefillBatch backup(PrefillBatch batch) {
+        for (PrefillBatch.Entry entry : batch.entries()) {
+            RequestState state = entry.state();
+            if (!entry.lastChunk() || state.isInactive()) {
+                continue;
+            }
+            try {
+                backupRequest(state);
+            } catch (PageGroupValidationException e) {
+                state.fail(e);
+                group.release(state, false);
+            } catch (JournalIoException e) {
+                failures++;
+                LOG.warn("HiCache backup of request {} skipped: {}", state.id(), e.getMessage());
+            }
+        }
+        return batch;
+    }
+
+    private void backupRequest(RequestState state) {
+        int ps = group.config().pageSize();
+        int[] tokens = state.request().tokenIds();
+        List<byte[]> hashes = PageHashChain.fullPageHashes(tokens, ps);
+        int prefixPages = state.prefixTokens() / ps;
+        for (int pos = 0; pos < hashes.size(); pos++) {
+            String key = PageHashChain.key(hashes.get(pos));
+            int count = hits.merge(key, 1, Integer::sum);
+            boolean due = policy == WritePolicy.WRITE_THROUGH ? pos >= prefixPages : count >= 2;
+            if (due && backedUp.add(key)) {
+                byte[] parent = pos == 0 ? null : hashes.get(pos - 1);
+                long[] locs = Arrays.copyOfRange(state.reqToToken(), pos * ps, (pos + 1) * ps);
+                int page = Math.toIntExact(locs[0] / ps);
+                int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
+                for (HiCachePool pool : HiCachePool.values()) {
+                    journal.backup(new PageBackup(hashes.get(pos), parent, pageTokens, owner(page), pos,
+                            layers(), pool, payload(page, pool)), locs);
+                    pagesJournaled++;
+                }
+            }
+        }
+    }
+
+    private int layers() {
+        return Objects.requireNonNull(group.model()).layerCount();
+    }
+
+    private int owner(int page) {
+        return group.layout() == PoolLayout.SHARED ? group.ownership().owner(page) : 0;
+    }
+
+    /** The page of {@code pool} for every layer, layer-major, read from its owner's store. */
+    private byte[] payload(int page, HiCachePool pool) {
+        KvModel model = Objects.requireNonNull(group.model());
+        KvPageStore store = group.rankStore(owner(page));
+        long physical = group.physicalPage(page);
+        int pageBytes = pool == HiCachePool.KV ? store.mlaPageBytes() : store.indexPageBytes();
+        byte[] payload = new byte[model.layerCount() * pageBytes];
+        for (int l = 0; l < model.layerCount(); l++) {
+            byte[] source = pool == HiCachePool.KV ? store.mla(l) : store.index(l);
+            System.arraycopy(source, Math.toIntExact(physical * pageBytes), payload, l * pageBytes, pageBytes);
+        }
+        return payload;
+    }
+}

@@ -1,0 +1,146 @@
+package org.kvflow.operators.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.config.WritePolicy;
+import org.kvflow.core.hicache.HiCachePool;
+import org.kvflow.core.hicache.PageHashChain;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.journal.HiCacheJournal;
+import org.kvflow.journal.JournalLayout;
+import org.kvflow.journal.JournalOptions;
+import org.kvflow.journal.record.PageBackup;
+import org.kvflow.journal.replay.HostPageCache;
+import org.kvflow.journal.replay.JournalReplayer;
+import org.kvflow.journal.replay.ReplayReport;
+import org.kvflow.journal.replay.ReplayStart;
+import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.KvModel;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.Workloads;
+import org.kvflow.operators.materialize.QuerySampler;
+import org.kvflow.operators.pipeline.CpPrefillPipeline;
+import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+class HiCacheBackupTest {
+    private static final CpSharedKvConfig CONFIG = Workloads.sharedBsGt1(4, 16, 4, 64L);
+    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+
+    @TempDir
+    Path dir;
+
+    private record Run(KvGroup group, DecodeReceiver receiver, HiCacheBackupOperator backup) {}
+
+    private Run run(List<PrefillRequest> requests, WritePolicy policy) {
+        KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(64, 16), MODEL, true);
+        DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
+        try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
+            HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
+            CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8, backup);
+            StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
+                    .thenConsumeWhile(r -> r instanceof org.kvflow.operators.PrefillResult.Completed)
+                    .verifyComplete();
+            return new Run(group, receiver, backup);
+        }
+    }
+
+    private HostPageCache replay() {
+        HostPageCache cache = new HostPageCache(1L << 30);
+        ReplayReport report = JournalReplayer.replay(dir, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.FAIL, cache, (n, b) -> { });
+        assertThat(report.rejected()).isEmpty();
+        return cache;
+    }
+
+    @Test
+    void writeThroughJournalsEveryFullPageWithTheBytesDecodeReceived() {
+        List<PrefillRequest> requests = Workloads.requests(21, 10, 120, 30);
+        Run run = run(requests, WritePolicy.WRITE_THROUGH);
+        HostPageCache cache = replay();
+        KvPageStore decoded = run.receiver().store();
+        int fullPages = 0;
+        for (PrefillRequest request : requests) {
+            List<byte[]> hashes = PageHashChain.fullPageHashes(request.tokenIds(), 16);
+            long[] d = run.receiver().pages(request.id());
+            for (int pos = 0; pos < hashes.size(); pos++) {
+                PageBackup kv = cache.get(hashes.get(pos), HiCachePool.KV);
+                PageBackup index = cache.get(hashes.get(pos), HiCachePool.INDEXER);
+                assertThat(kv).as("page %d of %s", pos, request.id()).isNotNull();
+                assertThat(index).isNotNull();
+                for (int l = 0; l < 2; l++) {
+                    int mlaBytes = decoded.mlaPageBytes();
+                    int indexBytes = decoded.indexPageBytes();
+                    assertThat(Arrays.copyOfRange(kv.payload(), l * mlaBytes, (l + 1) * mlaBytes))
+                            .isEqualTo(Arrays.copyOfRange(decoded.mla(l), (int) d[pos] * mlaBytes, (int) (d[pos] + 1) * mlaBytes));
+                    assertThat(Arrays.copyOfRange(index.payload(), l * indexBytes, (l + 1) * indexBytes))
+                            .isEqualTo(Arrays.copyOfRange(decoded.index(l), (int) d[pos] * indexBytes, (int) (d[pos] + 1) * indexBytes));
+                }
+            }
+            fullPages += hashes.size();
+            assertThat(cache.matchPrefix(hashes)).isEqualTo(hashes.size());
+        }
+        assertThat(run.backup().pagesJournaled()).isPositive().isLessThanOrEqualTo(2L * fullPages);
+        assertThat(run.backup().failures()).isZero();
+        assertThat(run.group().leakCheck()).isEmpty();
+    }
+
+    @Test
+    void selectiveWriteThroughWaitsForTheSecondHit() {
+        int[] base = new int[48];
+        Arrays.setAll(base, i -> i + 1);
+        int[] longer = Arrays.copyOf(base, 70);
+        PrefillRequest first = new PrefillRequest("first", base, 0);
+        PrefillRequest second = new PrefillRequest("second", longer, 0);
+        // one at a time (bs 1): the second sees the first's pages in the device cache
+        Run run = run(List.of(first, second), WritePolicy.WRITE_THROUGH_SELECTIVE);
+        HostPageCache cache = replay();
+        List<byte[]> baseHashes = PageHashChain.fullPageHashes(base, 16);
+        List<byte[]> longerHashes = PageHashChain.fullPageHashes(longer, 16);
+        // the prompt's 3 full pages were reused by "second" (hit 2): backed up; "second"'s own page 3 (hit 1): not
+        for (int pos = 0; pos < 3; pos++) {
+            assertThat(cache.usable(baseHashes.get(pos))).isTrue();
+        }
+        assertThat(cache.get(longerHashes.get(3), HiCachePool.KV)).isNull();
+        assertThat(run.backup().pagesJournaled()).isEqualTo(6);
+    }
+
+    @Test
+    void writeBackIsRefusedWithTheReason() {
+        KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), MODEL, true);
+        try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
+            assertThatThrownBy(() -> new HiCacheBackupOperator(group, journal, WritePolicy.WRITE_BACK))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("write_back backs pages up when the device cache evicts them");
+        }
+    }
+
+    @Test
+    void replaySourceStreamsPagesWithBackpressureAndCancels() {
+        run(Workloads.requests(22, 4, 60, 30), WritePolicy.WRITE_THROUGH);
+        long total = JournalReplayer.info(dir).records();
+        StepVerifier.create(JournalReplaySource.backups(dir, ReplayStart.fromStart()), 0)
+                .expectSubscription()
+                .expectNoEvent(Duration.ofMillis(50))
+                .thenRequest(1)
+                .assertNext(page -> assertThat(page.pool()).isEqualTo(HiCachePool.KV))
+                .thenRequest(1)
+                .assertNext(page -> assertThat(page.pool()).isEqualTo(HiCachePool.INDEXER))
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+        StepVerifier.create(JournalReplaySource.backups(dir, ReplayStart.fromStart()))
+                .expectNextCount(total)
+                .verifyComplete();
+    }
+}
