@@ -100,10 +100,10 @@ public final class HiCacheJournal implements AutoCloseable {
             throw new IllegalArgumentException(context + ": a backup is one page, the locs hold " + groups);
         }
         if (page.tokenIds().length != layout.pageSize() || page.layerCount() != layout.layers()
-                || page.payload().length != layout.payloadBytes(page.pool())) {
+                || page.payloadLength() != layout.payloadBytes(page.pool())) {
             throw new IllegalArgumentException(context + ": expected " + layout.pageSize() + " tokens, " + layout.layers()
                     + " layers and " + layout.payloadBytes(page.pool()) + " payload bytes for pool " + page.pool().wireName()
-                    + "; got " + page.tokenIds().length + ", " + page.layerCount() + ", " + page.payload().length);
+                    + "; got " + page.tokenIds().length + ", " + page.layerCount() + ", " + page.payloadLength());
         }
         checkFreeSpace(context, options.largestRecordBytes() + reserveBytes);
         claimAppender();

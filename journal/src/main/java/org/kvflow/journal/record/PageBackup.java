@@ -47,6 +47,11 @@ public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] to
     @Override public int[] tokenIds() { return tokenIds.clone(); }
     @Override public byte[] payload() { return payload.clone(); }
 
+    /** Payload bytes, without copying the payload. */
+    public int payloadLength() {
+        return payload.length;
+    }
+
     /** The page's key form ({@code {hash}:{pool}}, SPEC §11.1). */
     public String key() {
         return PageHashChain.key(pageHash) + ":" + pool.wireName();

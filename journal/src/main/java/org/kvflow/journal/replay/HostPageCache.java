@@ -40,10 +40,10 @@ public final class HostPageCache {
             return Arrays.equals(existing.payload(), page.payload()) && Arrays.equals(existing.tokenIds(), page.tokenIds())
                     ? PutResult.SAME_BYTES : PutResult.DIFFERENT_BYTES;
         }
-        long size = page.payload().length;
+        long size = page.payloadLength();
         while (bytes + size > capacityBytes && !entries.isEmpty()) {
             String oldest = entries.keySet().iterator().next();
-            bytes -= entries.remove(oldest).payload().length;
+            bytes -= entries.remove(oldest).payloadLength();
             evicted++;
         }
         entries.put(key, page);
@@ -58,7 +58,7 @@ public final class HostPageCache {
         for (HiCachePool pool : HiCachePool.values()) {
             PageBackup removed = entries.remove(hash + ":" + pool.wireName());
             if (removed != null) {
-                bytes -= removed.payload().length;
+                bytes -= removed.payloadLength();
             }
         }
         parents.remove(hash);

@@ -65,7 +65,7 @@ public final class JournalReplayer {
                 }
                 applied++;
                 if (record instanceof JournalRecord.Backup b) {
-                    bytes += b.page().payload().length;
+                    bytes += b.page().payloadLength();
                 }
                 progress.onRecord(records, bytes);
             }
@@ -79,8 +79,8 @@ public final class JournalReplayer {
             return "page of " + page.tokenIds().length + " tokens x " + page.layerCount() + " layers does not match the journal ("
                     + layout.pageSize() + " x " + layout.layers() + ")";
         }
-        if (page.payload().length != expected) {
-            return "payload length " + page.payload().length + " != expected " + expected + " for pool " + page.pool().wireName();
+        if (page.payloadLength() != expected) {
+            return "payload length " + page.payloadLength() + " != expected " + expected + " for pool " + page.pool().wireName();
         }
         return switch (cache.put(page)) {
             case INSERTED, SAME_BYTES -> null;
