@@ -1,5 +1,9 @@
 /**
- * The public fluent DSL: KvFlow.prefill(config) ... build() yields a reusable PrefillPipeline over Flux. Filled by the DSL issue.
+ * The public fluent DSL: {@code KvFlow.prefill(config)} → {@code admit} → {@code split} →
+ * {@code own} → {@code materialize} → ({@code backup}) → {@code transfer} → {@code build()}, giving
+ * a reusable {@link org.kvflow.dsl.PrefillPipeline} over {@code Flux}. Each step returns a new
+ * immutable flow; {@code build()} checks SPEC §10 and the flow's shape and reports every problem at
+ * once.
  */
 @NullMarked
 package org.kvflow.dsl;

@@ -106,6 +106,16 @@ public final class KvGroup {
         return pools.physicalPagesInUse();
     }
 
+    /** Physical pages in use on one rank. */
+    public synchronized int physicalPagesOnRank(int rank) {
+        return pools.rank(rank).usedPages();
+    }
+
+    /** Per-rank pool capacity (pages, page size, budget it came from). */
+    public PoolCapacity capacity() {
+        return pools.capacity();
+    }
+
     public synchronized long peakPhysicalPages() {
         return pools.peakPhysicalPages();
     }

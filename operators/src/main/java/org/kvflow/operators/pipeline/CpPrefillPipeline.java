@@ -1,7 +1,9 @@
 package org.kvflow.operators.pipeline;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
@@ -16,6 +18,7 @@ import org.kvflow.operators.transfer.TransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * admit → split → own → write → materialize → (backup) → transfer over one {@link KvGroup} (SPEC §13).
@@ -28,24 +31,32 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     private final QuerySampler sampler;
     private final int queueCapacity;
     private final Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup;
+    private final @Nullable Scheduler kernels;
+    private final Consumer<PrefillBatch> onBatch;
 
     /**
      * @param queueCapacity most requests waiting for admission at once
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
-        this(group, backend, sampler, queueCapacity, Function.identity());
+        this(group, backend, sampler, queueCapacity, Function.identity(), null, batch -> { });
     }
 
     /**
-     * @param backup the HiCache backup stage, run between materialization and transfer
+     * @param backup  the HiCache backup stage, run between materialization and transfer
+     * @param kernels where the stages after admission run (one batch in flight); null: on the
+     *                thread that emits the batch
+     * @param onBatch sees every batch admission emits (metrics)
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity,
-                             Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup) {
+                             Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup, @Nullable Scheduler kernels,
+                             Consumer<PrefillBatch> onBatch) {
         this.group = Objects.requireNonNull(group, "group");
         this.backend = Objects.requireNonNull(backend, "backend");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
         this.queueCapacity = queueCapacity;
         this.backup = Objects.requireNonNull(backup, "backup");
+        this.kernels = kernels;
+        this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
     }
 
     public KvGroup group() {
@@ -58,6 +69,8 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
             TransferOperator transfer = new TransferOperator(group, backend);
             return requests
                     .transform(new AdmissionOperator(group, queueCapacity))
+                    .doOnNext(onBatch)
+                    .transform(batches -> kernels == null ? batches : batches.publishOn(kernels, 1))
                     .transform(new SplitOperator(group.config()))
                     .transform(new ShardOperator(group))
                     .transform(new OwnerWriteOperator(group))

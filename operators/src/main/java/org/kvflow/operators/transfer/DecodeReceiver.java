@@ -18,6 +18,8 @@ import org.kvflow.kernels.gather.KvPageStore;
 public final class DecodeReceiver {
     private final PageAllocator allocator;
     private final @Nullable KvPageStore store;
+    private final int pageSize;
+    private final @Nullable KvLayout layout;
     private final Map<String, Session> sessions = new HashMap<>();
     private long rejectedPages;
 
@@ -45,6 +47,46 @@ public final class DecodeReceiver {
     public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout) {
         this.allocator = new PageAllocator("decode pool", pages, pageSize);
         this.store = layout == null ? null : new KvPageStore(layout, pageSize, pages);
+        this.pageSize = pageSize;
+        this.layout = layout;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    /** The row layout it stores, or null when it tracks pages only. */
+    public @Nullable KvLayout layout() {
+        return layout;
+    }
+
+    /**
+     * CRC32C of a request's decode KV, valid rows only (I-PD-1): for each position and layer the
+     * MLA rows of the tokens below {@code seqLen}, and the indexer data and scales of those tokens.
+     * Two receivers that hold the same KV give the same digest whatever their page ids.
+     */
+    public synchronized long digest(String requestId, long seqLen) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            throw new TransferRejectedException(requestId, "unknown request");
+        }
+        KvPageStore kv = store();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        KvLayout rows = kv.layout();
+        int rowBytes = rows.mlaRowBytes();
+        int dim = rows.shape().indexDim();
+        int scaleBytes = KvLayout.SCALE_BYTES * KvLayout.tiles(dim);
+        for (int pos = 0; pos < session.pages.length; pos++) {
+            int valid = (int) Math.min(pageSize, seqLen - (long) pos * pageSize);
+            int page = Math.toIntExact(session.pages[pos]);
+            for (int l = 0; l < kv.layers(); l++) {
+                crc.update(kv.mla(l), page * kv.mlaPageBytes(), valid * rowBytes);
+                int indexPage = page * kv.indexPageBytes();
+                crc.update(kv.index(l), indexPage, valid * dim);
+                crc.update(kv.index(l), indexPage + pageSize * dim, valid * scaleBytes);
+            }
+        }
+        return crc.getValue();
     }
 
     public synchronized long[] open(String requestId, int pageCount, int senders) {

@@ -50,7 +50,7 @@ class HiCacheBackupTest {
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
-            CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8, backup);
+            CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8, backup, null, b -> { });
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof org.kvflow.operators.PrefillResult.Completed)
                     .verifyComplete();

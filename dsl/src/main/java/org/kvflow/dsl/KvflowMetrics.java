@@ -1,0 +1,79 @@
+package org.kvflow.dsl;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.kvflow.core.KvflowException;
+import org.kvflow.core.validate.PageGroupValidationException;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.PrefillResult;
+
+/**
+ * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled
+ * tokens, physical pages per rank and their peak, materialized bytes, transfer bytes and latency,
+ * journaled pages, and failures by error code. One instance per pipeline run.
+ */
+final class KvflowMetrics {
+    private final MeterRegistry registry;
+    private final List<io.micrometer.core.instrument.Meter> gauges = new ArrayList<>();
+    private final Timer transferLatency;
+    private final long pageBytes;
+
+    KvflowMetrics(MeterRegistry registry, long pageBytes) {
+        this.registry = registry;
+        this.pageBytes = pageBytes;
+        this.transferLatency = Timer.builder("kvflow.transfer.latency").description("one transfer call (open, run, complete)")
+                .register(registry);
+    }
+
+    void bind(KvGroup group, Supplier<Long> journalPages) {
+        for (int r = 0; r < group.config().cpSize(); r++) {
+            int rank = r;
+            gauges.add(Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).tag("rank", Integer.toString(r))
+                    .register(registry));
+        }
+        gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).register(registry));
+        gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).register(registry));
+    }
+
+    void batch(PrefillBatch batch) {
+        registry.counter("kvflow.batches").increment();
+        long pages = 0;
+        for (PrefillBatch.Entry e : batch.entries()) {
+            pages += (e.chunkStart() + e.chunkLen() + e.state().table().pageSize() - 1) / e.state().table().pageSize();
+        }
+        registry.counter("kvflow.materialized.bytes").increment(pages * pageBytes);
+    }
+
+    void result(PrefillResult result) {
+        if (result instanceof PrefillResult.Completed c) {
+            registry.counter("kvflow.requests", "outcome", "completed").increment();
+            registry.counter("kvflow.tokens").increment(c.request().seqLen());
+        } else if (result instanceof PrefillResult.Failed f) {
+            registry.counter("kvflow.requests", "outcome", "failed").increment();
+            registry.counter("kvflow.rejections", "code", code(f.error())).increment();
+        }
+    }
+
+    void transferred(long pages, long nanos) {
+        registry.counter("kvflow.transfer.bytes").increment(pages * pageBytes);
+        transferLatency.record(java.time.Duration.ofNanos(nanos));
+    }
+
+    void unbind() {
+        gauges.forEach(registry::remove);
+        gauges.clear();
+    }
+
+    /** A short, stable code for a failure: the validation kind, or the exception's simple name. */
+    static String code(Throwable error) {
+        if (error instanceof PageGroupValidationException v) {
+            return v.kind().name();
+        }
+        return error instanceof KvflowException ? error.getClass().getSimpleName() : "INTERNAL";
+    }
+}

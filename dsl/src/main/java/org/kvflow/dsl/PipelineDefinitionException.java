@@ -1,0 +1,18 @@
+package org.kvflow.dsl;
+
+import java.util.List;
+import org.kvflow.core.KvflowException;
+
+/** {@code build()} found problems: every one is listed, each naming the offending setting. */
+public final class PipelineDefinitionException extends KvflowException {
+    private final List<String> problems;
+
+    public PipelineDefinitionException(List<String> problems) {
+        super(problems.size() + (problems.size() == 1 ? " problem: " : " problems: ") + problems);
+        this.problems = List.copyOf(problems);
+    }
+
+    public List<String> problems() {
+        return problems;
+    }
+}

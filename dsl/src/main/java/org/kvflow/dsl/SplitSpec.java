@@ -1,0 +1,19 @@
+package org.kvflow.dsl;
+
+import java.util.Objects;
+import org.kvflow.core.split.SplitMode;
+
+/** The CP split stage (SPEC §5); must agree with the config's {@code split}. Made by {@link Split}. */
+public record SplitSpec(SplitMode mode) implements StageSpec {
+    public SplitSpec {
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    @Override public String stage() { return "split"; }
+    @Override public int rank() { return 1; }
+
+    @Override
+    public String toString() {
+        return "split(" + mode.wireName() + ")";
+    }
+}

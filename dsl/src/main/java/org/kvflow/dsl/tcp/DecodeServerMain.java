@@ -1,0 +1,42 @@
+package org.kvflow.dsl.tcp;
+
+import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.operators.transfer.DecodeReceiver;
+
+/**
+ * Runs a {@link DecodeServer} as its own process. Arguments: {@code port pages pageSize layers
+ * latent rope index dtype}; {@code layers 0} tracks pages only. Prints {@code LISTENING <port>}
+ * when ready and serves until killed.
+ */
+public final class DecodeServerMain {
+    private DecodeServerMain() {}
+
+    public static void main(String[] args) throws InterruptedException {
+        int port = Integer.parseInt(args[0]);
+        int pages = Integer.parseInt(args[1]);
+        int pageSize = Integer.parseInt(args[2]);
+        int layers = Integer.parseInt(args[3]);
+        @Nullable KvLayout layout = layers == 0 ? null : new KvLayout(new ModelShape("decode", ModelKind.TOY_MLA, layers,
+                Integer.parseInt(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6])), KvDtype.valueOf(args[7]));
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(pages, pageSize, layout), "127.0.0.1", port)) {
+            System.out.println("LISTENING " + server.port());
+            System.out.flush();
+            new CountDownLatch(1).await();
+        }
+    }
+
+    /** The arguments that start a server matching {@code layout} (null: pages only). */
+    public static String[] arguments(int port, int pages, int pageSize, @Nullable KvLayout layout) {
+        if (layout == null) {
+            return new String[] {Integer.toString(port), Integer.toString(pages), Integer.toString(pageSize), "0", "0", "0", "0", "BF16"};
+        }
+        ModelShape s = layout.shape();
+        return new String[] {Integer.toString(port), Integer.toString(pages), Integer.toString(pageSize), Integer.toString(s.layers()),
+                Integer.toString(s.latentDim()), Integer.toString(s.ropeDim()), Integer.toString(s.indexDim()), layout.dtype().name()};
+    }
+}

@@ -1,0 +1,216 @@
+package org.kvflow.dsl.tcp;
+
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.operators.transfer.PageRun;
+import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.operators.transfer.TransferRejectedException;
+import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.tcp.TcpClient;
+
+/**
+ * PD transfer backend {@code tcp} (SPEC §10.2): sends each rank's owned pages to a
+ * {@link DecodeServer} by logical page position, a CRC32C per page, over one reactor-netty
+ * connection. Every call sends one frame and waits for its reply, so the decode side's pace is the
+ * sender's (backpressure end to end); runs larger than a frame are split. A call that gets no
+ * reply within {@code timeout}, or whose connection breaks, throws
+ * {@link DecodeUnreachableException} and drops the connection; the next call reconnects (a
+ * restarted decode server is picked up). Calls block: run them off Reactor's non-blocking threads.
+ * Thread-safe (calls are serialized).
+ */
+public final class TcpTransferBackend implements TransferBackend, AutoCloseable {
+    private static final byte[] CLOSED = new byte[0];
+
+    private final String host;
+    private final int port;
+    private final int pageSize;
+    private final @Nullable KvLayout layout;
+    private final int prefillCp;
+    private final Duration timeout;
+    private @Nullable Connection connection;
+    private final BlockingQueue<byte[]> replies = new LinkedBlockingQueue<>();
+    private long bytesSent;
+
+    /**
+     * @param layout the row layout of the pages, or null to send page placements only
+     */
+    public TcpTransferBackend(String host, int port, int pageSize, @Nullable KvLayout layout, int prefillCp, Duration timeout) {
+        this.host = Objects.requireNonNull(host, "host");
+        this.port = port;
+        this.pageSize = pageSize;
+        this.layout = layout;
+        this.prefillCp = prefillCp;
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+    }
+
+    /** Connects and shakes hands now (otherwise the first call does). */
+    public synchronized TcpTransferBackend connect() {
+        connection();
+        return this;
+    }
+
+    @Override
+    public synchronized long[] open(String requestId, int pageCount, int senders) {
+        Frames.Reader r = call(new Frames.Writer(Frames.OPEN, 64).str(requestId).i32(pageCount).i32(senders).bytes(), "OPEN " + requestId);
+        long[] pages = new long[r.i32()];
+        for (int i = 0; i < pages.length; i++) {
+            pages[i] = r.i64();
+        }
+        return pages;
+    }
+
+    @Override
+    public synchronized void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+        boolean data = source != null && layout != null;
+        long perPage = data ? (long) source.layers() * (source.mlaPageBytes() + source.indexPageBytes()) : 0;
+        int pagesPerFrame = data ? (int) Math.max(1, Frames.MAX_FRAME / perPage) : Integer.MAX_VALUE;
+        for (int done = 0; done < run.length(); done += pagesPerFrame) {
+            int length = Math.min(pagesPerFrame, run.length() - done);
+            long src = run.srcStart() + done;
+            Frames.Writer w = new Frames.Writer(Frames.PAGES, (int) Math.min(Frames.MAX_FRAME, 64 + 4L * length + perPage * length))
+                    .str(requestId).i32(rank).i64(run.dstStart() + done).i32(length).u8(data ? 1 : 0);
+            for (int k = 0; k < length; k++) {
+                w.i32(data ? DecodeServer.pageCrc(source, (int) src + k) : 0);
+            }
+            if (data) {
+                for (int l = 0; l < source.layers(); l++) {
+                    w.raw(source.mla(l), (int) src * source.mlaPageBytes(), length * source.mlaPageBytes());
+                }
+                for (int l = 0; l < source.layers(); l++) {
+                    w.raw(source.index(l), (int) src * source.indexPageBytes(), length * source.indexPageBytes());
+                }
+            }
+            byte[] frame = w.bytes();
+            call(frame, "PAGES " + requestId + " rank " + rank + " decode pages " + (run.dstStart() + done) + ".."
+                    + (run.dstStart() + done + length - 1));
+            bytesSent += frame.length;
+        }
+    }
+
+    @Override
+    public synchronized void complete(String requestId, int rank) {
+        call(new Frames.Writer(Frames.COMPLETE, 64).str(requestId).i32(rank).bytes(), "COMPLETE " + requestId + " rank " + rank);
+    }
+
+    @Override
+    public synchronized void abort(String requestId) {
+        try {
+            call(new Frames.Writer(Frames.ABORT, 64).str(requestId).bytes(), "ABORT " + requestId);
+        } catch (DecodeUnreachableException e) {
+            // the decode side is gone: nothing of this request is left to free there
+        }
+    }
+
+    /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */
+    public synchronized Digest digest(String requestId, long seqLen) {
+        Frames.Reader r = call(new Frames.Writer(Frames.DIGEST, 64).str(requestId).i64(seqLen).bytes(), "DIGEST " + requestId);
+        return new Digest(r.i64(), r.i32(), r.u8() == 1);
+    }
+
+    /** Pages the decode side refused, and its open sessions. */
+    public synchronized long[] stats() {
+        Frames.Reader r = call(new Frames.Writer(Frames.STATS, 0).bytes(), "STATS");
+        return new long[] {r.i64(), r.i32()};
+    }
+
+    /** Frame bytes sent so far (KV, checksums and headers). */
+    public synchronized long bytesSent() {
+        return bytesSent;
+    }
+
+    /** A request's digest at the decode side. */
+    public record Digest(long crc, int writtenPages, boolean ready) {}
+
+    @Override
+    public synchronized void close() {
+        disconnect();
+    }
+
+    private Frames.Reader call(byte[] frame, String what) {
+        Connection c = connection();
+        try {
+            c.outbound().sendByteArray(Mono.just(frame)).then().block(timeout);
+        } catch (RuntimeException e) {
+            disconnect();
+            throw new DecodeUnreachableException(what + ": sending to decode at " + host + ":" + port + " failed: " + e.getMessage(), e);
+        }
+        byte[] reply;
+        try {
+            reply = replies.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            disconnect();
+            throw new DecodeUnreachableException(what + ": interrupted waiting for decode", e);
+        }
+        if (reply == null || reply == CLOSED) {
+            disconnect();
+            throw new DecodeUnreachableException(what + ": " + (reply == null ? "no reply from decode at " + host + ":" + port
+                    + " within " + timeout.toMillis() + " ms" : "decode at " + host + ":" + port + " closed the connection"));
+        }
+        Frames.Reader r = new Frames.Reader(reply);
+        if (r.type() == Frames.REJECT) {
+            r.skipType();
+            String code = r.str();
+            String message = r.str();
+            if (code.equals("E-PD-4") || code.equals("E-PD-3")) {
+                disconnect();
+                throw new TransferHandshakeException(code, message);
+            }
+            throw new TransferRejectedException(subject(what), code + ": " + message);
+        }
+        return r.skipType();
+    }
+
+    /** The request a call's description names ({@code "OPEN r5"} → {@code r5}). */
+    private static String subject(String what) {
+        String[] words = what.split(" ");
+        return words.length > 1 ? words[1] : what;
+    }
+
+    private Connection connection() {
+        if (connection != null && !connection.isDisposed()) {
+            return connection;
+        }
+        replies.clear();
+        Connection c;
+        try {
+            c = TcpClient.create().host(host).port(port)
+                    .doOnConnected(conn -> conn.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
+                            Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
+                    .connectNow(timeout);
+        } catch (RuntimeException e) {
+            throw new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+        c.inbound().receive().asByteArray().subscribe(replies::offer, error -> replies.offer(CLOSED), () -> replies.offer(CLOSED));
+        connection = c;
+        int mlaRow = layout == null ? 0 : layout.mlaRowBytes();
+        int indexRow = layout == null ? 0 : layout.indexRowBytes();
+        int layers = layout == null ? 0 : layout.shape().layers();
+        int dtype = layout == null ? 0 : layout.dtype().ordinal();
+        Frames.Reader hello = call(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(pageSize).u8(dtype).i32(layers)
+                .i32(mlaRow).i32(indexRow).i32(prefillCp).bytes(), "HELLO");
+        int decodeCp = hello.i32();
+        if (decodeCp != 1) {
+            disconnect();
+            throw new TransferHandshakeException("E-PD-3", "decode side must be non-CP (it advertises attn_cp_size " + decodeCp + ")");
+        }
+        return c;
+    }
+
+    private void disconnect() {
+        Connection c = connection;
+        connection = null;
+        if (c != null) {
+            c.disposeNow(Duration.ofSeconds(1));
+        }
+    }
+}
