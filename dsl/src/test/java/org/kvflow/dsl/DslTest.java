@@ -25,12 +25,12 @@ import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.util.context.Context;
 
-class DslTest {
-    static final CpSharedKvConfig CONFIG = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(4).pageSize(16).model(ModelKind.TOY_MLA)
+public class DslTest {
+    public static final CpSharedKvConfig CONFIG = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(4).pageSize(16).model(ModelKind.TOY_MLA)
             .sharedKv(true).bsGt1(true).chunkedPrefillSize(128L).transferBackend(TransferBackendKind.TCP).build();
-    static final KvModel MODEL = new KvModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 3);
+    public static final KvModel MODEL = new KvModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 3);
 
-    static List<PrefillRequest> requests(int n) {
+    public static List<PrefillRequest> requests(int n) {
         SplittableRandom random = new SplittableRandom(n);
         List<PrefillRequest> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -43,7 +43,7 @@ class DslTest {
         return out;
     }
 
-    static PrefillFlow flow(DecodeReceiver receiver) {
+    public static PrefillFlow flow(DecodeReceiver receiver) {
         return KvFlow.prefill(CONFIG)
                 .admit(Admission.batchGate().maxRequests(4))
                 .split(Split.inSeq())

@@ -1,0 +1,46 @@
+package org.kvflow.dsl;
+
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.kvflow.dsl.tcp.DecodeServer;
+import org.kvflow.operators.PrefillResult;
+import org.kvflow.operators.transfer.DecodeReceiver;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+/** No stage blocks a non-blocking Reactor thread, even with a blocking TCP transfer and a journal. */
+class BlockHoundTest {
+    @BeforeAll
+    static void install() {
+        BlockHound.install();
+    }
+
+    @Test
+    void blockHoundIsWatching() {
+        StepVerifier.create(reactor.core.publisher.Mono.delay(Duration.ofMillis(1)).doOnNext(x -> {
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }))
+                .expectErrorMatches(e -> e instanceof reactor.blockhound.BlockingOperationError)
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void blockingHappensOnlyOnBoundedElastic() {
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(4096, 16, DslTest.MODEL.layout()), "127.0.0.1", 0)) {
+            PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
+                    .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
+                    .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, DslTest.MODEL.layout(), 4, Duration.ofSeconds(5))).build();
+            StepVerifier.create(Flux.fromIterable(DslTest.requests(20)).publishOn(Schedulers.parallel()).transform(pipeline))
+                    .thenConsumeWhile(r -> r instanceof PrefillResult.Completed)
+                    .expectComplete()
+                    .verify(Duration.ofSeconds(60));
+        }
+    }
+}
