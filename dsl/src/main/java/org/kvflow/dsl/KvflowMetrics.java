@@ -22,6 +22,7 @@ final class KvflowMetrics {
     private final List<io.micrometer.core.instrument.Meter> gauges = new ArrayList<>();
     private final Timer transferLatency;
     private final long pageBytes;
+    private final java.util.concurrent.atomic.AtomicLong peakViewBytes = new java.util.concurrent.atomic.AtomicLong();
 
     KvflowMetrics(MeterRegistry registry, long pageBytes) {
         this.registry = registry;
@@ -38,6 +39,8 @@ final class KvflowMetrics {
         }
         gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).register(registry));
         gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).register(registry));
+        gauges.add(Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, java.util.concurrent.atomic.AtomicLong::get)
+                .description("largest full view of one batch: the scratch the view needs beside the pools").register(registry));
     }
 
     void batch(PrefillBatch batch) {
@@ -47,6 +50,7 @@ final class KvflowMetrics {
             pages += (e.chunkStart() + e.chunkLen() + e.state().table().pageSize() - 1) / e.state().table().pageSize();
         }
         registry.counter("kvflow.materialized.bytes").increment(pages * pageBytes);
+        peakViewBytes.accumulateAndGet(pages * pageBytes, Math::max);
     }
 
     void result(PrefillResult result) {
@@ -67,6 +71,11 @@ final class KvflowMetrics {
     void unbind() {
         gauges.forEach(registry::remove);
         gauges.clear();
+    }
+
+    /** Largest full view of one batch so far, in bytes. */
+    long peakViewBytes() {
+        return peakViewBytes.get();
     }
 
     /** A short, stable code for a failure: the validation kind, or the exception's simple name. */

@@ -46,6 +46,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final MeterRegistry registry;
     private final String plan;
     private final AtomicReference<@Nullable KvGroup> lastGroup = new AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicLong lastPeakViewBytes = new java.util.concurrent.atomic.AtomicLong();
 
     PrefillPipeline(CpSharedKvConfig config, AdmitSpec admit, OwnSpec own, MaterializeSpec materialize, @Nullable BackupSpec backup,
                     @Nullable TransferSpec transfer, MeterRegistry registry, String plan) {
@@ -78,6 +79,11 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return lastGroup.get();
     }
 
+    /** The largest full view one batch of the latest run needed (scratch beside the pools, SPEC §7). */
+    public long lastPeakViewBytes() {
+        return lastPeakViewBytes.get();
+    }
+
     @Override
     public Flux<PrefillResult> apply(Flux<PrefillRequest> requests) {
         return Flux.defer(() -> {
@@ -108,6 +114,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                         });
                     })
                     .doFinally(signal -> {
+                        lastPeakViewBytes.set(metrics.peakViewBytes());
                         metrics.unbind();
                         if (journal != null) {
                             journal.close();

@@ -25,8 +25,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "kvflow", mixinStandardHelpOptions = true, version = "kvflow 0.1.0",
         description = "Prefill-side CP shared KV cache for NSA/MLA models.",
-        subcommands = {SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class, ReplayCommand.class,
-                JournalInfoCommand.class})
+        subcommands = {DemoCommand.class, SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class,
+                ReplayCommand.class, JournalInfoCommand.class, DecodeServerCommand.class})
 public final class KvflowCli implements Runnable {
     /** The command ran. */
     public static final int EXIT_OK = 0;

@@ -1,0 +1,144 @@
+package org.kvflow.samples.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.kvflow.dsl.PipelineDefinitionException;
+import org.kvflow.samples.demo.Demo;
+import org.kvflow.samples.demo.DemoReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvflow demo}: the embedded default. Streams a few hundred requests through a CP shared-KV
+ * pipeline to a decode process over TCP with a HiCache journal, and through the replicated
+ * baseline; prints a live progress line on a terminal and the report. Exit 0 when every check
+ * passed, 4 when one did not.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "CP shared-KV prefill on a GLM-5-like synthetic NSA/MLA model, end to end, checked against replicated CP.")
+final class DemoCommand implements Callable<Integer> {
+    static final int EXIT_CHECKS_FAILED = 4;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--cp", defaultValue = "8", description = "CP size (default ${DEFAULT-VALUE})") int cp;
+    @Option(names = "--requests", defaultValue = "200", description = "requests to stream (default ${DEFAULT-VALUE})") int requests;
+    @Option(names = "--max-len", defaultValue = "640", description = "largest fresh prompt in tokens (default ${DEFAULT-VALUE})") int maxLen;
+    @Option(names = "--backend", defaultValue = "java", description = "full-view backend: java | auto | cuda | opencl") String backend;
+    @Option(names = "--seed", defaultValue = "7") long seed;
+    @Option(names = "--journal", paramLabel = "DIR", description = "keep the HiCache journal here (default: a temporary directory)") Path journal;
+    @Option(names = "--json", description = "print the report as JSON") boolean json;
+    @Option(names = "--metrics", description = "print every kvflow meter at the end") boolean metrics;
+
+    @Override
+    public Integer call() throws Exception {
+        if (cp < 2 || requests < 1 || maxLen < 1) {
+            throw new org.kvflow.core.json.MalformedInputException(cp < 2 ? "--cp" : requests < 1 ? "--requests" : "--max-len",
+                    "must be >= " + (cp < 2 ? 2 : 1) + ", was " + (cp < 2 ? cp : requests < 1 ? requests : maxLen));
+        }
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry);
+        Path dir = journal != null ? journal : Files.createTempDirectory("kvflow-demo-journal");
+        try {
+            demo.checkShared(dir.resolve("check"));
+        } catch (PipelineDefinitionException e) {
+            throw new org.kvflow.core.json.MalformedInputException("--backend", e.getMessage());
+        }
+        boolean terminal = System.console() != null;
+        DemoReport report;
+        try {
+            report = demo.run(dir.resolve("journal"), p -> {
+                if (terminal && (p[0] % 5 == 0 || p[0] == p[1])) {
+                    System.err.printf(Locale.ROOT, "\r%s %d/%d requests ", p[0] <= p[1] / 2 ? "replicated baseline" : "shared KV -> decode",
+                            p[0] <= p[1] / 2 ? p[0] : p[0] - p[1] / 2, p[1] / 2);
+                    System.err.flush();
+                }
+            });
+        } finally {
+            if (terminal) {
+                System.err.println();
+            }
+            if (journal == null) {
+                delete(dir);
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            ObjectNode o = JsonNodeFactory.instance.objectNode();
+            o.put("cpSize", report.cpSize()).put("requests", report.requests()).put("completed", report.completed())
+                    .put("failed", report.failed()).put("tokens", report.tokens()).put("batches", report.batches())
+                    .put("seconds", Math.round(report.seconds() * 1000) / 1000.0)
+                    .put("peakPhysicalPagesShared", report.peakSharedPages()).put("peakPhysicalPagesReplicated", report.peakReplicatedPages())
+                    .put("pagesPerRank", report.pagesPerRank()).put("capacityRatio", report.capacityRatio())
+                    .put("scratchBytes", report.scratchBytes()).put("transferBytes", report.transferBytes())
+                    .put("journalRecords", report.journalRecords()).put("journalRefused", report.journalRefused())
+                    .put("checksPassed", report.checksPassed()).put("ok", report.ok());
+            if (metrics) {
+                ObjectNode m = o.putObject("metrics");
+                meters(registry).forEach(line -> m.put(line[0], Double.parseDouble(line[1])));
+            }
+            JsonOutput.print(out, o);
+        } else {
+            printText(out, demo, report);
+            if (metrics) {
+                out.println("metrics:");
+                meters(registry).forEach(line -> out.println("  " + line[0] + " = " + line[1]));
+            }
+            out.flush();
+        }
+        return report.ok() ? KvflowCli.EXIT_OK : EXIT_CHECKS_FAILED;
+    }
+
+    private static void printText(PrintWriter out, Demo demo, DemoReport r) {
+        out.printf(Locale.ROOT, "kvflow demo: CP%d shared KV, GLM-5-like NSA/MLA (latent 512 + rope 64, index 128, fp8, 2 layers), page 64, bs>1%n",
+                r.cpSize());
+        out.printf(Locale.ROOT, "  requests   %d completed, %d failed%n", r.completed(), r.failed());
+        out.printf(Locale.ROOT, "  tokens     %,d prefilled in %.1f s (%,.0f tokens/s), %d batches%n", r.tokens(), r.seconds(),
+                r.tokens() / r.seconds(), r.batches());
+        out.printf(Locale.ROOT, "  pages      peak held: shared %,d physical for %,d logical (1 copy); replicated %,d physical for %,d logical (%d copies)%n",
+                r.peakSharedPages(), r.peakSharedPages(), r.peakReplicatedPages(), r.peakReplicatedPages() / r.cpSize(), r.cpSize());
+        out.printf(Locale.ROOT, "  capacity   same per-rank pool: %.4fx the logical pages of replicated CP%d, (cp*N-1)/(N-1) for N = %d pages/rank%n",
+                r.capacityRatio(), r.cpSize(), r.pagesPerRank());
+        out.printf(Locale.ROOT, "  scratch    full view peak %.1f MB (beside the pools, not in the ratio)%n", r.scratchBytes() / 1e6);
+        out.printf(Locale.ROOT, "  transfer   %.1f MB of KV to the decode process (pid %d) over tcp%n", r.transferBytes() / 1e6, r.decodePid());
+        out.printf(Locale.ROOT, "  journal    %d page records, replayed with %d refused%n", r.journalRecords(), r.journalRefused());
+        out.printf(Locale.ROOT, "  checks     %d/%d requests: decode KV == replicated KV%s%n", r.checksPassed(), r.requests(),
+                r.ok() ? " -- all passed" : " -- FAILED");
+    }
+
+    private static java.util.List<String[]> meters(SimpleMeterRegistry registry) {
+        return registry.getMeters().stream()
+                .sorted(Comparator.comparing((Meter m) -> m.getId().getName()).thenComparing(m -> m.getId().getTags().toString()))
+                .flatMap(m -> {
+                    String name = m.getId().getName() + m.getId().getTags().stream().map(t -> "," + t.getKey() + "=" + t.getValue())
+                            .reduce("", String::concat);
+                    java.util.List<String[]> lines = new java.util.ArrayList<>();
+                    for (Measurement measure : m.measure()) {
+                        lines.add(new String[] {name + "." + measure.getStatistic().getTagValueRepresentation(),
+                                String.format(Locale.ROOT, "%.3f", measure.getValue())});
+                    }
+                    return lines.stream();
+                }).toList();
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            System.err.println("kvflow: could not remove " + dir + ": " + e.getMessage());
+        }
+    }
+}

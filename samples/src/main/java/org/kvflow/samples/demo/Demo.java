@@ -1,0 +1,162 @@
+package org.kvflow.samples.demo;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.config.DisaggregationMode;
+import org.kvflow.core.config.HiCacheConfig;
+import org.kvflow.core.config.HiCacheIoBackend;
+import org.kvflow.core.config.HiCacheLayout;
+import org.kvflow.core.config.HiCacheStorageBackend;
+import org.kvflow.core.config.TransferBackendKind;
+import org.kvflow.core.config.WritePolicy;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.dsl.Admission;
+import org.kvflow.dsl.FullView;
+import org.kvflow.dsl.HiCacheBackup;
+import org.kvflow.dsl.KvFlow;
+import org.kvflow.dsl.OwnSpec;
+import org.kvflow.dsl.Ownership;
+import org.kvflow.dsl.PdTransfer;
+import org.kvflow.dsl.PrefillFlow;
+import org.kvflow.dsl.PrefillPipeline;
+import org.kvflow.dsl.Split;
+import org.kvflow.dsl.tcp.TcpTransferBackend;
+import org.kvflow.journal.replay.HostPageCache;
+import org.kvflow.journal.replay.JournalReplayer;
+import org.kvflow.journal.replay.ReplayReport;
+import org.kvflow.journal.replay.ReplayStart;
+import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.operators.KvModel;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.PrefillResult;
+import org.kvflow.operators.materialize.QuerySampler;
+import org.kvflow.operators.transfer.DecodeReceiver;
+import reactor.core.publisher.Flux;
+
+/**
+ * The demo: a CP shared-KV prefill pipeline on a GLM-5-like synthetic NSA/MLA model (latent
+ * 512 + rope 64, index 128, fp8, 2 layers, page 64) with bs>1 admission, a HiCache journal and PD
+ * transfer over TCP to a decode process; then the same requests through the replicated baseline
+ * into an in-process receiver. Every request's decode KV must equal the baseline's.
+ */
+public final class Demo {
+    /** Pages per rank: N ≥ 100 keeps the capacity ratio within 1 % of cp (SPEC §3.4). */
+    public static final int PAGES_PER_RANK = 1024;
+    private static final int PAGE_SIZE = 64;
+
+    private final int cpSize;
+    private final int requests;
+    private final int maxLen;
+    private final long seed;
+    private final String backend;
+    private final MeterRegistry registry;
+
+    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry) {
+        this.cpSize = cpSize;
+        this.requests = requests;
+        this.maxLen = maxLen;
+        this.seed = seed;
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.registry = registry;
+    }
+
+    /** The demo's config: shared KV, in-seq CP, bs>1, prefill mode over tcp, HiCache on. */
+    public CpSharedKvConfig config() {
+        return CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cpSize).pageSize(PAGE_SIZE).model(ModelKind.NSA_MLA).sharedKv(true)
+                .bsGt1(true).maxRequests(16L).chunkedPrefillSize(4096L).kvDtype(KvDtype.FP8_E4M3)
+                .disaggregationMode(DisaggregationMode.PREFILL).transferBackend(TransferBackendKind.TCP)
+                .hicache(new HiCacheConfig(true, HiCacheStorageBackend.NONE, HiCacheLayout.PAGE_FIRST, HiCacheIoBackend.KERNEL,
+                        WritePolicy.WRITE_THROUGH, null))
+                .build();
+    }
+
+    public KvModel model() {
+        return new KvModel(new NsaDims(16, 512, 64, 128, 2048), KvDtype.FP8_E4M3, 2, seed);
+    }
+
+    private PrefillFlow flow(OwnSpec own) {
+        return KvFlow.prefill(config()).metrics(registry).admit(Admission.batchGate())
+                .split(Split.inSeq()).own(own.prefixCaching(false))
+                .materialize(FullView.copier(backend).model(model()).sample(new QuerySampler(2, seed)));
+    }
+
+    /** Builds the shared pipeline without running it (so a bad backend is reported before anything starts). */
+    public PrefillPipeline checkShared(Path journal) {
+        return flow(Ownership.byPageId(PAGES_PER_RANK, PAGE_SIZE)).backup(HiCacheBackup.journal(journal))
+                .transfer(PdTransfer.inMemory(new DecodeReceiver(2, PAGE_SIZE, null))).build();
+    }
+
+    /**
+     * Runs both pipelines.
+     *
+     * @param journal  where the HiCache journal goes
+     * @param progress called with (done, total) as requests finish
+     */
+    public DemoReport run(Path journal, Consumer<int[]> progress) throws IOException {
+        List<PrefillRequest> workload = DemoWorkload.generate(seed, requests, maxLen);
+        KvModel model = model();
+        // the baseline: replicated CP, decode in this process
+        DecodeReceiver local = new DecodeReceiver(4096, PAGE_SIZE, model.layout());
+        PrefillPipeline replicated = flow(Ownership.replicated(PAGES_PER_RANK, PAGE_SIZE)).transfer(PdTransfer.inMemory(local)).build();
+        Map<String, Long> expected = new HashMap<>();
+        AtomicInteger done = new AtomicInteger();
+        Flux.fromIterable(workload).transform(replicated).doOnNext(result -> {
+            if (result instanceof PrefillResult.Completed) {
+                expected.put(result.request().id(), local.digest(result.request().id(), result.request().seqLen()));
+            }
+            local.release(result.request().id());
+            progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
+        }).blockLast(Duration.ofMinutes(30));
+        long peakReplicated = Objects.requireNonNull(replicated.lastGroup()).peakPhysicalPages();
+
+        try (DecodeProcess decode = DecodeProcess.start(4096, PAGE_SIZE, model.layout());
+             TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
+                     Duration.ofSeconds(30))) {
+            PrefillPipeline shared = flow(Ownership.byPageId(PAGES_PER_RANK, PAGE_SIZE)).backup(HiCacheBackup.journal(journal))
+                    .transfer(PdTransfer.tcp("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize, Duration.ofSeconds(30)))
+                    .build();
+            AtomicInteger completed = new AtomicInteger();
+            AtomicInteger failed = new AtomicInteger();
+            AtomicInteger checks = new AtomicInteger();
+            AtomicLong tokens = new AtomicLong();
+            double batchesBefore = registry.counter("kvflow.batches").count();
+            double bytesBefore = registry.counter("kvflow.transfer.bytes").count();
+            long start = System.nanoTime();
+            Flux.fromIterable(workload).transform(shared).doOnNext(result -> {
+                String id = result.request().id();
+                if (result instanceof PrefillResult.Completed) {
+                    completed.incrementAndGet();
+                    tokens.addAndGet(result.request().seqLen());
+                    TcpTransferBackend.Digest digest = probe.digest(id, result.request().seqLen());
+                    if (digest.ready() && expected.containsKey(id) && digest.crc() == expected.get(id)) {
+                        checks.incrementAndGet();
+                    }
+                    probe.abort(id); // decode is done with it: free its pages there
+                } else {
+                    failed.incrementAndGet();
+                }
+                progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
+            }).blockLast(Duration.ofMinutes(30));
+            double seconds = (System.nanoTime() - start) / 1e9;
+            ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
+                    new HostPageCache(Long.MAX_VALUE), (r, b) -> { });
+            return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
+                    (long) (registry.counter("kvflow.batches").count() - batchesBefore), seconds,
+                    Objects.requireNonNull(shared.lastGroup()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
+                    Objects.requireNonNull(shared.lastGroup()).capacity().capacityRatio(cpSize), shared.lastPeakViewBytes(),
+                    (long) (registry.counter("kvflow.transfer.bytes").count() - bytesBefore), decode.pid(), replay.records(),
+                    replay.rejected().size(), checks.get());
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package org.kvflow.samples.demo;
+
+/**
+ * What the demo measured.
+ *
+ * @param peakSharedPages     peak physical pages over all ranks, shared KV
+ * @param peakReplicatedPages the same for the replicated run of the same requests
+ * @param capacityRatio       SPEC §3.4 ratio for the demo's pools
+ * @param scratchBytes        largest full view one batch needed (beside the pools)
+ * @param checksPassed        requests whose decode KV equals the replicated run's
+ */
+public record DemoReport(int cpSize, int requests, int completed, int failed, long tokens, long batches, double seconds,
+                         long peakSharedPages, long peakReplicatedPages, int pagesPerRank, double capacityRatio, long scratchBytes,
+                         long transferBytes, long decodePid, long journalRecords, long journalRefused, int checksPassed) {
+    public boolean ok() {
+        return failed == 0 && checksPassed == requests && journalRefused == 0;
+    }
+}

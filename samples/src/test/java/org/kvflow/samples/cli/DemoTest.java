@@ -1,0 +1,46 @@
+package org.kvflow.samples.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The demo end to end at a size CI affords: decode process, TCP, journal, replicated baseline. */
+class DemoTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void demoRunsAndEveryCheckPasses() throws Exception {
+        Cli.Result r = Cli.run("demo", "--cp", "4", "--requests", "16", "--max-len", "200", "--json", "--journal", dir.toString());
+        assertThat(r.err()).isEmpty();
+        assertThat(r.exit()).isZero();
+        JsonNode o = new ObjectMapper().readTree(r.out());
+        assertThat(o.get("completed").asInt()).isEqualTo(16);
+        assertThat(o.get("checksPassed").asInt()).isEqualTo(16);
+        assertThat(o.get("journalRecords").asLong()).isPositive();
+        assertThat(o.get("journalRefused").asLong()).isZero();
+        assertThat(o.get("capacityRatio").asDouble()).isBetween(3.96, 4.04);
+        assertThat(o.get("peakPhysicalPagesReplicated").asLong() % 4).isZero();
+        assertThat(o.get("ok").asBoolean()).isTrue();
+        Cli.Result info = Cli.run("journal-info", "--journal", dir.resolve("journal").toString());
+        assertThat(info.out()).contains("records " + o.get("journalRecords").asLong());
+    }
+
+    @Test
+    void anUnwiredBackendIsRefusedBeforeAnythingRuns() {
+        Cli.Result r = Cli.run("demo", "--backend", "opencl");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).startsWith("kvflow: --backend: 1 problem: [materialize=opencl: full views are gathered by the java backend only");
+    }
+
+    @Test
+    void samplesRun() {
+        org.kvflow.samples.ComposePipeline.main(new String[0]);
+        org.kvflow.samples.StreamWithBackpressure.main(new String[0]);
+    }
+}
