@@ -32,11 +32,13 @@ public final class KvGroup {
     private final @Nullable KvModel model;
     private final List<KvPageStore> rankStores;
     private final @Nullable PrefixCache cache;
+    private final @Nullable HostPrefixSource hostCache;
     private final Set<RequestState> live = new LinkedHashSet<>();
     private final List<Runnable> freeListeners = new CopyOnWriteArrayList<>();
     private long reservedPages;
 
-    private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching) {
+    private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching,
+                    @Nullable HostPrefixSource hostCache) {
         this.config = Objects.requireNonNull(config, "config");
         if (capacity.pageSize() != config.pageSize()) {
             throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
@@ -51,6 +53,10 @@ public final class KvGroup {
         }
         this.rankStores = List.copyOf(stores);
         this.cache = prefixCaching ? new PrefixCache() : null;
+        if (hostCache != null && model == null) {
+            throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
+        }
+        this.hostCache = hostCache;
     }
 
     /**
@@ -61,7 +67,21 @@ public final class KvGroup {
      */
     public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
                                  @Nullable KvModel model, boolean prefixCaching) {
-        return new KvGroup(config, layout, capacity, model, prefixCaching);
+        return new KvGroup(config, layout, capacity, model, prefixCaching, null);
+    }
+
+    /**
+     * A group that also loads prefix pages from a host cache (SPEC §6.2 host hits, §11.3): pages
+     * beyond the device prefix that the host holds are loaded into owner pages, not recomputed.
+     */
+    public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
+                                 KvModel model, boolean prefixCaching, HostPrefixSource hostCache) {
+        return new KvGroup(config, layout, capacity, model, prefixCaching, Objects.requireNonNull(hostCache, "hostCache"));
+    }
+
+    /** The host cache pages are loaded from, or null. */
+    public @Nullable HostPrefixSource hostCache() {
+        return hostCache;
     }
 
     public CpSharedKvConfig config() {
@@ -134,7 +154,7 @@ public final class KvGroup {
 
     /** Starts tracking a request (so cancellation can release it). */
     public synchronized RequestState track(PrefillRequest request) {
-        RequestState state = new RequestState(request, config.pageSize(), cache != null);
+        RequestState state = new RequestState(request, config.pageSize(), cache != null || hostCache != null);
         live.add(state);
         return state;
     }
@@ -149,12 +169,35 @@ public final class KvGroup {
     }
 
     /**
+     * Tokens a request that has not started could load from the host cache: whole pages right
+     * after its device prefix, leaving at least one token to compute.
+     */
+    public synchronized long hostHitTokens(RequestState state) {
+        if (hostCache == null || state.started) {
+            return 0;
+        }
+        int devicePages = prefixMatchTokens(state) / config.pageSize();
+        int maxPages = (state.request().seqLen() - 1) / config.pageSize();
+        int loadable = hostCache.loadablePages(state.pageHashes(), devicePages);
+        return (long) Math.max(0, Math.min(loadable, maxPages - devicePages)) * config.pageSize();
+    }
+
+    /** {@link #reserve(RequestState, long, long)} without a host hit. */
+    public synchronized boolean reserve(RequestState state, long chunkTokens) {
+        return reserve(state, 0, chunkTokens);
+    }
+
+    /**
      * Reserves the pages of the next chunk of {@code chunkTokens} and advances the request's
-     * admission cursor; on the first chunk it first locks and adopts the cached prefix. Returns
+     * admission cursor; on the first chunk it first locks and adopts the cached device prefix, and
+     * reserves {@code hostTokens} (whole pages, loaded from the host cache) right after it. Returns
      * false, changing nothing, when free + evictable pages minus existing reservations cannot
      * cover it.
      */
-    public synchronized boolean reserve(RequestState state, long chunkTokens) {
+    public synchronized boolean reserve(RequestState state, long hostTokens, long chunkTokens) {
+        if (hostTokens != 0 && (state.started || hostTokens % config.pageSize() != 0)) {
+            throw new IllegalArgumentException("request " + state.id() + ": a host hit is whole pages on the first chunk, was " + hostTokens);
+        }
         boolean first = !state.started;
         int[] prefix = new int[0];
         if (first && cache != null) {
@@ -163,7 +206,7 @@ public final class KvGroup {
             cache.lock(state.pageKeys(), prefix.length);
         }
         long admitted = first ? (long) prefix.length * config.pageSize() : state.admittedTokens;
-        long needed = RequestPageTable.pagesFor(admitted + chunkTokens, config.pageSize())
+        long needed = RequestPageTable.pagesFor(admitted + hostTokens + chunkTokens, config.pageSize())
                 - RequestPageTable.pagesFor(admitted, config.pageSize());
         if (pools.freePages() + evictablePages() - reservedPages < needed) {
             if (first && cache != null) {
@@ -179,16 +222,24 @@ public final class KvGroup {
             }
             state.started = true;
             state.admittedTokens = state.table().seqLen();
+            state.hostPages = (int) (hostTokens / config.pageSize());
+            state.hostAllocationPending = state.hostPages > 0;
+            state.hostLoadPending = state.hostPages > 0;
         }
-        state.admittedTokens += chunkTokens;
+        state.admittedTokens += hostTokens + chunkTokens;
         reservedPages += needed;
         state.reservedPages += needed;
         return true;
     }
 
-    /** Turns the reservation of the next chunk into pages on their owners (SPEC §4.4), evicting cached pages if the free list is short. */
+    /**
+     * Turns the reservation of the next chunk into pages on their owners (SPEC §4.4), evicting
+     * cached pages if the free list is short; on the first chunk this includes the host-hit pages.
+     */
     public synchronized int[] allocate(RequestState state, long chunkTokens) {
-        long needed = RequestPageTable.pagesFor(state.filledTokens() + chunkTokens, config.pageSize()) - state.table().pageCount();
+        long tokens = chunkTokens + (state.hostAllocationPending ? (long) state.hostPages * config.pageSize() : 0);
+        state.hostAllocationPending = false;
+        long needed = RequestPageTable.pagesFor(state.filledTokens() + tokens, config.pageSize()) - state.table().pageCount();
         if (needed > state.reservedPages) {
             throw new IllegalStateException("request " + state.id() + " allocates " + needed + " pages with " + state.reservedPages + " reserved");
         }
@@ -197,8 +248,8 @@ public final class KvGroup {
             pools.free(cache.evict((int) shortBy));
         }
         long from = state.filledTokens();
-        int[] fresh = state.table().extend(chunkTokens, pools);
-        for (long t = from; t < from + chunkTokens; t++) {
+        int[] fresh = state.table().extend(tokens, pools);
+        for (long t = from; t < from + tokens; t++) {
             state.reqToToken[(int) t] = state.table().loc(t);
         }
         reservedPages -= needed;

@@ -11,7 +11,7 @@ public sealed interface PrefillResult permits PrefillResult.Completed, PrefillRe
     /**
      * Prefilled and handed to the decode side.
      *
-     * @param prefixHitTokens tokens served from the prefix cache instead of computed
+     * @param prefixHitTokens tokens served from the device prefix cache or loaded from the host cache instead of computed
      * @param batches         prefill batches (chunks) the request took
      * @param pagesSent       pages the prefill ranks sent for it, over all ranks
      * @param attention       attention outputs of the sampled query positions, keyed

@@ -18,6 +18,12 @@ import org.kvflow.core.ownership.RequestPageTable;
 public final class RequestState {
     private final PrefillRequest request;
     private final List<String> pageKeys;
+    private final List<byte[]> pageHashes;
+    /** Pages admitted as a host-cache hit, loaded (not computed) with the first chunk. */
+    int hostPages;
+    /** Host pages still to be allocated by the shard stage / loaded by the write stage. */
+    boolean hostAllocationPending;
+    boolean hostLoadPending;
     final RequestPageTable table;
     /** ReqToTokenPool row: the logical KV loc of each computed token (SPEC §3.5). */
     final long[] reqToToken;
@@ -40,12 +46,14 @@ public final class RequestState {
         this.table = new RequestPageTable(pageSize);
         this.reqToToken = new long[request.seqLen()];
         if (hashPages) {
+            this.pageHashes = PageHashChain.fullPageHashes(request.tokenIds(), pageSize);
             List<String> keys = new ArrayList<>();
-            for (byte[] hash : PageHashChain.fullPageHashes(request.tokenIds(), pageSize)) {
+            for (byte[] hash : pageHashes) {
                 keys.add(PageHashChain.key(hash));
             }
             this.pageKeys = List.copyOf(keys);
         } else {
+            this.pageHashes = List.of();
             this.pageKeys = List.of();
         }
     }
@@ -56,6 +64,23 @@ public final class RequestState {
 
     public String id() {
         return request.id();
+    }
+
+    /** Chained hashes of the request's full pages (empty when neither cache is on). */
+    public List<byte[]> pageHashes() {
+        return pageHashes;
+    }
+
+    /** Pages loaded from the host cache instead of computed. */
+    public int hostPages() {
+        return hostPages;
+    }
+
+    /** Host pages the write stage has yet to load (the shard stage has allocated them); consumes the flag. */
+    public boolean takeHostLoad() {
+        boolean pending = hostLoadPending;
+        hostLoadPending = false;
+        return pending;
     }
 
     /** Chained hash keys of the request's full pages (empty when prefix caching is off). */
@@ -73,6 +98,7 @@ public final class RequestState {
         return request.seqLen() - admittedTokens;
     }
 
+    /** Tokens of the device prefix hit (locked cached pages at the head of the table). */
     public int prefixTokens() {
         return prefixPages * table.pageSize();
     }
@@ -157,6 +183,6 @@ public final class RequestState {
         if (failure != null) {
             return new PrefillResult.Failed(request, failure);
         }
-        return new PrefillResult.Completed(request, prefixTokens(), batches, pagesSent, attention);
+        return new PrefillResult.Completed(request, (prefixPages + hostPages) * table.pageSize(), batches, pagesSent, attention);
     }
 }

@@ -224,19 +224,25 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
             synchronized (group) {
                 AdmissionCandidate inFlight = chunked == null ? null : candidate(chunked, chunked.remainingTokens());
                 List<AdmissionCandidate> queue = new ArrayList<>(waiting.size());
+                List<Long> hostHits = new ArrayList<>(waiting.size());
                 for (RequestState state : waiting) {
-                    queue.add(candidate(state, state.request().seqLen() - group.prefixMatchTokens(state)));
+                    long host = group.hostHitTokens(state);
+                    hostHits.add(host >= PrefillAdder.LOAD_BACK_THRESHOLD ? host : 0L);
+                    queue.add(new AdmissionCandidate(state.id(), state.request().seqLen() - group.prefixMatchTokens(state), host,
+                            state.request().maxNew()));
                 }
                 long budget = group.budgetTokens();
                 AdmissionPass pass = adder.pass(budget, budget, inFlight, queue);
                 Iterator<RequestState> order = waiting.iterator();
+                Iterator<Long> hostOrder = hostHits.iterator();
                 RequestState pendingChunked = chunked;
                 for (AdmissionPass.Admitted admitted : pass.admitted()) {
-                    RequestState state = pendingChunked != null ? pendingChunked : order.next();
+                    boolean fresh = pendingChunked == null;
+                    RequestState state = fresh ? order.next() : pendingChunked;
+                    long host = fresh ? hostOrder.next() : 0;
                     pendingChunked = null;
-                    long start = state.remainingTokens() == state.request().seqLen()
-                            ? group.prefixMatchTokens(state) : state.request().seqLen() - state.remainingTokens();
-                    if (!group.reserve(state, admitted.extendLen())) {
+                    long start = fresh ? group.prefixMatchTokens(state) + host : state.request().seqLen() - state.remainingTokens();
+                    if (!group.reserve(state, host, admitted.extendLen())) {
                         break;
                     }
                     entries.add(new PrefillBatch.Entry(state, start, admitted.extendLen(), state.remainingTokens() == 0));

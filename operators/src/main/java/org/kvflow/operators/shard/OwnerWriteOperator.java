@@ -2,13 +2,16 @@ package org.kvflow.operators.shard;
 
 import java.util.Objects;
 import java.util.function.Function;
+import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.core.validate.PageGroups;
 import org.kvflow.kernels.gather.KvPageStore;
 import org.kvflow.kernels.nsa.IndexRows;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
+import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
@@ -19,7 +22,8 @@ import reactor.core.publisher.Flux;
  * Computes each chunk's KV with the synthetic layer and stores it (SPEC §4.4 write rule): after
  * the CP all-gather every rank holds the whole chunk, and under shared KV rank {@code r} keeps only
  * the rows with {@code ownerOfLoc == r}, at {@code localRow(loc)}; replicated ranks keep every row
- * at {@code loc}. Without a model the stage passes batches through (page planning only).
+ * at {@code loc}. Pages admitted as a host-cache hit are loaded from the host cache with the first
+ * chunk instead. Without a model the stage passes batches through (page planning only).
  */
 public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     private final KvGroup group;
@@ -44,10 +48,44 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                 continue;
             }
             try {
+                if (state.takeHostLoad()) {
+                    loadHostPages(model, state);
+                }
                 writeChunk(model, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
             } catch (RuntimeException e) {
                 state.fail(e);
                 group.release(state, false);
+            }
+        }
+    }
+
+    /**
+     * Loads the host-hit pages (SPEC §11.3): page {@code p} is written by {@code owner(p)} into
+     * {@code localPage(p)} (every rank when replicated), each pool for all layers, after the
+     * page's token locs pass page-aligned validation (SPEC §9).
+     */
+    private void loadHostPages(KvModel model, RequestState state) {
+        HostPrefixSource host = java.util.Objects.requireNonNull(group.hostCache(), "host pages were admitted without a host cache");
+        int ps = group.ownership().pageSize();
+        int first = state.prefixTokens() / ps;
+        for (int pos = first; pos < first + state.hostPages(); pos++) {
+            long[] locs = java.util.Arrays.copyOfRange(state.reqToToken(), pos * ps, (pos + 1) * ps);
+            PageGroups.validatePageAlignedTokenIndices(locs, ps, "hicache load req " + state.id() + " pos " + pos);
+            int page = state.table().page(pos);
+            byte[] hash = state.pageHashes().get(pos);
+            byte[] kv = host.payload(hash, HiCachePool.KV);
+            byte[] index = host.payload(hash, HiCachePool.INDEXER);
+            boolean shared = group.layout() == PoolLayout.SHARED;
+            int firstRank = shared ? group.ownership().owner(page) : 0;
+            int lastRank = shared ? firstRank : group.ownership().cpSize() - 1;
+            long physical = group.physicalPage(page);
+            for (int r = firstRank; r <= lastRank; r++) {
+                KvPageStore store = group.rankStore(r);
+                for (int l = 0; l < model.layerCount(); l++) {
+                    System.arraycopy(kv, l * store.mlaPageBytes(), store.mla(l), Math.toIntExact(physical * store.mlaPageBytes()), store.mlaPageBytes());
+                    System.arraycopy(index, l * store.indexPageBytes(), store.index(l), Math.toIntExact(physical * store.indexPageBytes()),
+                            store.indexPageBytes());
+                }
             }
         }
     }

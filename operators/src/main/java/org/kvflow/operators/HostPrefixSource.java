@@ -1,0 +1,19 @@
+package org.kvflow.operators;
+
+import java.util.List;
+import org.kvflow.core.hicache.HiCachePool;
+
+/**
+ * A host (L2) page cache the pipeline can load prefix pages from instead of recomputing them
+ * (SPEC §6.2 host hits, §11.3 load): the replayed journal, for example.
+ */
+public interface HostPrefixSource {
+    /**
+     * How many consecutive pages of a prompt's page-hash chain, starting at position
+     * {@code fromPage}, can be loaded (both pools and every parent present).
+     */
+    int loadablePages(List<byte[]> chain, int fromPage);
+
+    /** The page of {@code pool} for all layers, layer-major ({@code [L][page block]}, SPEC §11.4). */
+    byte[] payload(byte[] pageHash, HiCachePool pool);
+}
