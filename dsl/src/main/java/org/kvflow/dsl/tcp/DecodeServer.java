@@ -1,5 +1,6 @@
 package org.kvflow.dsl.tcp;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -9,7 +10,6 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.gather.KvPageStore;
 import org.kvflow.operators.transfer.DecodeReceiver;
-import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferRejectedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +36,7 @@ public final class DecodeServer implements AutoCloseable {
                         Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
                 .handle((in, out) -> {
                     Session session = new Session();
-                    return out.sendByteArray(in.receive().asByteArray().map(session::answer));
+                    return out.sendByteArray(in.receive().map(session::answer));
                 })
                 .bindNow();
     }
@@ -69,10 +69,22 @@ public final class DecodeServer implements AutoCloseable {
         private boolean hello;
         private int layers;
 
-        byte[] answer(byte[] frame) {
-            Frames.Reader r = new Frames.Reader(frame);
+        byte[] answer(ByteBuf frame) {
+            byte type = frame.getByte(frame.readerIndex());
+            if (type == Frames.PAGES && hello) {
+                try {
+                    return pages(frame.skipBytes(1));
+                } catch (TransferRejectedException e) {
+                    return Frames.reject("E-PD-PAGE", e.getMessage());
+                } catch (RuntimeException e) {
+                    LOG.warn("decode server refused a PAGES frame: {}", e.toString());
+                    return Frames.reject("E-PD-0", e.getClass().getSimpleName() + ": " + e.getMessage());
+                }
+            }
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            Frames.Reader r = new Frames.Reader(bytes);
             try {
-                byte type = r.type();
                 r.skipType();
                 if (!hello && type != Frames.HELLO) {
                     return Frames.reject("E-PD-0", "handshake first");
@@ -88,7 +100,6 @@ public final class DecodeServer implements AutoCloseable {
                         }
                         yield w.bytes();
                     }
-                    case Frames.PAGES -> pages(r);
                     case Frames.COMPLETE -> {
                         receiver.complete(r.str(), r.i32());
                         yield Frames.ack();
@@ -139,36 +150,59 @@ public final class DecodeServer implements AutoCloseable {
             return new Frames.Writer(Frames.HELLO_OK, 4).i32(1).bytes();
         }
 
-        private byte[] pages(Frames.Reader r) {
-            String id = r.str();
-            int rank = r.i32();
-            long dstStart = r.i64();
-            int length = r.i32();
-            boolean hasData = r.u8() == 1;
+        /**
+         * A PAGES frame read straight from Netty's buffer: every page's CRC32C is checked on the
+         * received bytes first, then the receiver checks the positions, and only then are the bytes
+         * copied, once, into the decode pages.
+         */
+        private byte[] pages(ByteBuf in) {
+            in.order(ByteOrder.LITTLE_ENDIAN);
+            byte[] idBytes = new byte[in.readIntLE()];
+            in.readBytes(idBytes);
+            String id = new String(idBytes, java.nio.charset.StandardCharsets.UTF_8);
+            int rank = in.readIntLE();
+            long dstStart = in.readLongLE();
+            int length = in.readIntLE();
+            boolean hasData = in.readByte() == 1;
             int[] crcs = new int[length];
             for (int i = 0; i < length; i++) {
-                crcs[i] = r.i32();
+                crcs[i] = in.readIntLE();
             }
-            KvPageStore incoming = null;
-            if (hasData) {
-                KvLayout layout = Objects.requireNonNull(receiver.layout(), "layout checked at hello");
-                incoming = new KvPageStore(layout, receiver.pageSize(), length);
+            long[] dst = new long[length];
+            for (int k = 0; k < length; k++) {
+                dst[k] = dstStart + k;
+            }
+            if (!hasData) {
+                receiver.accept(id, rank, dst, null);
+                return Frames.ack();
+            }
+            KvLayout layout = Objects.requireNonNull(receiver.layout(), "layout checked at hello");
+            int mlaPage = (int) layout.mlaPageBytes(receiver.pageSize());
+            int indexPage = (int) layout.indexPageBytes(receiver.pageSize());
+            int mlaStart = in.readerIndex();
+            int indexStart = mlaStart + layers * length * mlaPage;
+            for (int k = 0; k < length; k++) {
+                CRC32C crc = new CRC32C();
                 for (int l = 0; l < layers; l++) {
-                    r.raw(incoming.mla(l), 0, length * incoming.mlaPageBytes());
+                    crc.update(in.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
                 }
                 for (int l = 0; l < layers; l++) {
-                    r.raw(incoming.index(l), 0, length * incoming.indexPageBytes());
+                    crc.update(in.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
                 }
-                for (int k = 0; k < length; k++) {
-                    int crc = pageCrc(incoming, k);
-                    if (crc != crcs[k]) {
-                        rejectedPages.addAndGet(length);
-                        return Frames.reject("E-PD-CRC", "request " + id + ": page " + (dstStart + k) + " arrived with crc32c "
-                                + Integer.toHexString(crc) + ", sent as " + Integer.toHexString(crcs[k]));
+                if ((int) crc.getValue() != crcs[k]) {
+                    rejectedPages.addAndGet(length);
+                    return Frames.reject("E-PD-CRC", "request " + id + ": page " + dst[k] + " arrived with crc32c "
+                            + Integer.toHexString((int) crc.getValue()) + ", sent as " + Integer.toHexString(crcs[k]));
+                }
+            }
+            receiver.accept(id, rank, dst, (store, pages) -> {
+                for (int l = 0; l < layers; l++) {
+                    for (int k = 0; k < length; k++) {
+                        in.getBytes(mlaStart + (l * length + k) * mlaPage, store.mla(l), Math.toIntExact(pages[k] * mlaPage), mlaPage);
+                        in.getBytes(indexStart + (l * length + k) * indexPage, store.index(l), Math.toIntExact(pages[k] * indexPage), indexPage);
                     }
                 }
-            }
-            receiver.accept(id, rank, new PageRun(0, dstStart, length), incoming);
+            });
             return Frames.ack();
         }
     }

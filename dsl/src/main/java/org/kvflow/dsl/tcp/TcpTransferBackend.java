@@ -1,5 +1,8 @@
 package org.kvflow.dsl.tcp;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -20,8 +23,9 @@ import reactor.netty.tcp.TcpClient;
 /**
  * PD transfer backend {@code tcp} (SPEC §10.2): sends each rank's owned pages to a
  * {@link DecodeServer} by logical page position, a CRC32C per page, over one reactor-netty
- * connection. Every call sends one frame and waits for its reply, so the decode side's pace is the
- * sender's (backpressure end to end); runs larger than a frame are split. A call that gets no
+ * connection. Runs are split into frames of at most {@link #FRAME_BYTES}; at most four frames are
+ * in flight before the sender waits for the oldest reply, so the decode side's pace is the
+ * sender's (backpressure end to end) while both sides work at once. A call that gets no
  * reply within {@code timeout}, or whose connection breaks, throws
  * {@link DecodeUnreachableException} and drops the connection; the next call reconnects (a
  * restarted decode server is picked up). Calls block: run them off Reactor's non-blocking threads.
@@ -29,6 +33,10 @@ import reactor.netty.tcp.TcpClient;
  */
 public final class TcpTransferBackend implements TransferBackend, AutoCloseable {
     private static final byte[] CLOSED = new byte[0];
+    /** Largest frame the backend sends; larger runs are split into frames of whole pages. */
+    public static final int FRAME_BYTES = Frames.MAX_FRAME;
+    /** PAGES frames in flight before the sender waits for the oldest reply. */
+    private static final int WINDOW = 4;
 
     private final String host;
     private final int port;
@@ -73,26 +81,25 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         boolean data = source != null && layout != null;
         long perPage = data ? (long) source.layers() * (source.mlaPageBytes() + source.indexPageBytes()) : 0;
         int pagesPerFrame = data ? (int) Math.max(1, Frames.MAX_FRAME / perPage) : Integer.MAX_VALUE;
+        String what = "PAGES " + requestId + " rank " + rank + " decode pages " + run.dstStart() + ".." + (run.dstStart() + run.length() - 1);
+        int inFlight = 0;
+        RuntimeException refused = null;
         for (int done = 0; done < run.length(); done += pagesPerFrame) {
             int length = Math.min(pagesPerFrame, run.length() - done);
             long src = run.srcStart() + done;
-            Frames.Writer w = new Frames.Writer(Frames.PAGES, (int) Math.min(Frames.MAX_FRAME, 64 + 4L * length + perPage * length))
-                    .str(requestId).i32(rank).i64(run.dstStart() + done).i32(length).u8(data ? 1 : 0);
-            for (int k = 0; k < length; k++) {
-                w.i32(data ? DecodeServer.pageCrc(source, (int) src + k) : 0);
+            ByteBuf frame = pagesFrame(requestId, rank, run.dstStart() + done, length, (int) src, data ? source : null);
+            bytesSent += frame.readableBytes();
+            write(frame, what);
+            if (++inFlight == WINDOW) {
+                refused = firstRefusal(refused, what);
+                inFlight--;
             }
-            if (data) {
-                for (int l = 0; l < source.layers(); l++) {
-                    w.raw(source.mla(l), (int) src * source.mlaPageBytes(), length * source.mlaPageBytes());
-                }
-                for (int l = 0; l < source.layers(); l++) {
-                    w.raw(source.index(l), (int) src * source.indexPageBytes(), length * source.indexPageBytes());
-                }
-            }
-            byte[] frame = w.bytes();
-            call(frame, "PAGES " + requestId + " rank " + rank + " decode pages " + (run.dstStart() + done) + ".."
-                    + (run.dstStart() + done + length - 1));
-            bytesSent += frame.length;
+        }
+        for (; inFlight > 0; inFlight--) {
+            refused = firstRefusal(refused, what);
+        }
+        if (refused != null) {
+            throw refused;
         }
     }
 
@@ -108,6 +115,31 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         } catch (DecodeUnreachableException e) {
             // the decode side is gone: nothing of this request is left to free there
         }
+    }
+
+    /**
+     * A PAGES frame written straight into a pooled Netty buffer (one copy of the page bytes):
+     * header, a CRC32C per page, then each layer's MLA bytes of the run, then each layer's indexer bytes.
+     */
+    private static ByteBuf pagesFrame(String requestId, int rank, long dstStart, int length, int src, @Nullable KvPageStore source) {
+        byte[] id = requestId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        long data = source == null ? 0 : (long) length * source.layers() * (source.mlaPageBytes() + source.indexPageBytes());
+        int size = Math.toIntExact(4 + 1 + 4 + id.length + 4 + 8 + 4 + 1 + 4L * length + data);
+        ByteBuf buf = ByteBufAllocator.DEFAULT.directBuffer(size);
+        buf.writeIntLE(size - 4).writeByte(Frames.PAGES).writeIntLE(id.length).writeBytes(id).writeIntLE(rank).writeLongLE(dstStart)
+                .writeIntLE(length).writeByte(source == null ? 0 : 1);
+        for (int k = 0; k < length; k++) {
+            buf.writeIntLE(source == null ? 0 : DecodeServer.pageCrc(source, src + k));
+        }
+        if (source != null) {
+            for (int l = 0; l < source.layers(); l++) {
+                buf.writeBytes(source.mla(l), src * source.mlaPageBytes(), length * source.mlaPageBytes());
+            }
+            for (int l = 0; l < source.layers(); l++) {
+                buf.writeBytes(source.index(l), src * source.indexPageBytes(), length * source.indexPageBytes());
+            }
+        }
+        return buf;
     }
 
     /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */
@@ -136,13 +168,41 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     private Frames.Reader call(byte[] frame, String what) {
-        Connection c = connection();
+        return call(Unpooled.wrappedBuffer(frame), what);
+    }
+
+    private Frames.Reader call(ByteBuf frame, String what) {
+        write(frame, what);
+        return awaitReply(what);
+    }
+
+    /** Waits for the next reply; a refusal is kept (the first one wins) so the window drains before it is thrown. */
+    private @Nullable RuntimeException firstRefusal(@Nullable RuntimeException first, String what) {
         try {
-            c.outbound().sendByteArray(Mono.just(frame)).then().block(timeout);
+            awaitReply(what);
+            return first;
+        } catch (TransferRejectedException e) {
+            return first != null ? first : e;
+        }
+    }
+
+    private void write(ByteBuf frame, String what) {
+        Connection c;
+        try {
+            c = connection();
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
+        try {
+            c.outbound().send(Mono.just(frame)).then().block(timeout);
         } catch (RuntimeException e) {
             disconnect();
             throw new DecodeUnreachableException(what + ": sending to decode at " + host + ":" + port + " failed: " + e.getMessage(), e);
         }
+    }
+
+    private Frames.Reader awaitReply(String what) {
         byte[] reply;
         try {
             reply = replies.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);

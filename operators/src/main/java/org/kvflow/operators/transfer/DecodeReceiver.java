@@ -98,26 +98,41 @@ public final class DecodeReceiver {
         return pages.clone();
     }
 
+    /** Writes received page bytes into decode pages, once {@link #accept(String, int, long[], PageWriter)} has checked them. */
+    @FunctionalInterface
+    public interface PageWriter {
+        /** Fills decode pages {@code dstPages} of {@code store} (every layer, both pools). */
+        void write(KvPageStore store, long[] dstPages);
+    }
+
     public synchronized void accept(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+        accept(requestId, rank, run.dst(), source == null ? null : (store, dst) -> store.copyPagesFrom(source, run.src(), dst));
+    }
+
+    /**
+     * Accepts pages for decode pages {@code dst} of a request: all are checked (known request,
+     * each a page of the request, no position twice) before {@code writer} runs; a refusal writes
+     * nothing. A null writer records the placement only.
+     */
+    public synchronized void accept(String requestId, int rank, long[] dst, @Nullable PageWriter writer) {
         Session session = sessions.get(requestId);
         if (session == null) {
-            rejectedPages += run.length();
-            throw new TransferRejectedException(requestId, "unknown request (rank " + rank + ", " + run.length() + " pages)");
+            rejectedPages += dst.length;
+            throw new TransferRejectedException(requestId, "unknown request (rank " + rank + ", " + dst.length + " pages)");
         }
-        long[] dst = run.dst();
         BitSet positions = new BitSet();
         for (long page : dst) {
             Integer pos = session.positionOf.get(page);
             if (pos == null || session.written.get(pos) || positions.get(pos)) {
-                rejectedPages += run.length();
+                rejectedPages += dst.length;
                 throw new TransferRejectedException(requestId, pos == null
                         ? "decode page " + page + " is not one of its pages (rank " + rank + ")"
                         : "position " + pos + " written twice (rank " + rank + ")");
             }
             positions.set(pos);
         }
-        if (store != null && source != null) {
-            store.copyPagesFrom(source, run.src(), dst);
+        if (store != null && writer != null) {
+            writer.write(store, dst);
         }
         session.written.or(positions);
     }
