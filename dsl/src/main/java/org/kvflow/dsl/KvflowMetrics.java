@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.kvflow.core.KvflowException;
 import org.kvflow.core.validate.PageGroupValidationException;
@@ -18,11 +19,15 @@ import org.kvflow.operators.PrefillResult;
  * journaled pages, and failures by error code. One instance per pipeline run.
  */
 final class KvflowMetrics {
+    private static final AtomicLong RUNS = new AtomicLong();
+
     private final MeterRegistry registry;
+    /** Gauges carry the run's id: a built pipeline may run several times at once, each with its own pools. */
+    private final String run = Long.toString(RUNS.incrementAndGet());
     private final List<io.micrometer.core.instrument.Meter> gauges = new ArrayList<>();
     private final Timer transferLatency;
     private final long pageBytes;
-    private final java.util.concurrent.atomic.AtomicLong peakViewBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong peakViewBytes = new AtomicLong();
 
     KvflowMetrics(MeterRegistry registry, long pageBytes) {
         this.registry = registry;
@@ -35,12 +40,12 @@ final class KvflowMetrics {
         for (int r = 0; r < group.config().cpSize(); r++) {
             int rank = r;
             gauges.add(Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).tag("rank", Integer.toString(r))
-                    .register(registry));
+                    .tag("run", run).register(registry));
         }
-        gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).register(registry));
-        gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).register(registry));
-        gauges.add(Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, java.util.concurrent.atomic.AtomicLong::get)
-                .description("largest full view of one batch: the scratch the view needs beside the pools").register(registry));
+        gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).tag("run", run).register(registry));
+        gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).tag("run", run).register(registry));
+        gauges.add(Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
+                .description("largest full view of one batch: the scratch the view needs beside the pools").tag("run", run).register(registry));
     }
 
     void batch(PrefillBatch batch) {

@@ -4,10 +4,12 @@ import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.kvflow.dsl.tcp.DecodeServer;
+import org.kvflow.dsl.tcp.TcpTransferBackend;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
@@ -41,6 +43,28 @@ class BlockHoundTest {
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed)
                     .expectComplete()
                     .verify(Duration.ofSeconds(60));
+        }
+    }
+
+    /**
+     * Replies reach the caller from Netty's event loop; handing them over must never make the
+     * event loop wait for a lock, however the caller's thread is timed (bounded: two seconds of calls).
+     */
+    @Test
+    void replyHandoffNeverBlocksTheEventLoop() {
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, DslTest.MODEL.layout()), "127.0.0.1", 0);
+             TcpTransferBackend backend = new TcpTransferBackend("127.0.0.1", server.port(), 16, DslTest.MODEL.layout(), 4,
+                     Duration.ofSeconds(5))) {
+            long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            Mono<Integer> calls = Mono.fromCallable(() -> {
+                int n = 0;
+                while (System.nanoTime() < end) {
+                    backend.stats();
+                    n++;
+                }
+                return n;
+            }).subscribeOn(Schedulers.boundedElastic());
+            StepVerifier.create(calls).expectNextMatches(n -> n > 100).expectComplete().verify(Duration.ofSeconds(30));
         }
     }
 }

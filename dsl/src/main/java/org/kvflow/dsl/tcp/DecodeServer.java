@@ -36,7 +36,8 @@ public final class DecodeServer implements AutoCloseable {
                         Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
                 .handle((in, out) -> {
                     Session session = new Session();
-                    return out.sendByteArray(in.receive().map(session::answer));
+                    return out.sendByteArray(in.receive().map(session::answer)
+                            .doOnError(e -> LOG.error("decode server connection failed", e)));
                 })
                 .bindNow();
     }

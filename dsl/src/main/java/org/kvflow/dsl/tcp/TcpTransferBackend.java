@@ -7,8 +7,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
@@ -45,7 +45,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final int prefillCp;
     private final Duration timeout;
     private @Nullable Connection connection;
-    private final BlockingQueue<byte[]> replies = new LinkedBlockingQueue<>();
+    private Replies replies = new Replies();
     private long bytesSent;
 
     /**
@@ -205,7 +205,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private Frames.Reader awaitReply(String what) {
         byte[] reply;
         try {
-            reply = replies.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            reply = replies.next(timeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             disconnect();
@@ -240,7 +240,6 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         if (connection != null && !connection.isDisposed()) {
             return connection;
         }
-        replies.clear();
         Connection c;
         try {
             c = TcpClient.create().host(host).port(port)
@@ -250,7 +249,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         } catch (RuntimeException e) {
             throw new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e);
         }
-        c.inbound().receive().asByteArray().subscribe(replies::offer, error -> replies.offer(CLOSED), () -> replies.offer(CLOSED));
+        Replies mailbox = new Replies();
+        c.inbound().receive().asByteArray().subscribe(mailbox::put, error -> mailbox.put(CLOSED), () -> mailbox.put(CLOSED));
+        replies = mailbox;
         connection = c;
         int mlaRow = layout == null ? 0 : layout.mlaRowBytes();
         int indexRow = layout == null ? 0 : layout.indexRowBytes();
@@ -271,6 +272,25 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         connection = null;
         if (c != null) {
             c.disposeNow(Duration.ofSeconds(1));
+        }
+    }
+
+    /**
+     * One connection's replies, handed from Netty's event loop to the caller. Putting never
+     * blocks (no lock to wait for on the event loop); a fresh mailbox per connection keeps a
+     * dropped connection's late close signal out of the next one.
+     */
+    private static final class Replies {
+        private final ConcurrentLinkedQueue<byte[]> queue = new ConcurrentLinkedQueue<>();
+        private final Semaphore available = new Semaphore(0);
+
+        void put(byte[] reply) {
+            queue.add(reply);
+            available.release();
+        }
+
+        @Nullable byte[] next(Duration timeout) throws InterruptedException {
+            return available.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS) ? queue.poll() : null;
         }
     }
 }
