@@ -1,0 +1,22 @@
+package org.kvflow.kernels.aparapi;
+
+import com.aparapi.Kernel;
+import com.aparapi.Range;
+import com.aparapi.device.OpenCLDevice;
+import java.util.List;
+
+/** An Aparapi twin of one {@code *Kernels} method: binds the task's arguments to fields and says its launch range. */
+abstract class AparapiTask extends Kernel {
+    /** Local size on every device: the H200 refuses more than 256 for these kernels (TOOLCHAIN.md §10). */
+    static final int LOCAL = 256;
+
+    /** Points the kernel's fields at the task's arguments (the wrapped heap arrays, the scalars). */
+    abstract void bind(List<Object> args);
+
+    /** Work-items to launch; zero means there is nothing to do and no launch happens. */
+    abstract int globalSize();
+
+    final Range range(OpenCLDevice device) {
+        return device.createRange(globalSize(), LOCAL);
+    }
+}

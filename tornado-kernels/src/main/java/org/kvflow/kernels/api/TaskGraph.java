@@ -1,0 +1,68 @@
+package org.kvflow.kernels.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A mutable fluent builder of tasks and data transfers (TornadoVM's {@code TaskGraph}); every
+ * method returns {@code this}. {@link #snapshot()} freezes it for an {@link ExecutionPlan}.
+ * Not thread-safe.
+ */
+public final class TaskGraph {
+    private final String name;
+    private final List<ImmutableTaskGraph.Transfer> toDevice = new ArrayList<>();
+    private final List<ImmutableTaskGraph.Task> tasks = new ArrayList<>();
+    private final List<ImmutableTaskGraph.Transfer> toHost = new ArrayList<>();
+
+    public TaskGraph(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /** Arrays the tasks read, copied to the device as {@code mode} says ({@link DataTransferMode}). */
+    public TaskGraph transferToDevice(int mode, Object... data) {
+        for (Object d : data) {
+            toDevice.add(new ImmutableTaskGraph.Transfer(DataTransferMode.check(mode), array(d)));
+        }
+        return this;
+    }
+
+    /** Adds task {@code id} (grid key {@code "<graph>.<id>"}) running {@code code} over the arguments. */
+    public <A, B, C, D> TaskGraph task(String id, Task4<A, B, C, D> code, A a, B b, C c, D d) {
+        if (tasks.stream().anyMatch(t -> t.id().equals(id))) {
+            throw new IllegalArgumentException("graph " + name + " already has a task " + id);
+        }
+        tasks.add(new ImmutableTaskGraph.Task(id, KernelRef.of(code), args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]),
+                cast(args[3])), List.of(a, b, c, d)));
+        return this;
+    }
+
+    /** Arrays the tasks write, copied back to the host as {@code mode} says. */
+    public TaskGraph transferToHost(int mode, Object... data) {
+        for (Object d : data) {
+            toHost.add(new ImmutableTaskGraph.Transfer(DataTransferMode.check(mode), array(d)));
+        }
+        return this;
+    }
+
+    /** A frozen copy: later edits to this builder do not change it. */
+    public ImmutableTaskGraph snapshot() {
+        if (tasks.isEmpty()) {
+            throw new IllegalStateException("graph " + name + " has no task");
+        }
+        return new ImmutableTaskGraph(name, List.copyOf(toDevice), List.copyOf(tasks), List.copyOf(toHost));
+    }
+
+    private Object array(Object d) {
+        if (d instanceof LongArray || d instanceof IntArray) {
+            return d;
+        }
+        throw new IllegalArgumentException("graph " + name + ": only LongArray and IntArray move between host and device, not "
+                + (d == null ? "null" : d.getClass().getSimpleName()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T cast(Object o) {
+        return (T) o;
+    }
+}

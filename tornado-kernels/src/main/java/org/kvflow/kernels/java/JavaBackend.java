@@ -1,0 +1,44 @@
+package org.kvflow.kernels.java;
+
+import java.util.List;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.ImmutableTaskGraph;
+import org.kvflow.kernels.api.KernelBackend;
+
+/**
+ * Backend {@code java}: runs each task's {@code *Kernels} method as written. Host arrays are
+ * the device arrays, so transfers cost nothing. The reference every other backend is tested against.
+ */
+public final class JavaBackend implements KernelBackend {
+    private static final Device JVM = new Device("java", 0, "Java reference (" + Runtime.version() + ")", Device.Kind.JVM);
+
+    @Override
+    public String name() {
+        return "java";
+    }
+
+    @Override
+    public List<Device> devices() {
+        return List.of(JVM);
+    }
+
+    @Override
+    public Session open(ImmutableTaskGraph graph, Device device) {
+        return new Session() {
+            @Override
+            public void execute() {
+                graph.tasks().forEach(ImmutableTaskGraph.Task::runReference);
+            }
+
+            @Override
+            public void transferToHost(Object array) {
+                // host memory is the device memory
+            }
+
+            @Override
+            public void close() {
+                // nothing held
+            }
+        };
+    }
+}
