@@ -6,8 +6,10 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.KernelBackend;
@@ -23,7 +25,8 @@ import org.kvflow.kernels.api.LongArray;
 public final class AparapiBackend implements KernelBackend {
     private static final Map<String, Supplier<AparapiTask>> TWINS = Map.of(
             "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(false),
-            "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(true));
+            "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(true),
+            "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new);
 
     private final List<OpenCLDevice> found = new ArrayList<>();
     private final List<Device> devices = new ArrayList<>();
@@ -89,8 +92,9 @@ public final class AparapiBackend implements KernelBackend {
                 AparapiTask k = twin.get();
                 k.bind(t.args());
                 k.setExplicit(true);
+                k.putOwn();
                 twins.add(k);
-                t.args().stream().filter(a -> a instanceof LongArray || a instanceof IntArray).forEach(a -> owner.putIfAbsent(a, k));
+                t.args().stream().filter(a -> !(a instanceof Number)).forEach(a -> owner.putIfAbsent(a, k));
             }
         }
 
@@ -151,20 +155,10 @@ public final class AparapiBackend implements KernelBackend {
                 return;
             }
             switch (array) {
-                case LongArray l -> {
-                    if (toDevice) {
-                        k.put(l.toHeapArray());
-                    } else {
-                        k.get(l.toHeapArray());
-                    }
-                }
-                case IntArray n -> {
-                    if (toDevice) {
-                        k.put(n.toHeapArray());
-                    } else {
-                        k.get(n.toHeapArray());
-                    }
-                }
+                case LongArray a -> k.move(a.toHeapArray(), toDevice);
+                case IntArray a -> k.move(a.toHeapArray(), toDevice);
+                case FloatArray a -> k.move(a.toHeapArray(), toDevice);
+                case ByteArray a -> k.move(a.toHeapArray(), toDevice);
                 default -> throw new IllegalArgumentException("cannot move " + array.getClass().getSimpleName());
             }
         }

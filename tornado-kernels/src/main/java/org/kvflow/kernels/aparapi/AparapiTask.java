@@ -16,7 +16,45 @@ abstract class AparapiTask extends Kernel {
     /** Work-items to launch; zero means there is nothing to do and no launch happens. */
     abstract int globalSize();
 
+    /** Copies arrays the twin holds itself (tables), once, before its first launch. */
+    void putOwn() {
+        // most twins hold none
+    }
+
+    /** The launch range: {@link #globalSize()} rounded up to whole work-groups (kernels guard the excess). */
     final Range range(OpenCLDevice device) {
-        return device.createRange(globalSize(), LOCAL);
+        return device.createRange((globalSize() + LOCAL - 1) / LOCAL * LOCAL, LOCAL);
+    }
+
+    final void move(long[] a, boolean toDevice) {
+        if (toDevice) {
+            put(a);
+        } else {
+            get(a);
+        }
+    }
+
+    final void move(int[] a, boolean toDevice) {
+        if (toDevice) {
+            put(a);
+        } else {
+            get(a);
+        }
+    }
+
+    final void move(float[] a, boolean toDevice) {
+        if (toDevice) {
+            put(a);
+        } else {
+            get(a);
+        }
+    }
+
+    final void move(byte[] a, boolean toDevice) {
+        if (toDevice) {
+            put(a);
+        } else {
+            get(a);
+        }
     }
 }

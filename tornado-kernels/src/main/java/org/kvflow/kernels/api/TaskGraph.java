@@ -1,7 +1,9 @@
 package org.kvflow.kernels.api;
 
 import java.util.ArrayList;
+import java.io.Serializable;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Objects;
 
 /**
@@ -29,11 +31,19 @@ public final class TaskGraph {
 
     /** Adds task {@code id} (grid key {@code "<graph>.<id>"}) running {@code code} over the arguments. */
     public <A, B, C, D> TaskGraph task(String id, Task4<A, B, C, D> code, A a, B b, C c, D d) {
+        return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]), cast(args[3])), a, b, c, d);
+    }
+
+    /** Adds a five-parameter task; see {@link #task(String, Task4, Object, Object, Object, Object)}. */
+    public <A, B, C, D, E> TaskGraph task(String id, Task5<A, B, C, D, E> code, A a, B b, C c, D d, E e) {
+        return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]), cast(args[3]), cast(args[4])), a, b, c, d, e);
+    }
+
+    private TaskGraph add(String id, Serializable code, Consumer<Object[]> body, Object... args) {
         if (tasks.stream().anyMatch(t -> t.id().equals(id))) {
             throw new IllegalArgumentException("graph " + name + " already has a task " + id);
         }
-        tasks.add(new ImmutableTaskGraph.Task(id, KernelRef.of(code), args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]),
-                cast(args[3])), List.of(a, b, c, d)));
+        tasks.add(new ImmutableTaskGraph.Task(id, KernelRef.of(code), body, List.of(args)));
         return this;
     }
 
@@ -54,10 +64,10 @@ public final class TaskGraph {
     }
 
     private Object array(Object d) {
-        if (d instanceof LongArray || d instanceof IntArray) {
+        if (d instanceof LongArray || d instanceof IntArray || d instanceof FloatArray || d instanceof ByteArray) {
             return d;
         }
-        throw new IllegalArgumentException("graph " + name + ": only LongArray and IntArray move between host and device, not "
+        throw new IllegalArgumentException("graph " + name + ": only Long/Int/Float/ByteArray move between host and device, not "
                 + (d == null ? "null" : d.getClass().getSimpleName()));
     }
 

@@ -1,6 +1,10 @@
 package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.ByteArray;
+import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.quant.TileQuant;
 
 /**
  * NSA indexer reference (SPEC §3.8 step 6, §7.1): scores of one index query against dequantised
@@ -18,6 +22,27 @@ public final class IndexerKernels {
             acc = acc + product;
         }
         return acc;
+    }
+
+    /**
+     * Scores of every index query against every fp8 index key, the batched kernel form of
+     * {@link #dot}: {@code scores[q·nk + j] = Σ_d queries[q·dim + d] · (fp8(keys[j·dim + d]) ·
+     * keyScales[j·blocks + d/128])}, ascending {@code d}, where {@code blocks = ⌈dim/128⌉} (SPEC §3.3
+     * scales). Devices that fuse multiply-add may differ from this reference by rounding only.
+     */
+    public static void scoreFp8(FloatArray queries, ByteArray keys, FloatArray keyScales, int dim, FloatArray scores) {
+        int nk = keys.getSize() / dim;
+        int blocks = KvLayout.tiles(dim);
+        for (int i = 0; i < scores.getSize(); i++) {
+            int q = i / nk;
+            int j = i - q * nk;
+            float acc = 0.0f;
+            for (int d = 0; d < dim; d++) {
+                float k = TileQuant.dequantize(keys.get(j * dim + d), keyScales.get(j * blocks + d / KvLayout.QUANT_TILE));
+                acc = acc + queries.get(q * dim + d) * k;
+            }
+            scores.set(i, acc);
+        }
     }
 
     /**

@@ -1,0 +1,67 @@
+package org.kvflow.kernels.aparapi;
+
+import java.util.List;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.ByteArray;
+import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.quant.Fp8E4m3;
+
+/**
+ * Twin of {@code IndexerKernels.scoreFp8}: one work-item per (query, key) score. fp8 codes are
+ * decoded through a 256-entry table built from the Java codec, so dequantisation is exact; the
+ * dot product may be contracted to fused multiply-adds by the OpenCL compiler.
+ */
+public final class IndexScoreAparapi extends AparapiTask {
+    float[] queries = new float[1];
+    byte[] keys = new byte[1];
+    float[] keyScales = new float[1];
+    float[] scores = new float[1];
+    final float[] lut = new float[256];
+    int dim;
+    int nk;
+    int blocks;
+    int n;
+
+    IndexScoreAparapi() {
+        for (int c = 0; c < 256; c++) {
+            lut[c] = Fp8E4m3.decode((byte) c);
+        }
+    }
+
+    @Override
+    void bind(List<Object> args) {
+        queries = ((FloatArray) args.get(0)).toHeapArray();
+        keys = ((ByteArray) args.get(1)).toHeapArray();
+        keyScales = ((FloatArray) args.get(2)).toHeapArray();
+        dim = (Integer) args.get(3);
+        scores = ((FloatArray) args.get(4)).toHeapArray();
+        nk = keys.length / dim;
+        blocks = KvLayout.tiles(dim);
+        n = scores.length;
+    }
+
+    @Override
+    void putOwn() {
+        put(lut);
+    }
+
+    @Override
+    int globalSize() {
+        return n;
+    }
+
+    @Override
+    public void run() {
+        int i = getGlobalId();
+        if (i < n) {
+            int q = i / nk;
+            int j = i - q * nk;
+            float acc = 0.0f;
+            for (int d = 0; d < dim; d++) {
+                float k = lut[keys[j * dim + d] & 0xFF] * keyScales[j * blocks + d / KvLayout.QUANT_TILE];
+                acc = acc + queries[q * dim + d] * k;
+            }
+            scores[i] = acc;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package org.kvflow.kernels.nsa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.Random;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.Devices;
+import org.kvflow.kernels.quant.TileQuant;
+
+/** Indexer scores on OpenCL against the Java reference (rounding bound stated below), top-k equal, bad shapes refused. */
+class IndexScorerTest {
+    /** Bound: a fused multiply-add per term changes each partial sum by at most one rounding. */
+    private static final float RELATIVE = 1e-5f;
+
+    private record Keys(byte[] codes, float[] scales, float[] dequantised) {}
+
+    private static Keys keys(Random rnd, int n, int dim) {
+        int blocks = KvLayout.tiles(dim);
+        byte[] codes = new byte[n * dim];
+        float[] scales = new float[n * blocks];
+        float[] deq = new float[n * dim];
+        float[] row = new float[dim];
+        for (int j = 0; j < n; j++) {
+            for (int d = 0; d < dim; d++) {
+                row[d] = (float) rnd.nextGaussian();
+            }
+            for (int b = 0; b < blocks; b++) {
+                int from = b * KvLayout.QUANT_TILE;
+                int len = Math.min(KvLayout.QUANT_TILE, dim - from);
+                float scale = TileQuant.scale(row, from, len);
+                scales[j * blocks + b] = scale;
+                for (int d = from; d < from + len; d++) {
+                    codes[j * dim + d] = TileQuant.quantize(row[d], scale);
+                    deq[j * dim + d] = TileQuant.dequantize(codes[j * dim + d], scale);
+                }
+            }
+        }
+        return new Keys(codes, scales, deq);
+    }
+
+    private static float[] gaussian(Random rnd, int n) {
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) rnd.nextGaussian();
+        }
+        return x;
+    }
+
+    @Test
+    void javaScoresEqualTheDotReferenceBitForBit() {
+        Random rnd = new Random(3);
+        int dim = 200;
+        Keys k = keys(rnd, 37, dim);
+        float[] q = gaussian(rnd, 2 * dim);
+        try (IndexScorer scorer = new IndexScorer(dim, 2, 37, Devices.java())) {
+            float[] scores = scorer.scores(q, k.codes(), k.scales());
+            for (int i = 0; i < 2; i++) {
+                for (int j = 0; j < 37; j++) {
+                    float expected = IndexerKernels.dot(java.util.Arrays.copyOfRange(q, i * dim, (i + 1) * dim), k.dequantised(), j * dim, dim);
+                    assertThat(scores[i * 37 + j]).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /** Key counts not a multiple of the work-group, tails of a 128-wide scale block, no keys at all. */
+    @Tag("opencl")
+    @ParameterizedTest
+    @CsvSource({"128, 3, 1000, 64", "200, 2, 257, 16", "7, 4, 1, 1", "128, 2, 0, 8", "576, 1, 300, 300"})
+    void openClScoresAndTopKMatchTheJavaReference(int dim, int queries, int keys, int topK) {
+        Device cl = Devices.openCl().orElse(null);
+        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Random rnd = new Random(dim * 1000L + keys);
+        Keys k = keys(rnd, keys, dim);
+        float[] q = gaussian(rnd, queries * dim);
+        try (IndexScorer java = new IndexScorer(dim, queries, keys, Devices.java());
+             IndexScorer opencl = new IndexScorer(dim, queries, keys, cl)) {
+            float[] expected = java.scores(q, k.codes(), k.scales()).clone();
+            float[] actual = opencl.scores(q, k.codes(), k.scales());
+            for (int i = 0; i < expected.length; i++) {
+                int qi = i / keys;
+                float magnitude = 0;
+                for (int d = 0; d < dim; d++) {
+                    magnitude += Math.abs(q[qi * dim + d] * k.dequantised()[(i % keys) * dim + d]);
+                }
+                assertThat(actual[i]).as("score %d", i).isCloseTo(expected[i], org.assertj.core.data.Offset.offset(RELATIVE * magnitude + 1e-30f));
+            }
+            assertThat(opencl.topK(q, k.codes(), k.scales(), topK)).isDeepEqualTo(java.topK(q, k.codes(), k.scales(), topK));
+        }
+    }
+
+    @Test
+    void inputsOfTheWrongLengthAreRefusedBeforeAnyLaunch() {
+        try (IndexScorer scorer = new IndexScorer(130, 2, 3, Devices.java())) {
+            assertThatThrownBy(() -> scorer.scores(new float[259], new byte[390], new float[6])).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("queries: 259 values, the indexer of dim 130, 2 queries, 3 keys takes 260");
+            assertThatThrownBy(() -> scorer.scores(new float[260], new byte[390], new float[3])).hasMessageStartingWith("key scales: 3 values");
+            assertThat(scorer.scores(new float[260], new byte[390], new float[6])).hasSize(6);
+        }
+        assertThatThrownBy(() -> new IndexScorer(0, 1, 1, Devices.java())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("dim=0");
+    }
+}
