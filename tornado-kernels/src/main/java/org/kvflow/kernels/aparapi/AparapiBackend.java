@@ -26,7 +26,8 @@ public final class AparapiBackend implements KernelBackend {
     private static final Map<String, Supplier<AparapiTask>> TWINS = Map.of(
             "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(false),
             "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(true),
-            "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new);
+            "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
+            "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new);
 
     private final List<OpenCLDevice> found = new ArrayList<>();
     private final List<Device> devices = new ArrayList<>();

@@ -1,5 +1,7 @@
 package org.kvflow.kernels.nsa;
 
+import org.kvflow.kernels.api.FloatArray;
+
 /**
  * MLA sparse attention reference (SPEC §3.8 step 7, §7.1): for a query {@code q} ({@code C+R})
  * and the keys of the selected positions in ascending logical position, {@code logit_j = dot(q,
@@ -8,6 +10,31 @@ package org.kvflow.kernels.nsa;
  */
 public final class AttentionKernels {
     private AttentionKernels() {}
+
+    /**
+     * {@link #attend} for a batch of queries, the kernel form: query {@code i} ({@code width =
+     * queries/nq} floats) attends over its own {@code count} selected keys ({@code keys} holds
+     * {@code nq × count} rows of {@code width}); {@code weights} ({@code nq × count}) is scratch for
+     * the softmax numerators, and {@code out} receives {@code nq × latent}. Same operation order as
+     * {@link #attend}; devices may differ by their {@code exp} and by fused multiply-adds.
+     */
+    public static void attendBatch(FloatArray queries, FloatArray keys, int latent, FloatArray weights, FloatArray out) {
+        int nq = out.getSize() / latent;
+        if (nq == 0) {
+            return;
+        }
+        int width = queries.getSize() / nq;
+        int count = weights.getSize() / nq;
+        float[] q = new float[width];
+        float[] rows = new float[count * width];
+        float[] o = new float[latent];
+        for (int i = 0; i < nq; i++) {
+            System.arraycopy(queries.toHeapArray(), i * width, q, 0, width);
+            System.arraycopy(keys.toHeapArray(), i * count * width, rows, 0, rows.length);
+            attend(q, rows, count, latent, o);
+            System.arraycopy(o, 0, out.toHeapArray(), i * latent, latent);
+        }
+    }
 
     /**
      * @param q      the query, {@code C+R} floats

@@ -1,0 +1,83 @@
+package org.kvflow.kernels.aparapi;
+
+import java.util.List;
+import org.kvflow.kernels.api.FloatArray;
+
+/**
+ * Twin of {@code AttentionKernels.attendBatch}: one work-group of 256 per query. The group's
+ * work-items compute the logits (strided over the selected keys), one work-item then takes the
+ * max and the sum of {@code exp(logit − max)} in ascending order as the reference does, and all
+ * work-items produce the latent outputs (strided over {@code C}). Barriers order the phases.
+ */
+public final class AttendAparapi extends AparapiTask {
+    float[] queries = new float[1];
+    float[] keys = new float[1];
+    float[] weights = new float[1];
+    float[] out = new float[1];
+    /** Per query: the softmax denominator, written by work-item 0 and read by the group. */
+    float[] sums = new float[1];
+    int latent;
+    int nq;
+    int width;
+    int count;
+
+    @Override
+    void bind(List<Object> args) {
+        queries = ((FloatArray) args.get(0)).toHeapArray();
+        keys = ((FloatArray) args.get(1)).toHeapArray();
+        latent = (Integer) args.get(2);
+        weights = ((FloatArray) args.get(3)).toHeapArray();
+        out = ((FloatArray) args.get(4)).toHeapArray();
+        nq = out.length / latent;
+        width = nq == 0 ? 0 : queries.length / nq;
+        count = nq == 0 ? 0 : weights.length / nq;
+        sums = new float[Math.max(1, nq)];
+    }
+
+    @Override
+    void putOwn() {
+        put(sums);
+    }
+
+    @Override
+    int globalSize() {
+        return nq * LOCAL;
+    }
+
+    @Override
+    public void run() {
+        int i = getGroupId();
+        int lid = getLocalId();
+        float scale = sqrt((float) width);
+        for (int j = lid; j < count; j += LOCAL) {
+            float acc = 0.0f;
+            int row = (i * count + j) * width;
+            for (int d = 0; d < width; d++) {
+                acc = acc + queries[i * width + d] * keys[row + d];
+            }
+            weights[i * count + j] = acc / scale;
+        }
+        globalBarrier();
+        if (lid == 0) {
+            float mx = weights[i * count];
+            for (int j = 1; j < count; j++) {
+                mx = max(mx, weights[i * count + j]);
+            }
+            float sum = 0.0f;
+            for (int j = 0; j < count; j++) {
+                float e = exp(weights[i * count + j] - mx);
+                weights[i * count + j] = e;
+                sum = sum + e;
+            }
+            sums[i] = sum;
+        }
+        globalBarrier();
+        for (int c = lid; c < latent; c += LOCAL) {
+            float acc = 0.0f;
+            for (int j = 0; j < count; j++) {
+                acc = acc + weights[i * count + j] * keys[(i * count + j) * width + c];
+            }
+            out[i * latent + c] = acc / sums[i];
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package org.kvflow.kernels.nsa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.Arrays;
+import java.util.Random;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.Devices;
+
+/** MLA sparse attention: batch form equals the single-query reference; OpenCL within a stated bound. */
+class SparseAttentionTest {
+    /** Bound on outputs (each a convex combination of values of magnitude ≲ 5): exp and FMA rounding. */
+    private static final float TOLERANCE = 2e-5f;
+
+    private static float[] gaussian(Random rnd, int n, float scale) {
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) rnd.nextGaussian() * scale;
+        }
+        return x;
+    }
+
+    @Test
+    void javaBatchEqualsTheSingleQueryReferenceBitForBit() {
+        Random rnd = new Random(5);
+        int width = 40;
+        int latent = 32;
+        float[] q = gaussian(rnd, 3 * width, 1f);
+        float[] k = gaussian(rnd, 3 * 7 * width, 1f);
+        try (SparseAttention attention = new SparseAttention(width, latent, 3, 7, Devices.java())) {
+            float[] out = attention.attend(q, k);
+            for (int i = 0; i < 3; i++) {
+                float[] expected = new float[latent];
+                AttentionKernels.attend(Arrays.copyOfRange(q, i * width, (i + 1) * width),
+                        Arrays.copyOfRange(k, i * 7 * width, (i + 1) * 7 * width), 7, latent, expected);
+                assertThat(Arrays.copyOfRange(out, i * latent, (i + 1) * latent)).isEqualTo(expected);
+            }
+        }
+    }
+
+    /** Small dimensions, the real 512 + 64 latent layout, one key, more keys than a work-group. */
+    @Tag("opencl")
+    @ParameterizedTest
+    @CsvSource({"40, 32, 3, 7", "576, 512, 2, 300", "576, 512, 1, 1", "24, 16, 5, 513", "576, 512, 0, 4"})
+    void openClEqualsTheJavaReferenceWithinTheBound(int width, int latent, int queries, int selected) {
+        Device cl = Devices.openCl().orElse(null);
+        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Random rnd = new Random(width * 7L + selected);
+        float[] q = gaussian(rnd, queries * width, 0.2f);
+        float[] k = gaussian(rnd, queries * selected * width, 1f);
+        try (SparseAttention java = new SparseAttention(width, latent, queries, selected, Devices.java());
+             SparseAttention opencl = new SparseAttention(width, latent, queries, selected, cl)) {
+            float[] expected = java.attend(q, k).clone();
+            float[] actual = opencl.attend(q, k);
+            assertThat(actual).hasSameSizeAs(expected);
+            for (int i = 0; i < expected.length; i++) {
+                assertThat(actual[i]).as("output %d", i).isCloseTo(expected[i], Offset.offset(TOLERANCE));
+            }
+        }
+    }
+
+    @Test
+    void badShapesAndInputsAreRefusedBeforeAnyLaunch() {
+        assertThatThrownBy(() -> new SparseAttention(16, 32, 1, 1, Devices.java())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("latent=32");
+        assertThatThrownBy(() -> new SparseAttention(16, 8, 1, 0, Devices.java())).hasMessageContaining("selected=0");
+        try (SparseAttention attention = new SparseAttention(16, 8, 2, 3, Devices.java())) {
+            assertThatThrownBy(() -> attention.attend(new float[32], new float[95])).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("attention of width 16 takes 32 query and 96 key values, got 32 and 95");
+            assertThat(attention.attend(new float[32], new float[96])).hasSize(16);
+        }
+    }
+}
