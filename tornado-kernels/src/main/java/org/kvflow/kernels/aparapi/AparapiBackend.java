@@ -27,7 +27,9 @@ public final class AparapiBackend implements KernelBackend {
             "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(false),
             "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(true),
             "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
-            "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new);
+            "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new,
+            "org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new,
+            "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new);
 
     private final List<OpenCLDevice> found = new ArrayList<>();
     private final List<Device> devices = new ArrayList<>();

@@ -4,11 +4,21 @@ import com.aparapi.Kernel;
 import com.aparapi.Range;
 import com.aparapi.device.OpenCLDevice;
 import java.util.List;
+import org.kvflow.kernels.quant.Fp8E4m3;
 
 /** An Aparapi twin of one {@code *Kernels} method: binds the task's arguments to fields and says its launch range. */
 abstract class AparapiTask extends Kernel {
     /** Local size on every device: the H200 refuses more than 256 for these kernels (TOOLCHAIN.md §10). */
     static final int LOCAL = 256;
+
+    /** The fp32 values of fp8 e4m3 codes {@code 0 .. n-1}, from the Java codec (a device-side decode table). */
+    static float[] fp8Table(int n) {
+        float[] table = new float[n];
+        for (int c = 0; c < n; c++) {
+            table[c] = Fp8E4m3.decode((byte) c);
+        }
+        return table;
+    }
 
     /** Points the kernel's fields at the task's arguments (the wrapped heap arrays, the scalars). */
     abstract void bind(List<Object> args);

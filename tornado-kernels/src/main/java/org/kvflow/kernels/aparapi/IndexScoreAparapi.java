@@ -4,7 +4,6 @@ import java.util.List;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
-import org.kvflow.kernels.quant.Fp8E4m3;
 
 /**
  * Twin of {@code IndexerKernels.scoreFp8}: one work-item per (query, key) score. fp8 codes are
@@ -16,17 +15,11 @@ public final class IndexScoreAparapi extends AparapiTask {
     byte[] keys = new byte[1];
     float[] keyScales = new float[1];
     float[] scores = new float[1];
-    final float[] lut = new float[256];
+    final float[] lut = fp8Table(256);
     int dim;
     int nk;
     int blocks;
     int n;
-
-    IndexScoreAparapi() {
-        for (int c = 0; c < 256; c++) {
-            lut[c] = Fp8E4m3.decode((byte) c);
-        }
-    }
 
     @Override
     void bind(List<Object> args) {

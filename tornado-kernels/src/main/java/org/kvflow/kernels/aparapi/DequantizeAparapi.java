@@ -1,0 +1,42 @@
+package org.kvflow.kernels.aparapi;
+
+import java.util.List;
+import org.kvflow.kernels.api.ByteArray;
+import org.kvflow.kernels.api.FloatArray;
+
+/** Twin of {@code QuantKernels.dequantizeTiles}: one work-item per value, fp8 decoded through a table built from the Java codec. */
+public final class DequantizeAparapi extends AparapiTask {
+    byte[] codes = new byte[1];
+    float[] scales = new float[1];
+    float[] x = new float[1];
+    final float[] lut = fp8Table(256);
+    int tile;
+    int n;
+
+    @Override
+    void bind(List<Object> args) {
+        codes = ((ByteArray) args.get(0)).toHeapArray();
+        tile = (Integer) args.get(1);
+        scales = ((FloatArray) args.get(2)).toHeapArray();
+        x = ((FloatArray) args.get(3)).toHeapArray();
+        n = x.length;
+    }
+
+    @Override
+    void putOwn() {
+        put(lut);
+    }
+
+    @Override
+    int globalSize() {
+        return n;
+    }
+
+    @Override
+    public void run() {
+        int i = getGlobalId();
+        if (i < n) {
+            x[i] = lut[codes[i] & 0xFF] * scales[i / tile];
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package org.kvflow.kernels.aparapi;
+
+import java.util.List;
+import org.kvflow.kernels.api.ByteArray;
+import org.kvflow.kernels.api.FloatArray;
+
+/**
+ * Twin of {@code QuantKernels.quantizeTiles}: one work-item per tile. Rounding to the nearest fp8
+ * value (ties to the even code) is done against a table of the 127 non-negative finite fp8
+ * values rather than with bit tricks Aparapi cannot translate: the midpoint of two neighbouring
+ * fp8 values is exact in fp32, so the comparison decides exactly as the Java encoder's
+ * {@code rint} does. A NaN in a tile makes its maximum NaN for good, as {@code Math.max} does.
+ */
+public final class QuantizeAparapi extends AparapiTask {
+    float[] x = new float[1];
+    float[] scales = new float[1];
+    byte[] codes = new byte[1];
+    final float[] values = fp8Table(127);
+    int tile;
+    int tiles;
+    int n;
+
+    @Override
+    void bind(List<Object> args) {
+        x = ((FloatArray) args.get(0)).toHeapArray();
+        tile = (Integer) args.get(1);
+        scales = ((FloatArray) args.get(2)).toHeapArray();
+        codes = ((ByteArray) args.get(3)).toHeapArray();
+        tiles = scales.length;
+        n = x.length;
+    }
+
+    @Override
+    void putOwn() {
+        put(values);
+    }
+
+    @Override
+    int globalSize() {
+        return tiles;
+    }
+
+    @Override
+    public void run() {
+        int t = getGlobalId();
+        if (t < tiles) {
+            int from = t * tile;
+            int end = min(from + tile, n);
+            float amax = 0f;
+            for (int i = from; i < end; i++) {
+                float a = abs(x[i]);
+                if (a != a || a > amax) {
+                    amax = a;
+                }
+            }
+            float scale = 1.0f;
+            if (amax != 0f) {
+                scale = amax / 448f;
+            }
+            scales[t] = scale;
+            for (int i = from; i < end; i++) {
+                codes[i] = (byte) encode(x[i] / scale);
+            }
+        }
+    }
+
+    private int encode(float v) {
+        int code = 0x7F;
+        if (v == v) {
+            int sign = 0;
+            if (v < 0f || (v == 0f && 1f / v < 0f)) {
+                sign = 0x80;
+            }
+            float a = abs(v);
+            int c = 0x7E;
+            if (a < 448f) {
+                int lo = 0;
+                int hi = 126;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) >> 1;
+                    if (values[mid] <= a) {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                c = lo;
+                if (c < 126) {
+                    float midpoint = (values[c] + values[c + 1]) * 0.5f;
+                    if (a > midpoint || (a == midpoint && (c & 1) == 1)) {
+                        c = c + 1;
+                    }
+                }
+            }
+            code = sign | c;
+        }
+        return code;
+    }
+}
