@@ -4,12 +4,18 @@ import java.util.List;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 
-/** Twin of {@code QuantKernels.dequantizeTiles}: one work-item per value, fp8 decoded through a table built from the Java codec. */
+/**
+ * Twin of {@code QuantKernels.dequantizeTiles}: one work-item per value, fp8 decoded through a
+ * table built from the Java codec; a NaN result is written as Java's canonical NaN, so the floats
+ * match bit for bit.
+ */
 public final class DequantizeAparapi extends AparapiTask {
     byte[] codes = new byte[1];
     float[] scales = new float[1];
     float[] x = new float[1];
     final float[] lut = fp8Table(256);
+    /** Java's canonical NaN, copied (not computed) so its bits survive. */
+    float nan = Float.NaN;
     int tile;
     int n;
 
@@ -36,7 +42,11 @@ public final class DequantizeAparapi extends AparapiTask {
     public void run() {
         int i = getGlobalId();
         if (i < n) {
-            x[i] = lut[codes[i] & 0xFF] * scales[i / tile];
+            float v = lut[codes[i] & 0xFF] * scales[i / tile];
+            if (v != v) {
+                v = nan; // devices produce other NaN payloads; Java's arithmetic gives the canonical one
+            }
+            x[i] = v;
         }
     }
 }

@@ -9,13 +9,20 @@ import org.kvflow.kernels.api.FloatArray;
  * value (ties to the even code) is done against a table of the 127 non-negative finite fp8
  * values rather than with bit tricks Aparapi cannot translate: the midpoint of two neighbouring
  * fp8 values is exact in fp32, so the comparison decides exactly as the Java encoder's
- * {@code rint} does. A NaN in a tile makes its maximum NaN for good, as {@code Math.max} does.
+ * {@code rint} does. Divisions go through double: OpenCL's fp32 division need not be correctly
+ * rounded (NVIDIA's is not: scales came out one ulp off), while a double quotient rounded to
+ * float is the correctly rounded fp32 quotient; the divisors come from fields so the compiler
+ * cannot prove they are floats and turn the division back into an fp32 one (it did with constants). A NaN in a tile makes its maximum NaN for good, as {@code Math.max} does.
  */
 public final class QuantizeAparapi extends AparapiTask {
     float[] x = new float[1];
     float[] scales = new float[1];
     byte[] codes = new byte[1];
     final float[] values = fp8Table(127);
+    /** Double fields the compiler cannot see through, so it cannot narrow the divisions back to fp32. */
+    double max = 448.0;
+    double unit = 1.0;
+    float nan = Float.NaN;
     int tile;
     int tiles;
     int n;
@@ -55,11 +62,15 @@ public final class QuantizeAparapi extends AparapiTask {
             }
             float scale = 1.0f;
             if (amax != 0f) {
-                scale = amax / 448f;
+                scale = (float) ((double) amax / (max * unit));
+            }
+            if (scale != scale) {
+                scale = nan; // Java's canonical NaN bits, not the device's
             }
             scales[t] = scale;
+            double divisor = scale * unit;
             for (int i = from; i < end; i++) {
-                codes[i] = (byte) encode(x[i] / scale);
+                codes[i] = (byte) encode((float) ((double) x[i] / divisor));
             }
         }
     }
