@@ -6,7 +6,8 @@ import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.KernelBackend;
 
 /**
- * Backend {@code java}: runs each task's {@code *Kernels} method as written. Host arrays are
+ * Backend {@code java}: runs each task's {@code *Kernels} method as written (their outer loops are
+ * parallel streams, so the common fork-join pool spreads them over the cores). Host arrays are
  * the device arrays, so transfers cost nothing. The reference every other backend is tested against.
  */
 public final class JavaBackend implements KernelBackend {

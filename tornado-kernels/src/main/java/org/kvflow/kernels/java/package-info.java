@@ -1,4 +1,4 @@
-/** The plain-Java kernel backend: runs each task's reference method on the calling thread. */
+/** The plain-Java kernel backend: runs each task's reference method (parallel over its outer index). */
 @NullMarked
 package org.kvflow.kernels.java;
 

@@ -1,5 +1,7 @@
 package org.kvflow.kernels.nsa;
 
+import java.util.Arrays;
+import java.util.stream.IntStream;
 import org.kvflow.kernels.api.FloatArray;
 
 /**
@@ -25,15 +27,13 @@ public final class AttentionKernels {
         }
         int width = queries.getSize() / nq;
         int count = weights.getSize() / nq;
-        float[] q = new float[width];
-        float[] rows = new float[count * width];
-        float[] o = new float[latent];
-        for (int i = 0; i < nq; i++) {
-            System.arraycopy(queries.toHeapArray(), i * width, q, 0, width);
-            System.arraycopy(keys.toHeapArray(), i * count * width, rows, 0, rows.length);
+        IntStream.range(0, nq).parallel().forEach(i -> {
+            float[] q = Arrays.copyOfRange(queries.toHeapArray(), i * width, (i + 1) * width);
+            float[] rows = Arrays.copyOfRange(keys.toHeapArray(), i * count * width, (i + 1) * count * width);
+            float[] o = new float[latent];
             attend(q, rows, count, latent, o);
             System.arraycopy(o, 0, out.toHeapArray(), i * latent, latent);
-        }
+        });
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
+import java.util.stream.IntStream;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
@@ -33,7 +34,7 @@ public final class IndexerKernels {
     public static void scoreFp8(FloatArray queries, ByteArray keys, FloatArray keyScales, int dim, FloatArray scores) {
         int nk = keys.getSize() / dim;
         int blocks = KvLayout.tiles(dim);
-        for (int i = 0; i < scores.getSize(); i++) {
+        IntStream.range(0, scores.getSize()).parallel().forEach(i -> {
             int q = i / nk;
             int j = i - q * nk;
             float acc = 0.0f;
@@ -42,7 +43,7 @@ public final class IndexerKernels {
                 acc = acc + queries.get(q * dim + d) * k;
             }
             scores.set(i, acc);
-        }
+        });
     }
 
     /**

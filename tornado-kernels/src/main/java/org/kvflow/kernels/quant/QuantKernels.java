@@ -1,5 +1,6 @@
 package org.kvflow.kernels.quant;
 
+import java.util.stream.IntStream;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 
@@ -15,7 +16,7 @@ public final class QuantKernels {
     /** {@code scales[t]} = the scale of tile {@code t} of {@code x}; {@code codes[i] = fp8(x[i] / scale)}. */
     public static void quantizeTiles(FloatArray x, int tile, FloatArray scales, ByteArray codes) {
         float[] v = x.toHeapArray();
-        for (int t = 0; t < scales.getSize(); t++) {
+        IntStream.range(0, scales.getSize()).parallel().forEach(t -> {
             int from = t * tile;
             int len = Math.min(tile, v.length - from);
             float scale = TileQuant.scale(v, from, len);
@@ -23,13 +24,11 @@ public final class QuantKernels {
             for (int i = from; i < from + len; i++) {
                 codes.set(i, TileQuant.quantize(v[i], scale));
             }
-        }
+        });
     }
 
     /** {@code x[i] = float(codes[i]) · scales[i / tile]}. */
     public static void dequantizeTiles(ByteArray codes, int tile, FloatArray scales, FloatArray x) {
-        for (int i = 0; i < x.getSize(); i++) {
-            x.set(i, TileQuant.dequantize(codes.get(i), scales.get(i / tile)));
-        }
+        IntStream.range(0, x.getSize()).parallel().forEach(i -> x.set(i, TileQuant.dequantize(codes.get(i), scales.get(i / tile))));
     }
 }
