@@ -3,30 +3,14 @@
 Pages are rows of int64 tensors (41,984 B MLA fp8 page = 5,248 int64; 8,448 B indexer page = 1,056).
 Timed with CUDA events, median of 20 after 3 warm-ups. Prints one JSON object per line.
 """
-import json
 import sys
 
 import torch
 
+from torch_timing import timed
+
 MLA, INDEX = 41984 // 8, 8448 // 8
 pool_pages, view_pages, host_pages = (int(a) for a in (sys.argv[1:] or ["100000", "50000", "20000"]))
-
-
-def timed(name, bytes_moved, fn):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(20):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    median = times[len(times) // 2]
-    print(json.dumps({"name": name, "bytes": bytes_moved, "median_ms": round(median, 4),
-                      "gbps": round(bytes_moved / (median * 1e6), 1)}), flush=True)
 
 
 dev = torch.device("cuda")
