@@ -6,7 +6,12 @@ import org.kvflow.operators.materialize.QuerySampler;
 public final class FullView {
     private FullView() {}
 
-    /** Full views gathered by the named backend: {@code java}, {@code cuda}, {@code opencl} or {@code auto}. */
+    /**
+     * Full views, with the attention step's kernels on the named backend: {@code java},
+     * {@code opencl} or {@code opencl:<n>}, or {@code auto} (an OpenCL GPU, then an OpenCL CPU, then
+     * Java). Pages live in host memory in this version, so the gather itself is a host copy;
+     * {@code cuda} is refused at build() until the CUDA copier is wired in.
+     */
     public static MaterializeSpec copier(String backend) {
         return new MaterializeSpec(backend, null, QuerySampler.NONE);
     }

@@ -12,6 +12,9 @@ import org.kvflow.core.config.DisaggregationMode;
 import org.kvflow.core.config.StartupValidator;
 import org.kvflow.core.config.ValidationReport;
 import org.kvflow.core.config.WritePolicy;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceNotFoundException;
+import org.kvflow.kernels.api.Devices;
 
 /**
  * An immutable, partly built prefill flow: the config and the stages added so far. Every step
@@ -120,11 +123,18 @@ public final class PrefillFlow {
         } else if (own.capacity().pageSize() != config.pageSize()) {
             problems.add("own: pools of page size " + own.capacity().pageSize() + " but the config's page size is " + config.pageSize());
         }
+        Device attentionDevice = Devices.java();
         if (materialize == null) {
             problems.add("materialize: missing");
-        } else if (!materialize.backend().equals("java") && !materialize.backend().equals("auto")) {
-            problems.add("materialize=" + materialize.backend() + ": full views are gathered by the java backend only so far "
-                    + "(the GPU gather is not wired into the operators yet); use java or auto");
+        } else if (materialize.backend().equals("cuda")) {
+            problems.add("materialize=cuda: the CUDA copier is not wired into the operators yet (pools are host memory); "
+                    + "use java, auto or opencl[:n]");
+        } else if (!materialize.backend().equals("java")) {
+            try {
+                attentionDevice = Devices.select(materialize.backend());
+            } catch (DeviceNotFoundException e) {
+                problems.add("materialize=" + materialize.backend() + ": " + e.getMessage());
+            }
         }
         if (backup != null) {
             if (!config.hicache().enabled()) {
@@ -148,7 +158,7 @@ public final class PrefillFlow {
         }
         return new PrefillPipeline(report.normalized().toBuilder().maxRequests(effective.maxRequests())
                 .maxExtendTokens(effective.maxExtendTokens()).build(), Objects.requireNonNull(admit), Objects.requireNonNull(own),
-                Objects.requireNonNull(materialize), backup, transfer, registry, describe());
+                Objects.requireNonNull(materialize), attentionDevice, backup, transfer, registry, describe());
     }
 
     private <S extends StageSpec> @Nullable S stage(Class<S> type, List<String> problems) {

@@ -7,6 +7,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.journal.HiCacheJournal;
+import org.kvflow.kernels.api.Device;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalOptions;
 import org.kvflow.operators.KvGroup;
@@ -41,6 +42,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final AdmitSpec admit;
     private final OwnSpec own;
     private final MaterializeSpec materialize;
+    private final Device attentionDevice;
     private final @Nullable BackupSpec backup;
     private final @Nullable TransferSpec transfer;
     private final MeterRegistry registry;
@@ -48,12 +50,13 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final AtomicReference<@Nullable KvGroup> lastGroup = new AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicLong lastPeakViewBytes = new java.util.concurrent.atomic.AtomicLong();
 
-    PrefillPipeline(CpSharedKvConfig config, AdmitSpec admit, OwnSpec own, MaterializeSpec materialize, @Nullable BackupSpec backup,
-                    @Nullable TransferSpec transfer, MeterRegistry registry, String plan) {
+    PrefillPipeline(CpSharedKvConfig config, AdmitSpec admit, OwnSpec own, MaterializeSpec materialize, Device attentionDevice,
+                    @Nullable BackupSpec backup, @Nullable TransferSpec transfer, MeterRegistry registry, String plan) {
         this.config = config;
         this.admit = admit;
         this.own = own;
         this.materialize = materialize;
+        this.attentionDevice = attentionDevice;
         this.backup = backup;
         this.transfer = transfer;
         this.registry = registry;
@@ -102,7 +105,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
             metrics.bind(group, () -> backupStage == null ? 0L : backupStage.pagesJournaled());
             Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backupFn = backupStage == null ? Function.identity() : backupStage;
             CpPrefillPipeline inner = new CpPrefillPipeline(group, new MeteredTransferBackend(backend, metrics), materialize.sampler(),
-                    admit.queueCapacity(), backupFn, Schedulers.boundedElastic(), metrics::batch);
+                    admit.queueCapacity(), backupFn, Schedulers.boundedElastic(), metrics::batch, attentionDevice);
             return Flux.deferContextual(ctx -> {
                         Object trace = ctx.getOrDefault(TRACE_KEY, "-");
                         return requests.transform(inner).doOnNext(result -> {

@@ -71,7 +71,7 @@ public class DslTest {
                 "config E-PD-1: CP shared KV requires a transfer backend with owner filtering + logical-page-position selection (mooncake, tcp) (transferBackend=nixl)",
                 "split=in-seq-split but the config's split is round-robin-split",
                 "own: pools of page size 32 but the config's page size is 16",
-                "materialize=cuda: full views are gathered by the java backend only so far (the GPU gather is not wired into the operators yet); use java or auto",
+                "materialize=cuda: the CUDA copier is not wired into the operators yet (pools are host memory); use java, auto or opencl[:n]",
                 "transfer: required with disaggregationMode=prefill"))
                 .hasMessageStartingWith("10 problems: [");
     }

@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.function.Function;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.CpSharedKvBatchException;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -16,18 +18,26 @@ import reactor.core.publisher.Flux;
 /**
  * The materialization stage (SPEC §7): per batch, the SPEC §6.4 fail-fast on the shared-KV path,
  * page-aligned validation of every request's token row, the full view of the referenced pages,
- * and attention on it for the sampled query positions. A request whose row fails validation fails
+ * and attention on it for the sampled query positions, on a kernel device. A request whose row fails validation fails
  * alone (pages freed); the rest of the batch goes on. Without a model it validates only.
  */
 public final class MaterializeOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     private final KvGroup group;
     private final QuerySampler sampler;
     private final FullViewMaterializer materializer;
+    private final Device device;
 
+    /** Attention on the plain-Java kernel device. */
     public MaterializeOperator(KvGroup group, QuerySampler sampler) {
+        this(group, sampler, Devices.java());
+    }
+
+    /** @param device where the attention kernels run (indexer scores, sparse attention) */
+    public MaterializeOperator(KvGroup group, QuerySampler sampler, Device device) {
         this.group = Objects.requireNonNull(group, "group");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
         this.materializer = new FullViewMaterializer(group);
+        this.device = Objects.requireNonNull(device, "device");
     }
 
     @Override
@@ -67,7 +77,7 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
             PrefillBatch.Entry entry = valid.get(i);
             long[] positions = sampler.positions(entry.state(), entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
             try {
-                ViewAttention.run(model, view, tables.get(i), entry.state(), positions);
+                ViewAttention.run(model, view, tables.get(i), entry.state(), positions, device);
             } catch (RuntimeException e) {
                 fail(entry.state(), e);
             }

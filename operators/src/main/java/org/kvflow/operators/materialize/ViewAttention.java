@@ -1,24 +1,34 @@
 package org.kvflow.operators.materialize;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.nsa.AttentionKernels;
+import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.nsa.IndexRows;
+import org.kvflow.kernels.nsa.IndexScorer;
 import org.kvflow.kernels.nsa.IndexerKernels;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.kernels.nsa.SparseAttention;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.RequestState;
 
 /**
- * The attention step on a full view (SPEC §3.8 steps 6–7): for each sampled query position
- * {@code t} of a request, indexer scores against every key {@code j ≤ t} read from the view, the
- * top-k positions, and sparse attention over their dequantised rows.
+ * The attention step on a full view (SPEC §3.8 steps 6–7), run on a kernel device: for each
+ * layer, the indexer scores every sampled query of a request against every key read from the
+ * view ({@link IndexScorer}); each query keeps its top-k among the keys {@code j ≤ t}, and sparse
+ * attention runs over those rows ({@link SparseAttention}), queries with the same number of
+ * selected keys together. On the {@code java} device this is bit-for-bit the single-query
+ * reference; other devices differ by the bounds their kernels state.
  */
 final class ViewAttention {
     private ViewAttention() {}
 
-    static void run(KvModel model, FullView view, long[] pageTable, RequestState state, long[] positions) {
+    static void run(KvModel model, FullView view, long[] pageTable, RequestState state, long[] positions, Device device) {
         if (positions.length == 0) {
             return;
         }
@@ -26,38 +36,82 @@ final class ViewAttention {
         KvLayout layout = model.layout();
         int ps = view.store().pageSize();
         int width = dims.latent() + dims.rope();
-        int keyCount = (int) positions[positions.length - 1] + 1;
-        float[] indexKeys = new float[keyCount * dims.index()];
+        int dimI = dims.index();
+        int blocks = KvLayout.tiles(dimI);
+        int nq = positions.length;
+        int keyCount = (int) positions[nq - 1] + 1;
+        byte[] codes = new byte[keyCount * dimI];
+        float[] scales = new float[keyCount * blocks];
         float[] keys = new float[keyCount * width];
-        float[] indexRow = new float[dims.index()];
         float[] keyRow = new float[width];
-        for (int l = 0; l < model.layerCount(); l++) {
-            byte[] mla = view.store().mla(l);
-            byte[] index = view.store().index(l);
-            for (int j = 0; j < keyCount; j++) {
-                int k = view.viewPage(pageTable[j / ps]);
-                IndexRows.decode(index, k * view.store().indexPageBytes(), ps, j % ps, indexRow);
-                System.arraycopy(indexRow, 0, indexKeys, j * dims.index(), dims.index());
-                MlaRows.decodeKey(mla, (k * ps + j % ps) * layout.mlaRowBytes(), layout, keyRow);
-                System.arraycopy(keyRow, 0, keys, j * width, width);
+        float[] indexQueries = new float[nq * dimI];
+        float[][] queries = new float[nq][];
+        Map<Long, SparseAttention> attention = new LinkedHashMap<>();
+        try (IndexScorer scorer = new IndexScorer(dimI, nq, keyCount, device)) {
+            for (int l = 0; l < model.layerCount(); l++) {
+                byte[] mla = view.store().mla(l);
+                byte[] index = view.store().index(l);
+                for (int j = 0; j < keyCount; j++) {
+                    int k = view.viewPage(pageTable[j / ps]);
+                    IndexRows.rawRow(index, k * view.store().indexPageBytes(), ps, dimI, j % ps, codes, j * dimI, scales, j * blocks);
+                    MlaRows.decodeKey(mla, (k * ps + j % ps) * layout.mlaRowBytes(), layout, keyRow);
+                    System.arraycopy(keyRow, 0, keys, j * width, width);
+                }
+                SyntheticNsaLayer layer = model.layer(l);
+                for (int i = 0; i < nq; i++) {
+                    SyntheticNsaLayer.TokenQuery query = layer.query(state.request().tokenId((int) positions[i]), positions[i]);
+                    queries[i] = query.q();
+                    System.arraycopy(query.indexQuery(), 0, indexQueries, i * dimI, dimI);
+                }
+                float[] scores = scorer.scores(indexQueries, codes, scales);
+                Map<Integer, List<int[]>> bySize = new LinkedHashMap<>();
+                for (int i = 0; i < nq; i++) {
+                    int count = (int) positions[i] + 1;
+                    int[] selected = IndexerKernels.topK(Arrays.copyOfRange(scores, i * keyCount, i * keyCount + count), count, dims.topk());
+                    bySize.computeIfAbsent(selected.length, n -> new ArrayList<>()).add(prepend(i, selected));
+                }
+                for (Map.Entry<Integer, List<int[]>> group : bySize.entrySet()) {
+                    attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, positions, state, attention, device);
+                }
             }
-            SyntheticNsaLayer layer = model.layer(l);
-            float[] scores = new float[keyCount];
-            for (long t : positions) {
-                SyntheticNsaLayer.TokenQuery query = layer.query(state.request().tokenId((int) t), t);
-                int count = (int) t + 1;
-                for (int j = 0; j < count; j++) {
-                    scores[j] = IndexerKernels.dot(query.indexQuery(), indexKeys, j * dims.index(), dims.index());
-                }
-                int[] selected = IndexerKernels.topK(scores, count, dims.topk());
-                float[] chosen = new float[selected.length * width];
-                for (int i = 0; i < selected.length; i++) {
-                    System.arraycopy(keys, selected[i] * width, chosen, i * width, width);
-                }
-                float[] out = new float[dims.latent()];
-                AttentionKernels.attend(query.q(), chosen, selected.length, dims.latent(), out);
-                state.putAttention(l, t, out);
+        } finally {
+            attention.values().forEach(SparseAttention::close);
+        }
+    }
+
+    /** Sparse attention for the queries (entry 0 of each row: the query; the rest: its selected keys) that select {@code selected} keys. */
+    private static void attend(int selected, List<int[]> rows, int layer, int width, int latent, float[][] queries, float[] keys,
+                               long[] positions, RequestState state, Map<Long, SparseAttention> plans, Device device) {
+        int n = rows.size();
+        float[] q = new float[n * width];
+        float[] chosen = new float[n * selected * width];
+        for (int r = 0; r < n; r++) {
+            int[] row = rows.get(r);
+            System.arraycopy(queries[row[0]], 0, q, r * width, width);
+            for (int s = 0; s < selected; s++) {
+                System.arraycopy(keys, row[1 + s] * width, chosen, (r * selected + s) * width, width);
             }
         }
+        SparseAttention plan = plans.get(key(selected, n));
+        if (plan == null) {
+            plan = new SparseAttention(width, latent, n, selected, device);
+            plans.put(key(selected, n), plan);
+        }
+        float[] out = plan.attend(q, chosen);
+        for (int r = 0; r < n; r++) {
+            state.putAttention(layer, positions[rows.get(r)[0]], Arrays.copyOfRange(out, r * latent, (r + 1) * latent));
+        }
+    }
+
+    /** One plan per (selected keys, queries) shape: the groups have the same shapes in every layer. */
+    private static long key(int selected, int queries) {
+        return ((long) selected << 32) | queries;
+    }
+
+    private static int[] prepend(int first, int[] rest) {
+        int[] row = new int[rest.length + 1];
+        row[0] = first;
+        System.arraycopy(rest, 0, row, 1, rest.length);
+        return row;
     }
 }

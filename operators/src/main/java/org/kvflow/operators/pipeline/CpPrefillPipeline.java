@@ -4,6 +4,8 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
@@ -33,12 +35,13 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     private final Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup;
     private final @Nullable Scheduler kernels;
     private final Consumer<PrefillBatch> onBatch;
+    private final Device attentionDevice;
 
     /**
      * @param queueCapacity most requests waiting for admission at once
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
-        this(group, backend, sampler, queueCapacity, Function.identity(), null, batch -> { });
+        this(group, backend, sampler, queueCapacity, Function.identity(), null, batch -> { }, Devices.java());
     }
 
     /**
@@ -46,10 +49,11 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
      * @param kernels where the stages after admission run (one batch in flight); null: on the
      *                thread that emits the batch
      * @param onBatch sees every batch admission emits (metrics)
+     * @param attentionDevice where the attention step's kernels run
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity,
                              Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup, @Nullable Scheduler kernels,
-                             Consumer<PrefillBatch> onBatch) {
+                             Consumer<PrefillBatch> onBatch, Device attentionDevice) {
         this.group = Objects.requireNonNull(group, "group");
         this.backend = Objects.requireNonNull(backend, "backend");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
@@ -57,6 +61,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
         this.backup = Objects.requireNonNull(backup, "backup");
         this.kernels = kernels;
         this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
+        this.attentionDevice = Objects.requireNonNull(attentionDevice, "attentionDevice");
     }
 
     public KvGroup group() {
@@ -74,7 +79,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
                     .transform(new SplitOperator(group.config()))
                     .transform(new ShardOperator(group))
                     .transform(new OwnerWriteOperator(group))
-                    .transform(new MaterializeOperator(group, sampler))
+                    .transform(new MaterializeOperator(group, sampler, attentionDevice))
                     .transform(backup)
                     .transform(transfer)
                     .doFinally(signal -> {

@@ -25,6 +25,7 @@ import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
 import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -50,7 +51,7 @@ class HiCacheBackupTest {
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
-            CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8, backup, null, b -> { });
+            CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8, backup, null, b -> { }, Devices.java());
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof org.kvflow.operators.PrefillResult.Completed)
                     .verifyComplete();

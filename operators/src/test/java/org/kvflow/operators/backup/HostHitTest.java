@@ -22,6 +22,7 @@ import org.kvflow.journal.JournalOptions;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayStart;
+import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -65,7 +66,7 @@ class HostHitTest {
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             DecodeReceiver receiver = new DecodeReceiver(2048, 16, MODEL.layout());
             new CpPrefillPipeline(writer, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8,
-                    new HiCacheBackupOperator(writer, journal, WritePolicy.WRITE_THROUGH), null, b -> { })
+                    new HiCacheBackupOperator(writer, journal, WritePolicy.WRITE_THROUGH), null, b -> { }, Devices.java())
                     .apply(Flux.fromIterable(first)).blockLast(Duration.ofMinutes(1));
         }
         // "after a restart": continuations of the first prompts

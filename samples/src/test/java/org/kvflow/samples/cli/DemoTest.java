@@ -31,11 +31,14 @@ class DemoTest {
     }
 
     @Test
-    void anUnwiredBackendIsRefusedBeforeAnythingRuns() {
-        Cli.Result r = Cli.run("demo", "--backend", "opencl");
+    void anUnwiredOrAbsentBackendIsRefusedBeforeAnythingRuns() {
+        Cli.Result r = Cli.run("demo", "--backend", "cuda");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err()).startsWith("kvflow: --backend: 1 problem: [materialize=opencl: full views are gathered by the java backend only");
+        assertThat(r.err()).startsWith("kvflow: --backend: 1 problem: [materialize=cuda: the CUDA copier is not wired into the operators yet");
+        Cli.Result absent = Cli.run("demo", "--backend", "opencl:99");
+        assertThat(absent.exit()).isEqualTo(2);
+        assertThat(absent.err()).contains("materialize=opencl:99: no kernel device 'opencl:99': found [");
     }
 
     @Test

@@ -35,6 +35,18 @@ public final class IndexRows {
         }
     }
 
+    /**
+     * Copies token {@code t}'s raw index key out of the page: its {@code dim} fp8 codes to
+     * {@code codes[codesOff..]} and its per-128 scales to {@code scales[scalesOff..]} (what the
+     * device indexer reads; {@link #decode} is the dequantised form).
+     */
+    public static void rawRow(byte[] page, int pageOff, int pageSize, int dim, int t, byte[] codes, int codesOff, float[] scales, int scalesOff) {
+        System.arraycopy(page, pageOff + t * dim, codes, codesOff, dim);
+        for (int b = 0; b < KvLayout.tiles(dim); b++) {
+            scales[scalesOff + b] = Bytes.getFloat(page, scaleOffset(pageOff, pageSize, dim, t, b));
+        }
+    }
+
     private static int scaleOffset(int pageOff, int pageSize, int dim, int t, int block) {
         int blocks = KvLayout.tiles(dim);
         return pageOff + pageSize * dim + KvLayout.SCALE_BYTES * (t * blocks + block);
