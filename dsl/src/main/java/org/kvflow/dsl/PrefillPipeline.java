@@ -82,6 +82,11 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return lastGroup.get();
     }
 
+    /** The kernel device the attention step runs on (chosen at build() from the materialize backend). */
+    public Device kernelDevice() {
+        return attentionDevice;
+    }
+
     /** The largest full view one batch of the latest run needed (scratch beside the pools, SPEC §7). */
     public long lastPeakViewBytes() {
         return lastPeakViewBytes.get();

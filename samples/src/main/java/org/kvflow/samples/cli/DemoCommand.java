@@ -83,7 +83,7 @@ final class DemoCommand implements Callable<Integer> {
                     .put("seconds", Math.round(report.seconds() * 1000) / 1000.0)
                     .put("peakPhysicalPagesShared", report.peakSharedPages()).put("peakPhysicalPagesReplicated", report.peakReplicatedPages())
                     .put("pagesPerRank", report.pagesPerRank()).put("capacityRatio", report.capacityRatio())
-                    .put("scratchBytes", report.scratchBytes()).put("transferBytes", report.transferBytes())
+                    .put("scratchBytes", report.scratchBytes()).put("kernelDevice", report.kernelDevice()).put("transferBytes", report.transferBytes())
                     .put("journalRecords", report.journalRecords()).put("journalRefused", report.journalRefused())
                     .put("checksPassed", report.checksPassed()).put("ok", report.ok());
             if (metrics) {
@@ -113,6 +113,7 @@ final class DemoCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "  capacity   same per-rank pool: %.4fx the logical pages of replicated CP%d, (cp*N-1)/(N-1) for N = %d pages/rank%n",
                 r.capacityRatio(), r.cpSize(), r.pagesPerRank());
         out.printf(Locale.ROOT, "  scratch    full view peak %.1f MB (beside the pools, not in the ratio)%n", r.scratchBytes() / 1e6);
+        out.printf(Locale.ROOT, "  kernels    attention on %s%n", r.kernelDevice());
         out.printf(Locale.ROOT, "  transfer   %.1f MB of KV to the decode process (pid %d) over tcp%n", r.transferBytes() / 1e6, r.decodePid());
         out.printf(Locale.ROOT, "  journal    %d page records, replayed with %d refused%n", r.journalRecords(), r.journalRefused());
         out.printf(Locale.ROOT, "  checks     %d/%d requests: decode KV == replicated KV%s%n", r.checksPassed(), r.requests(),

@@ -156,7 +156,7 @@ public final class Demo {
                     Objects.requireNonNull(shared.lastGroup()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(shared.lastGroup()).capacity().capacityRatio(cpSize), shared.lastPeakViewBytes(),
                     (long) (registry.counter("kvflow.transfer.bytes").count() - bytesBefore), decode.pid(), replay.records(),
-                    replay.rejected().size(), checks.get());
+                    replay.rejected().size(), checks.get(), shared.kernelDevice().toString());
         }
     }
 }
