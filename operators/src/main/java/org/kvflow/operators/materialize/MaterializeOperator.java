@@ -18,14 +18,15 @@ import reactor.core.publisher.Flux;
 /**
  * The materialization stage (SPEC §7): per batch, the SPEC §6.4 fail-fast on the shared-KV path,
  * page-aligned validation of every request's token row, the full view of the referenced pages,
- * and attention on it for the sampled query positions, on a kernel device. A request whose row fails validation fails
- * alone (pages freed); the rest of the batch goes on. Without a model it validates only.
+ * and attention on it for the sampled query positions, on a kernel device. A request whose row
+ * fails validation fails alone (pages freed); the rest of the batch goes on. Without a model it
+ * validates only.
  */
 public final class MaterializeOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     private final KvGroup group;
     private final QuerySampler sampler;
     private final FullViewMaterializer materializer;
-    private final Device device;
+    private final ViewAttention attention;
 
     /** Attention on the plain-Java kernel device. */
     public MaterializeOperator(KvGroup group, QuerySampler sampler) {
@@ -37,12 +38,12 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
         this.group = Objects.requireNonNull(group, "group");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
         this.materializer = new FullViewMaterializer(group);
-        this.device = Objects.requireNonNull(device, "device");
+        this.attention = new ViewAttention(Objects.requireNonNull(device, "device"));
     }
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return upstream.doOnNext(this::materialize).name("kvflow.materialize");
+        return upstream.doOnNext(this::materialize).doFinally(signal -> attention.close()).name("kvflow.materialize");
     }
 
     private void materialize(PrefillBatch batch) {
@@ -77,7 +78,7 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
             PrefillBatch.Entry entry = valid.get(i);
             long[] positions = sampler.positions(entry.state(), entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
             try {
-                ViewAttention.run(model, view, tables.get(i), entry.state(), positions, device);
+                attention.run(model, view, tables.get(i), entry.state(), positions);
             } catch (RuntimeException e) {
                 fail(entry.state(), e);
             }

@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.nsa.IndexRows;
@@ -22,13 +24,20 @@ import org.kvflow.operators.RequestState;
  * layer, the indexer scores every sampled query of a request against every key read from the
  * view ({@link IndexScorer}); each query keeps its top-k among the keys {@code j ≤ t}, and sparse
  * attention runs over those rows ({@link SparseAttention}), queries with the same number of
- * selected keys together. On the {@code java} device this is bit-for-bit the single-query
+ * selected keys together. The kernels keep their device buffers from request to request (one
+ * kernel build per growth, not per shape) until {@link #close()}. On the {@code java} device this is bit-for-bit the single-query
  * reference; other devices differ by the bounds their kernels state.
  */
-final class ViewAttention {
-    private ViewAttention() {}
+final class ViewAttention implements AutoCloseable {
+    private final Device device;
+    private @Nullable IndexScorer scorer;
+    private @Nullable SparseAttention attention;
 
-    static void run(KvModel model, FullView view, long[] pageTable, RequestState state, long[] positions, Device device) {
+    ViewAttention(Device device) {
+        this.device = device;
+    }
+
+    synchronized void run(KvModel model, FullView view, long[] pageTable, RequestState state, long[] positions) {
         if (positions.length == 0) {
             return;
         }
@@ -46,42 +55,41 @@ final class ViewAttention {
         float[] keyRow = new float[width];
         float[] indexQueries = new float[nq * dimI];
         float[][] queries = new float[nq][];
-        Map<Long, SparseAttention> attention = new LinkedHashMap<>();
-        try (IndexScorer scorer = new IndexScorer(dimI, nq, keyCount, device)) {
-            for (int l = 0; l < model.layerCount(); l++) {
-                byte[] mla = view.store().mla(l);
-                byte[] index = view.store().index(l);
-                for (int j = 0; j < keyCount; j++) {
-                    int k = view.viewPage(pageTable[j / ps]);
-                    IndexRows.rawRow(index, k * view.store().indexPageBytes(), ps, dimI, j % ps, codes, j * dimI, scales, j * blocks);
-                    MlaRows.decodeKey(mla, (k * ps + j % ps) * layout.mlaRowBytes(), layout, keyRow);
-                    System.arraycopy(keyRow, 0, keys, j * width, width);
-                }
-                SyntheticNsaLayer layer = model.layer(l);
-                for (int i = 0; i < nq; i++) {
-                    SyntheticNsaLayer.TokenQuery query = layer.query(state.request().tokenId((int) positions[i]), positions[i]);
-                    queries[i] = query.q();
-                    System.arraycopy(query.indexQuery(), 0, indexQueries, i * dimI, dimI);
-                }
-                float[] scores = scorer.scores(indexQueries, codes, scales);
-                Map<Integer, List<int[]>> bySize = new LinkedHashMap<>();
-                for (int i = 0; i < nq; i++) {
-                    int count = (int) positions[i] + 1;
-                    int[] selected = IndexerKernels.topK(Arrays.copyOfRange(scores, i * keyCount, i * keyCount + count), count, dims.topk());
-                    bySize.computeIfAbsent(selected.length, n -> new ArrayList<>()).add(prepend(i, selected));
-                }
-                for (Map.Entry<Integer, List<int[]>> group : bySize.entrySet()) {
-                    attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, positions, state, attention, device);
-                }
+        if (scorer == null) {
+            scorer = new IndexScorer(dimI, device);
+            attention = new SparseAttention(width, dims.latent(), device);
+        }
+        for (int l = 0; l < model.layerCount(); l++) {
+            byte[] mla = view.store().mla(l);
+            byte[] index = view.store().index(l);
+            for (int j = 0; j < keyCount; j++) {
+                int k = view.viewPage(pageTable[j / ps]);
+                IndexRows.rawRow(index, k * view.store().indexPageBytes(), ps, dimI, j % ps, codes, j * dimI, scales, j * blocks);
+                MlaRows.decodeKey(mla, (k * ps + j % ps) * layout.mlaRowBytes(), layout, keyRow);
+                System.arraycopy(keyRow, 0, keys, j * width, width);
             }
-        } finally {
-            attention.values().forEach(SparseAttention::close);
+            SyntheticNsaLayer layer = model.layer(l);
+            for (int i = 0; i < nq; i++) {
+                SyntheticNsaLayer.TokenQuery query = layer.query(state.request().tokenId((int) positions[i]), positions[i]);
+                queries[i] = query.q();
+                System.arraycopy(query.indexQuery(), 0, indexQueries, i * dimI, dimI);
+            }
+            float[] scores = scorer.scores(indexQueries, codes, scales);
+            Map<Integer, List<int[]>> bySize = new LinkedHashMap<>();
+            for (int i = 0; i < nq; i++) {
+                int count = (int) positions[i] + 1;
+                int[] selected = IndexerKernels.topK(Arrays.copyOfRange(scores, i * keyCount, i * keyCount + count), count, dims.topk());
+                bySize.computeIfAbsent(selected.length, n -> new ArrayList<>()).add(prepend(i, selected));
+            }
+            for (Map.Entry<Integer, List<int[]>> group : bySize.entrySet()) {
+                attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, positions, state);
+            }
         }
     }
 
     /** Sparse attention for the queries (entry 0 of each row: the query; the rest: its selected keys) that select {@code selected} keys. */
-    private static void attend(int selected, List<int[]> rows, int layer, int width, int latent, float[][] queries, float[] keys,
-                               long[] positions, RequestState state, Map<Long, SparseAttention> plans, Device device) {
+    private void attend(int selected, List<int[]> rows, int layer, int width, int latent, float[][] queries, float[] keys,
+                        long[] positions, RequestState state) {
         int n = rows.size();
         float[] q = new float[n * width];
         float[] chosen = new float[n * selected * width];
@@ -92,20 +100,10 @@ final class ViewAttention {
                 System.arraycopy(keys, row[1 + s] * width, chosen, (r * selected + s) * width, width);
             }
         }
-        SparseAttention plan = plans.get(key(selected, n));
-        if (plan == null) {
-            plan = new SparseAttention(width, latent, n, selected, device);
-            plans.put(key(selected, n), plan);
-        }
-        float[] out = plan.attend(q, chosen);
+        float[] out = Objects.requireNonNull(attention).attend(q, chosen, selected);
         for (int r = 0; r < n; r++) {
             state.putAttention(layer, positions[rows.get(r)[0]], Arrays.copyOfRange(out, r * latent, (r + 1) * latent));
         }
-    }
-
-    /** One plan per (selected keys, queries) shape: the groups have the same shapes in every layer. */
-    private static long key(int selected, int queries) {
-        return ((long) selected << 32) | queries;
     }
 
     private static int[] prepend(int first, int[] rest) {
@@ -113,5 +111,16 @@ final class ViewAttention {
         row[0] = first;
         System.arraycopy(rest, 0, row, 1, rest.length);
         return row;
+    }
+
+    /** Frees the device buffers of the kernels (waits for a run in progress: cancellation may come from another thread). */
+    @Override
+    public synchronized void close() {
+        if (scorer != null) {
+            scorer.close();
+            Objects.requireNonNull(attention).close();
+            scorer = null;
+            attention = null;
+        }
     }
 }

@@ -2,9 +2,11 @@ package org.kvflow.kernels.aparapi;
 
 import java.util.List;
 import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
 
 /**
- * Twin of {@code AttentionKernels.attendBatch}: one work-group of 256 per query. The group's
+ * Twin of {@code AttentionKernels.attendBatch}: one work-group of 256 per query, the shape read
+ * from its array at every launch. The group's
  * work-items compute the logits (strided over the selected keys), one work-item then takes the
  * max and the sum of {@code exp(logit − max)} in ascending order as the reference does, and all
  * work-items produce the latent outputs (strided over {@code C}). Barriers order the phases.
@@ -14,24 +16,18 @@ public final class AttendAparapi extends AparapiTask {
     float[] keys = new float[1];
     float[] weights = new float[1];
     float[] out = new float[1];
+    int[] shape = new int[4];
     /** Per query: the softmax denominator, written by work-item 0 and read by the group. */
     float[] sums = new float[1];
-    int latent;
-    int nq;
-    int width;
-    int count;
 
     @Override
     void bind(List<Object> args) {
         queries = ((FloatArray) args.get(0)).toHeapArray();
         keys = ((FloatArray) args.get(1)).toHeapArray();
-        latent = (Integer) args.get(2);
+        shape = ((IntArray) args.get(2)).toHeapArray();
         weights = ((FloatArray) args.get(3)).toHeapArray();
         out = ((FloatArray) args.get(4)).toHeapArray();
-        nq = out.length / latent;
-        width = nq == 0 ? 0 : queries.length / nq;
-        count = nq == 0 ? 0 : weights.length / nq;
-        sums = new float[Math.max(1, nq)];
+        sums = new float[Math.max(1, weights.length)]; // at least nq entries: every query selects ≥ 1 key
     }
 
     @Override
@@ -41,13 +37,16 @@ public final class AttendAparapi extends AparapiTask {
 
     @Override
     int globalSize() {
-        return nq * LOCAL;
+        return shape[2] * LOCAL;
     }
 
     @Override
     public void run() {
         int i = getGroupId();
         int lid = getLocalId();
+        int width = shape[0];
+        int latent = shape[1];
+        int count = shape[3];
         float scale = sqrt((float) width);
         for (int j = lid; j < count; j += LOCAL) {
             float acc = 0.0f;

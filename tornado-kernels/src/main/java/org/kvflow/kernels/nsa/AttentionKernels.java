@@ -3,6 +3,7 @@ package org.kvflow.kernels.nsa;
 import java.util.Arrays;
 import java.util.stream.IntStream;
 import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
 
 /**
  * MLA sparse attention reference (SPEC §3.8 step 7, §7.1): for a query {@code q} ({@code C+R})
@@ -14,20 +15,19 @@ public final class AttentionKernels {
     private AttentionKernels() {}
 
     /**
-     * {@link #attend} for a batch of queries, the kernel form: query {@code i} ({@code width =
-     * queries/nq} floats) attends over its own {@code count} selected keys ({@code keys} holds
-     * {@code nq × count} rows of {@code width}); {@code weights} ({@code nq × count}) is scratch for
-     * the softmax numerators, and {@code out} receives {@code nq × latent}. Same operation order as
-     * {@link #attend}; devices may differ by their {@code exp} and by fused multiply-adds.
+     * {@link #attend} for a batch of queries, the kernel form: with {@code shape = {width, latent,
+     * nq, count}}, query {@code i} ({@code width} floats at {@code i·width}) attends over its own
+     * {@code count} selected keys ({@code keys} holds {@code nq × count} rows of {@code width});
+     * {@code weights} ({@code ≥ nq × count}) is scratch for the softmax numerators and {@code out}
+     * receives {@code nq × latent}. The shape is data (one compiled kernel for every size up to the
+     * arrays' capacity). Same operation order as {@link #attend}; devices may differ by their
+     * {@code exp} and by fused multiply-adds.
      */
-    public static void attendBatch(FloatArray queries, FloatArray keys, int latent, FloatArray weights, FloatArray out) {
-        int nq = out.getSize() / latent;
-        if (nq == 0) {
-            return;
-        }
-        int width = queries.getSize() / nq;
-        int count = weights.getSize() / nq;
-        IntStream.range(0, nq).parallel().forEach(i -> {
+    public static void attendBatch(FloatArray queries, FloatArray keys, IntArray shape, FloatArray weights, FloatArray out) {
+        int width = shape.get(0);
+        int latent = shape.get(1);
+        int count = shape.get(3);
+        IntStream.range(0, shape.get(2)).parallel().forEach(i -> {
             float[] q = Arrays.copyOfRange(queries.toHeapArray(), i * width, (i + 1) * width);
             float[] rows = Arrays.copyOfRange(keys.toHeapArray(), i * count * width, (i + 1) * count * width);
             float[] o = new float[latent];

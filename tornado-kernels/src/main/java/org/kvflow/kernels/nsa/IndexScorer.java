@@ -1,90 +1,123 @@
 package org.kvflow.kernels.nsa;
 
+import java.util.Arrays;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.TaskGraph;
 
 /**
- * NSA indexer on a kernel device: scores {@code queries} index queries against {@code keys} fp8
- * index keys ({@link IndexerKernels#scoreFp8}) and picks each query's top-k
- * ({@link IndexerKernels#topK}, on the host). Shapes are fixed at construction and every input is
- * checked before a launch. Not thread-safe; close to free the device buffers.
+ * NSA indexer on a kernel device: scores index queries against fp8 index keys
+ * ({@link IndexerKernels#scoreFp8}) and picks each query's top-k ({@link IndexerKernels#topK},
+ * on the host). Any number of queries and keys: the shape travels as data and the device buffers
+ * grow (doubling) when a call needs more, so a kernel is built once per growth, not per shape.
+ * Inputs are checked before any launch. Not thread-safe; close to free the device buffers.
  */
 public final class IndexScorer implements AutoCloseable {
     private final int dim;
-    private final int queries;
-    private final int keys;
-    private final FloatArray q;
-    private final ByteArray k;
-    private final FloatArray scales;
-    private final FloatArray scores;
-    private final ExecutionPlan plan;
+    private final Device device;
+    private final IntArray shape = new IntArray(3);
+    private int queryCapacity;
+    private int keyCapacity;
+    private @Nullable Buffers buffers;
 
-    public IndexScorer(int dim, int queries, int keys, Device device) {
-        if (dim <= 0 || queries < 0 || keys < 0 || (long) queries * keys > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("indexer shape dim=" + dim + " queries=" + queries + " keys=" + keys + " is not usable");
+    /** The device arrays of one capacity and the plan over them. */
+    private record Buffers(FloatArray q, ByteArray k, FloatArray scales, FloatArray scores, ExecutionPlan plan) {}
+
+    /** @throws IllegalArgumentException if {@code dim} is not positive */
+    public IndexScorer(int dim, Device device) {
+        if (dim <= 0) {
+            throw new IllegalArgumentException("indexer dim=" + dim + " is not usable");
         }
         this.dim = dim;
-        this.queries = queries;
-        this.keys = keys;
-        this.q = new FloatArray(queries * dim);
-        this.k = new ByteArray(keys * dim);
-        this.scales = new FloatArray(keys * KvLayout.tiles(dim));
-        this.scores = new FloatArray(queries * keys);
-        TaskGraph graph = new TaskGraph("indexer")
-                .transferToDevice(DataTransferMode.EVERY_EXECUTION, q, k, scales)
-                .task("scores", IndexerKernels::scoreFp8, q, k, scales, dim, scores)
-                .transferToHost(DataTransferMode.EVERY_EXECUTION, scores);
-        this.plan = new ExecutionPlan(graph.snapshot()).withDevice(device);
+        this.device = Objects.requireNonNull(device, "device");
     }
 
     /**
-     * @param queryRows {@code queries × dim} floats
-     * @param keyCodes {@code keys × dim} fp8 e4m3 codes
-     * @param keyScales {@code keys × ⌈dim/128⌉} scales
-     * @return {@code queries × keys} scores, row per query (reused by the next call)
-     * @throws IllegalArgumentException naming the input whose length does not match the shape
+     * @param queryRows {@code nq × dim} floats
+     * @param keyCodes {@code nk × dim} fp8 e4m3 codes
+     * @param keyScales {@code nk × ⌈dim/128⌉} scales
+     * @return {@code nq × nk} scores, a row per query
+     * @throws IllegalArgumentException naming the input whose length does not fit {@code dim}
      */
     public float[] scores(float[] queryRows, byte[] keyCodes, float[] keyScales) {
-        expect("queries", queryRows.length, q.getSize());
-        expect("keys", keyCodes.length, k.getSize());
-        expect("key scales", keyScales.length, scales.getSize());
-        System.arraycopy(queryRows, 0, q.toHeapArray(), 0, queryRows.length);
-        System.arraycopy(keyCodes, 0, k.toHeapArray(), 0, keyCodes.length);
-        System.arraycopy(keyScales, 0, scales.toHeapArray(), 0, keyScales.length);
-        plan.execute();
-        return scores.toHeapArray();
+        int nq = rows("queries", queryRows.length);
+        int nk = rows("keys", keyCodes.length);
+        if (keyScales.length != nk * KvLayout.tiles(dim)) {
+            throw new IllegalArgumentException("key scales: " + keyScales.length + " values for " + nk + " keys of dim " + dim
+                    + "; expected " + nk * KvLayout.tiles(dim));
+        }
+        if ((long) nq * nk > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(nq + " queries × " + nk + " keys do not fit one score array");
+        }
+        Buffers b = ensure(nq, nk);
+        System.arraycopy(queryRows, 0, b.q().toHeapArray(), 0, queryRows.length);
+        System.arraycopy(keyCodes, 0, b.k().toHeapArray(), 0, keyCodes.length);
+        System.arraycopy(keyScales, 0, b.scales().toHeapArray(), 0, keyScales.length);
+        shape.set(0, dim);
+        shape.set(1, nq);
+        shape.set(2, nk);
+        if (nq > 0 && nk > 0) {
+            b.plan().execute();
+        }
+        return Arrays.copyOf(b.scores().toHeapArray(), nq * nk);
     }
 
     /** Each query's top {@code topK} key positions, ascending (ties to the smaller position). */
     public int[][] topK(float[] queryRows, byte[] keyCodes, float[] keyScales, int topK) {
         float[] all = scores(queryRows, keyCodes, keyScales);
-        int[][] chosen = new int[queries][];
-        float[] row = new float[keys];
-        for (int i = 0; i < queries; i++) {
-            System.arraycopy(all, i * keys, row, 0, keys);
-            chosen[i] = IndexerKernels.topK(row, keys, topK);
+        int nq = queryRows.length / dim;
+        int nk = keyCodes.length / dim;
+        int[][] chosen = new int[nq][];
+        for (int i = 0; i < nq; i++) {
+            chosen[i] = IndexerKernels.topK(Arrays.copyOfRange(all, i * nk, (i + 1) * nk), nk, topK);
         }
         return chosen;
     }
 
     public Device device() {
-        return plan.device();
+        return device;
     }
 
-    private void expect(String what, int got, int want) {
-        if (got != want) {
-            throw new IllegalArgumentException(what + ": " + got + " values, the indexer of dim " + dim + ", " + queries + " queries, "
-                    + keys + " keys takes " + want);
+    private int rows(String what, int length) {
+        if (length % dim != 0) {
+            throw new IllegalArgumentException(what + ": " + length + " values is not a whole number of rows of dim " + dim);
         }
+        return length / dim;
+    }
+
+    private Buffers ensure(int nq, int nk) {
+        if (buffers != null && nq <= queryCapacity && nk <= keyCapacity) {
+            return buffers;
+        }
+        close();
+        queryCapacity = Math.max(nq, 2 * queryCapacity);
+        keyCapacity = Math.max(nk, 2 * keyCapacity);
+        int cq = Math.max(1, queryCapacity);
+        int ck = Math.max(1, keyCapacity);
+        FloatArray q = new FloatArray(cq * dim);
+        ByteArray k = new ByteArray(ck * dim);
+        FloatArray scales = new FloatArray(ck * KvLayout.tiles(dim));
+        FloatArray scores = new FloatArray(Math.toIntExact((long) cq * ck));
+        TaskGraph graph = new TaskGraph("indexer")
+                .transferToDevice(DataTransferMode.EVERY_EXECUTION, q, k, scales, shape)
+                .task("scores", IndexerKernels::scoreFp8, q, k, scales, shape, scores)
+                .transferToHost(DataTransferMode.EVERY_EXECUTION, scores);
+        buffers = new Buffers(q, k, scales, scores, new ExecutionPlan(graph.snapshot()).withDevice(device));
+        return buffers;
     }
 
     @Override
     public void close() {
-        plan.close();
+        if (buffers != null) {
+            buffers.plan().close();
+            buffers = null;
+        }
     }
 }

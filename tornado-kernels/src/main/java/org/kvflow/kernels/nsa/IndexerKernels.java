@@ -5,6 +5,7 @@ import java.util.stream.IntStream;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.quant.TileQuant;
 
 /**
@@ -26,15 +27,18 @@ public final class IndexerKernels {
     }
 
     /**
-     * Scores of every index query against every fp8 index key, the batched kernel form of
-     * {@link #dot}: {@code scores[q·nk + j] = Σ_d queries[q·dim + d] · (fp8(keys[j·dim + d]) ·
-     * keyScales[j·blocks + d/128])}, ascending {@code d}, where {@code blocks = ⌈dim/128⌉} (SPEC §3.3
-     * scales). Devices that fuse multiply-add may differ from this reference by rounding only.
+     * Scores of index queries against fp8 index keys, the batched kernel form of {@link #dot}:
+     * with {@code shape = {dim, nq, nk}}, {@code scores[q·nk + j] = Σ_d queries[q·dim + d] ·
+     * (fp8(keys[j·dim + d]) · keyScales[j·blocks + d/128])}, ascending {@code d}, where
+     * {@code blocks = ⌈dim/128⌉} (SPEC §3.3 scales). The shape is data, so one compiled kernel
+     * serves every size up to the arrays' capacity; entries past the shape are left alone.
+     * Devices that fuse multiply-add may differ from this reference by rounding only.
      */
-    public static void scoreFp8(FloatArray queries, ByteArray keys, FloatArray keyScales, int dim, FloatArray scores) {
-        int nk = keys.getSize() / dim;
+    public static void scoreFp8(FloatArray queries, ByteArray keys, FloatArray keyScales, IntArray shape, FloatArray scores) {
+        int dim = shape.get(0);
+        int nk = shape.get(2);
         int blocks = KvLayout.tiles(dim);
-        IntStream.range(0, scores.getSize()).parallel().forEach(i -> {
+        IntStream.range(0, shape.get(1) * nk).parallel().forEach(i -> {
             int q = i / nk;
             int j = i - q * nk;
             float acc = 0.0f;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -59,11 +60,11 @@ class IndexScorerTest {
         int dim = 200;
         Keys k = keys(rnd, 37, dim);
         float[] q = gaussian(rnd, 2 * dim);
-        try (IndexScorer scorer = new IndexScorer(dim, 2, 37, Devices.java())) {
+        try (IndexScorer scorer = new IndexScorer(dim, Devices.java())) {
             float[] scores = scorer.scores(q, k.codes(), k.scales());
             for (int i = 0; i < 2; i++) {
                 for (int j = 0; j < 37; j++) {
-                    float expected = IndexerKernels.dot(java.util.Arrays.copyOfRange(q, i * dim, (i + 1) * dim), k.dequantised(), j * dim, dim);
+                    float expected = IndexerKernels.dot(Arrays.copyOfRange(q, i * dim, (i + 1) * dim), k.dequantised(), j * dim, dim);
                     assertThat(scores[i * 37 + j]).isEqualTo(expected);
                 }
             }
@@ -80,8 +81,8 @@ class IndexScorerTest {
         Random rnd = new Random(dim * 1000L + keys);
         Keys k = keys(rnd, keys, dim);
         float[] q = gaussian(rnd, queries * dim);
-        try (IndexScorer java = new IndexScorer(dim, queries, keys, Devices.java());
-             IndexScorer opencl = new IndexScorer(dim, queries, keys, cl)) {
+        try (IndexScorer java = new IndexScorer(dim, Devices.java());
+             IndexScorer opencl = new IndexScorer(dim, cl)) {
             float[] expected = java.scores(q, k.codes(), k.scales()).clone();
             float[] actual = opencl.scores(q, k.codes(), k.scales());
             for (int i = 0; i < expected.length; i++) {
@@ -93,18 +94,22 @@ class IndexScorerTest {
                 assertThat(actual[i]).as("score %d", i).isCloseTo(expected[i], org.assertj.core.data.Offset.offset(RELATIVE * magnitude + 1e-30f));
             }
             assertThat(opencl.topK(q, k.codes(), k.scales(), topK)).isDeepEqualTo(java.topK(q, k.codes(), k.scales(), topK));
+            Keys fewer = keys(rnd, Math.max(0, keys / 2), dim); // a smaller shape reuses the same buffers and kernel
+            float[] one = Arrays.copyOf(q, dim);
+            assertThat(opencl.topK(one, fewer.codes(), fewer.scales(), topK)).isDeepEqualTo(java.topK(one, fewer.codes(), fewer.scales(), topK));
         }
     }
 
     @Test
     void inputsOfTheWrongLengthAreRefusedBeforeAnyLaunch() {
-        try (IndexScorer scorer = new IndexScorer(130, 2, 3, Devices.java())) {
+        try (IndexScorer scorer = new IndexScorer(130, Devices.java())) {
             assertThatThrownBy(() -> scorer.scores(new float[259], new byte[390], new float[6])).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("queries: 259 values, the indexer of dim 130, 2 queries, 3 keys takes 260");
-            assertThatThrownBy(() -> scorer.scores(new float[260], new byte[390], new float[3])).hasMessageStartingWith("key scales: 3 values");
+                    .hasMessage("queries: 259 values is not a whole number of rows of dim 130");
+            assertThatThrownBy(() -> scorer.scores(new float[260], new byte[390], new float[3])).hasMessage(
+                    "key scales: 3 values for 3 keys of dim 130; expected 6");
             assertThat(scorer.scores(new float[260], new byte[390], new float[6])).hasSize(6);
         }
-        assertThatThrownBy(() -> new IndexScorer(0, 1, 1, Devices.java())).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new IndexScorer(0, Devices.java())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dim=0");
     }
 }
