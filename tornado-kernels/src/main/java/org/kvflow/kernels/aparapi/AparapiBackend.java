@@ -29,7 +29,8 @@ public final class AparapiBackend implements KernelBackend {
             "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
             "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new,
-            "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new);
+            "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new,
+            "org.kvflow.kernels.nsa.SyntheticKernels.keys", SyntheticKeysAparapi::new);
 
     private final List<OpenCLDevice> found = new ArrayList<>();
     private final List<Device> devices = new ArrayList<>();

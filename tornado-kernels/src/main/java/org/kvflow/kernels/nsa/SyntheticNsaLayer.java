@@ -46,10 +46,14 @@ public final class SyntheticNsaLayer {
         return dims;
     }
 
+    /** The seed of token {@code (tokenId, pos)}'s input generator (SPEC §3.8 step 2). */
+    public long inputSeed(int tokenId, long pos) {
+        return seed ^ (tokenId * 0x9E3779B97F4A7C15L) ^ (pos * 0xC2B2AE3D27D4EB4FL);
+    }
+
     /** The input vector {@code x} of token {@code (tokenId, pos)} (SPEC §3.8 step 2). */
     public float[] input(int tokenId, long pos) {
-        long m = seed ^ (tokenId * 0x9E3779B97F4A7C15L) ^ (pos * 0xC2B2AE3D27D4EB4FL);
-        SplittableRandom g = new SplittableRandom(m);
+        SplittableRandom g = new SplittableRandom(inputSeed(tokenId, pos));
         float[] x = new float[dims.hidden()];
         for (int h = 0; h < x.length; h++) {
             x[h] = (float) (2.0 * g.nextDouble() - 1.0);
@@ -71,6 +75,33 @@ public final class SyntheticNsaLayer {
         float[] q = project(x, wQ, dims.latent() + dims.rope());
         applyRope(q, dims.latent(), pos);
         return new TokenQuery(q, project(x, wQi, dims.index()));
+    }
+
+    /**
+     * The key-side weights packed for a kernel: for each hidden row {@code h}, the latent, rope
+     * and index columns in that order ({@code hidden × (C+R+I)} floats).
+     */
+    public float[] keyWeights() {
+        int h = dims.hidden();
+        int width = dims.latent() + dims.rope() + dims.index();
+        float[] packed = new float[h * width];
+        for (int r = 0; r < h; r++) {
+            System.arraycopy(wKv, r * dims.latent(), packed, r * width, dims.latent());
+            System.arraycopy(wRope, r * dims.rope(), packed, r * width + dims.latent(), dims.rope());
+            System.arraycopy(wIdx, r * dims.index(), packed, r * width + dims.latent() + dims.rope(), dims.index());
+        }
+        return packed;
+    }
+
+    /** {@code (cos θ_j, sin θ_j)} of position {@code pos}, as fp32 and as {@link #key} uses them, for {@code j < R/2}. */
+    public float[] ropeCosSin(long pos) {
+        float[] cs = new float[2 * ropeFrequencies.length];
+        for (int j = 0; j < ropeFrequencies.length; j++) {
+            double theta = pos * ropeFrequencies[j];
+            cs[2 * j] = (float) StrictMath.cos(theta);
+            cs[2 * j + 1] = (float) StrictMath.sin(theta);
+        }
+        return cs;
     }
 
     private float[] project(float[] x, float[] w, int width) {

@@ -1,0 +1,101 @@
+package org.kvflow.kernels.nsa;
+
+import java.util.Arrays;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.kernels.api.DataTransferMode;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.ExecutionPlan;
+import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
+import org.kvflow.kernels.api.LongArray;
+import org.kvflow.kernels.api.TaskGraph;
+
+/**
+ * The key side of a synthetic NSA/MLA layer for a batch of tokens on a kernel device
+ * ({@link SyntheticKernels#keys}): the same floats as {@link SyntheticNsaLayer#key}, bit for bit.
+ * The weights go to the device once; buffers grow with the batch. Not thread-safe; close to free them.
+ */
+public final class SyntheticKeys implements AutoCloseable {
+    private final SyntheticNsaLayer layer;
+    private final Device device;
+    private final FloatArray weights;
+    private final IntArray shape = new IntArray(5);
+    private int capacity;
+    private @Nullable Buffers buffers;
+
+    /** The device arrays of one capacity and the plan over them. */
+    private record Buffers(LongArray seeds, FloatArray cosSin, FloatArray out, ExecutionPlan plan) {}
+
+    public SyntheticKeys(SyntheticNsaLayer layer, Device device) {
+        this.layer = Objects.requireNonNull(layer, "layer");
+        this.device = Objects.requireNonNull(device, "device");
+        this.weights = FloatArray.fromArray(layer.keyWeights());
+    }
+
+    /**
+     * @return token {@code i}'s key side, for {@code (tokenIds[i], positions[i])}
+     * @throws IllegalArgumentException if the two lists differ in length or a position is negative
+     */
+    public SyntheticNsaLayer.TokenKv[] keys(int[] tokenIds, long[] positions) {
+        if (tokenIds.length != positions.length) {
+            throw new IllegalArgumentException(tokenIds.length + " token ids but " + positions.length + " positions");
+        }
+        NsaDims dims = layer.dims();
+        int n = tokenIds.length;
+        int width = dims.latent() + dims.rope() + dims.index();
+        Buffers b = ensure(n);
+        for (int t = 0; t < n; t++) {
+            if (positions[t] < 0) {
+                throw new IllegalArgumentException("token " + t + ": position " + positions[t] + " is negative");
+            }
+            b.seeds().set(t, layer.inputSeed(tokenIds[t], positions[t]));
+            System.arraycopy(layer.ropeCosSin(positions[t]), 0, b.cosSin().toHeapArray(), t * dims.rope(), dims.rope());
+        }
+        shape.set(0, dims.hidden());
+        shape.set(1, dims.latent());
+        shape.set(2, dims.rope());
+        shape.set(3, dims.index());
+        shape.set(4, n);
+        if (n > 0) {
+            b.plan().execute();
+        }
+        float[] out = b.out().toHeapArray();
+        SyntheticNsaLayer.TokenKv[] keys = new SyntheticNsaLayer.TokenKv[n];
+        for (int t = 0; t < n; t++) {
+            int at = t * width;
+            keys[t] = new SyntheticNsaLayer.TokenKv(Arrays.copyOfRange(out, at, at + dims.latent()),
+                    Arrays.copyOfRange(out, at + dims.latent(), at + dims.latent() + dims.rope()),
+                    Arrays.copyOfRange(out, at + dims.latent() + dims.rope(), at + width));
+        }
+        return keys;
+    }
+
+    private Buffers ensure(int n) {
+        if (buffers != null && n <= capacity) {
+            return buffers;
+        }
+        close();
+        capacity = Math.max(n, 2 * capacity);
+        NsaDims dims = layer.dims();
+        int c = Math.max(1, capacity);
+        LongArray seeds = new LongArray(c);
+        FloatArray cosSin = new FloatArray(c * Math.max(1, dims.rope()));
+        FloatArray out = new FloatArray(c * (dims.latent() + dims.rope() + dims.index()));
+        TaskGraph graph = new TaskGraph("syntheticKeys")
+                .transferToDevice(DataTransferMode.FIRST_EXECUTION, weights)
+                .transferToDevice(DataTransferMode.EVERY_EXECUTION, seeds, cosSin, shape)
+                .task("keys", SyntheticKernels::keys, seeds, weights, cosSin, shape, out)
+                .transferToHost(DataTransferMode.EVERY_EXECUTION, out);
+        buffers = new Buffers(seeds, cosSin, out, new ExecutionPlan(graph.snapshot()).withDevice(device));
+        return buffers;
+    }
+
+    @Override
+    public void close() {
+        if (buffers != null) {
+            buffers.plan().close();
+            buffers = null;
+        }
+    }
+}
