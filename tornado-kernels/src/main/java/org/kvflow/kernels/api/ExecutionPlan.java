@@ -3,6 +3,7 @@ package org.kvflow.kernels.api;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs frozen task graphs on one device (TornadoVM's {@code TornadoExecutionPlan}). The device is
@@ -11,7 +12,8 @@ import java.util.Objects;
  */
 public final class ExecutionPlan implements AutoCloseable {
     private final List<ImmutableTaskGraph> graphs;
-    private Device device = Devices.select("auto");
+    /** Null until chosen: {@code auto} is resolved at the first use, not for every plan that names its device. */
+    private @Nullable Device device;
     private final List<KernelBackend.Session> sessions = new ArrayList<>();
 
     public ExecutionPlan(ImmutableTaskGraph... graphs) {
@@ -30,21 +32,26 @@ public final class ExecutionPlan implements AutoCloseable {
         return this;
     }
 
+    /** The device this plan runs on ({@code auto} resolved now if none was given). */
     public Device device() {
+        if (device == null) {
+            device = Devices.select("auto");
+        }
         return device;
     }
 
     /** Runs every graph once, in order, and returns when the outputs are on the host. */
     public ExecutionResult execute() {
         if (sessions.isEmpty()) {
-            KernelBackend backend = Devices.backend(device);
+            Device d = device();
+            KernelBackend backend = Devices.backend(d);
             for (ImmutableTaskGraph g : graphs) {
-                sessions.add(backend.open(g, device));
+                sessions.add(backend.open(g, d));
             }
         }
         long start = System.nanoTime();
         sessions.forEach(KernelBackend.Session::execute);
-        return new ExecutionResult(device, System.nanoTime() - start, sessions);
+        return new ExecutionResult(device(), System.nanoTime() - start, sessions);
     }
 
     @Override
