@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
@@ -16,16 +15,17 @@ import org.kvflow.kernels.api.TaskGraph;
  * NSA indexer on a kernel device: scores index queries against fp8 index keys
  * ({@link IndexerKernels#scoreFp8}) and picks each query's top-k ({@link IndexerKernels#topK},
  * on the host). Any number of queries and keys: the shape travels as data and the device buffers
- * grow (doubling) when a call needs more, so a kernel is built once per growth, not per shape.
+ * grow when a call needs more ({@link GrowingBuffers}).
  * Inputs are checked before any launch. Not thread-safe; close to free the device buffers.
  */
 public final class IndexScorer implements AutoCloseable {
     private final int dim;
     private final Device device;
     private final IntArray shape = new IntArray(3);
-    private int queryCapacity;
-    private int keyCapacity;
-    private @Nullable Buffers buffers;
+    private final GrowingBuffers<Buffers> buffers;
+
+    /** Largest Java array the buffers use. */
+    private static final long LIMIT = Integer.MAX_VALUE - 8;
 
     /** The device arrays of one capacity and the plan over them. */
     private record Buffers(FloatArray q, ByteArray k, FloatArray scales, FloatArray scores, ExecutionPlan plan) {}
@@ -37,6 +37,8 @@ public final class IndexScorer implements AutoCloseable {
         }
         this.dim = dim;
         this.device = Objects.requireNonNull(device, "device");
+        this.buffers = new GrowingBuffers<>(2, this::build, Buffers::plan,
+                c -> c[0] * dim <= LIMIT && c[1] * dim <= LIMIT && c[0] * c[1] <= LIMIT);
     }
 
     /**
@@ -53,10 +55,10 @@ public final class IndexScorer implements AutoCloseable {
             throw new IllegalArgumentException("key scales: " + keyScales.length + " values for " + nk + " keys of dim " + dim
                     + "; expected " + nk * KvLayout.tiles(dim));
         }
-        if ((long) nq * nk > Integer.MAX_VALUE - 8) {
+        if ((long) nq * nk > LIMIT) {
             throw new IllegalArgumentException(nq + " queries × " + nk + " keys do not fit one score array");
         }
-        Buffers b = ensure(nq, nk);
+        Buffers b = buffers.atLeast(nq, nk);
         System.arraycopy(queryRows, 0, b.q().toHeapArray(), 0, queryRows.length);
         System.arraycopy(keyCodes, 0, b.k().toHeapArray(), 0, keyCodes.length);
         System.arraycopy(keyScales, 0, b.scales().toHeapArray(), 0, keyScales.length);
@@ -92,32 +94,23 @@ public final class IndexScorer implements AutoCloseable {
         return length / dim;
     }
 
-    private Buffers ensure(int nq, int nk) {
-        if (buffers != null && nq <= queryCapacity && nk <= keyCapacity) {
-            return buffers;
-        }
-        close();
-        queryCapacity = Math.max(nq, 2 * queryCapacity);
-        keyCapacity = Math.max(nk, 2 * keyCapacity);
-        int cq = Math.max(1, queryCapacity);
-        int ck = Math.max(1, keyCapacity);
+    /** Arrays for {@code capacity = {queries, keys}} and the plan over them. */
+    private Buffers build(long[] capacity) {
+        int cq = (int) capacity[0];
+        int ck = (int) capacity[1];
         FloatArray q = new FloatArray(cq * dim);
         ByteArray k = new ByteArray(ck * dim);
         FloatArray scales = new FloatArray(ck * KvLayout.tiles(dim));
-        FloatArray scores = new FloatArray(Math.toIntExact((long) cq * ck));
+        FloatArray scores = new FloatArray(cq * ck);
         TaskGraph graph = new TaskGraph("indexer")
                 .transferToDevice(DataTransferMode.EVERY_EXECUTION, q, k, scales, shape)
                 .task("scores", IndexerKernels::scoreFp8, q, k, scales, shape, scores)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, scores);
-        buffers = new Buffers(q, k, scales, scores, new ExecutionPlan(graph.snapshot()).withDevice(device));
-        return buffers;
+        return new Buffers(q, k, scales, scores, new ExecutionPlan(graph.snapshot()).withDevice(device));
     }
 
     @Override
     public void close() {
-        if (buffers != null) {
-            buffers.plan().close();
-            buffers = null;
-        }
+        buffers.close();
     }
 }

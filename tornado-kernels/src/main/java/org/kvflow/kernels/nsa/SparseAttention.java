@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionPlan;
@@ -14,7 +13,8 @@ import org.kvflow.kernels.api.TaskGraph;
  * MLA sparse attention on a kernel device ({@link AttentionKernels#attendBatch}): queries of
  * {@code width = C+R} floats, each over its own {@code selected} keys (the indexer's top-k rows,
  * gathered), producing {@code latent = C} floats per query. Any number of queries and selected
- * keys: the shape travels as data and the device buffers grow (doubling) when a call needs more.
+ * keys: the shape travels as data and the device buffers grow when a call needs more
+ * ({@link GrowingBuffers}).
  * Inputs are checked before any launch. Not thread-safe; close to free the buffers.
  */
 public final class SparseAttention implements AutoCloseable {
@@ -22,9 +22,10 @@ public final class SparseAttention implements AutoCloseable {
     private final int latent;
     private final Device device;
     private final IntArray shape = new IntArray(4);
-    private int queryCapacity;
-    private long keyCapacity;
-    private @Nullable Buffers buffers;
+    private final GrowingBuffers<Buffers> buffers;
+
+    /** Largest Java array the buffers use. */
+    private static final long LIMIT = Integer.MAX_VALUE - 8;
 
     /** The device arrays of one capacity and the plan over them. */
     private record Buffers(FloatArray q, FloatArray k, FloatArray out, ExecutionPlan plan) {}
@@ -37,6 +38,7 @@ public final class SparseAttention implements AutoCloseable {
         this.width = width;
         this.latent = latent;
         this.device = Objects.requireNonNull(device, "device");
+        this.buffers = new GrowingBuffers<>(2, this::build, Buffers::plan, c -> c[0] * width <= LIMIT && c[1] * width <= LIMIT);
     }
 
     /**
@@ -54,8 +56,11 @@ public final class SparseAttention implements AutoCloseable {
             throw new IllegalArgumentException("attention of width " + width + " over " + selected + " keys: " + queryRows.length
                     + " query values must be whole rows and the keys " + (long) queryRows.length * selected + " values, got " + keyRows.length);
         }
+        if (keyRows.length > LIMIT) {
+            throw new IllegalArgumentException(keyRows.length / width + " selected key rows of width " + width + " do not fit one array");
+        }
         int nq = queryRows.length / width;
-        Buffers b = ensure(nq, (long) nq * selected);
+        Buffers b = buffers.atLeast(nq, (long) nq * selected);
         System.arraycopy(queryRows, 0, b.q().toHeapArray(), 0, queryRows.length);
         System.arraycopy(keyRows, 0, b.k().toHeapArray(), 0, keyRows.length);
         shape.set(0, width);
@@ -68,34 +73,23 @@ public final class SparseAttention implements AutoCloseable {
         return Arrays.copyOf(b.out().toHeapArray(), nq * latent);
     }
 
-    private Buffers ensure(int nq, long keys) {
-        if (buffers != null && nq <= queryCapacity && keys <= keyCapacity) {
-            return buffers;
-        }
-        close();
-        queryCapacity = Math.max(nq, 2 * queryCapacity);
-        keyCapacity = Math.max(keys, 2 * keyCapacity);
-        if (keyCapacity * width > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException(keys + " selected key rows of width " + width + " do not fit one array");
-        }
-        int cq = Math.max(1, queryCapacity);
+    /** Arrays for {@code capacity = {queries, key rows}} and the plan over them. */
+    private Buffers build(long[] capacity) {
+        int cq = (int) capacity[0];
+        int ck = (int) capacity[1];
         FloatArray q = new FloatArray(cq * width);
-        FloatArray k = new FloatArray((int) Math.max(1, keyCapacity) * width);
-        FloatArray weights = new FloatArray((int) Math.max(cq, keyCapacity));
+        FloatArray k = new FloatArray(ck * width);
+        FloatArray weights = new FloatArray(Math.max(cq, ck));
         FloatArray out = new FloatArray(cq * latent);
         TaskGraph graph = new TaskGraph("attention")
                 .transferToDevice(DataTransferMode.EVERY_EXECUTION, q, k, shape)
                 .task("sparse", AttentionKernels::attendBatch, q, k, shape, weights, out)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, out);
-        buffers = new Buffers(q, k, out, new ExecutionPlan(graph.snapshot()).withDevice(device));
-        return buffers;
+        return new Buffers(q, k, out, new ExecutionPlan(graph.snapshot()).withDevice(device));
     }
 
     @Override
     public void close() {
-        if (buffers != null) {
-            buffers.plan().close();
-            buffers = null;
-        }
+        buffers.close();
     }
 }

@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionPlan;
@@ -21,8 +20,7 @@ public final class SyntheticKeys implements AutoCloseable {
     private final Device device;
     private final FloatArray weights;
     private final IntArray shape = new IntArray(5);
-    private int capacity;
-    private @Nullable Buffers buffers;
+    private final GrowingBuffers<Buffers> buffers;
 
     /** The device arrays of one capacity and the plan over them. */
     private record Buffers(LongArray seeds, FloatArray cosSin, FloatArray out, ExecutionPlan plan) {}
@@ -31,6 +29,8 @@ public final class SyntheticKeys implements AutoCloseable {
         this.layer = Objects.requireNonNull(layer, "layer");
         this.device = Objects.requireNonNull(device, "device");
         this.weights = FloatArray.fromArray(layer.keyWeights());
+        int width = layer.dims().latent() + layer.dims().rope() + layer.dims().index();
+        this.buffers = new GrowingBuffers<>(1, this::build, Buffers::plan, c -> c[0] * width <= Integer.MAX_VALUE - 8);
     }
 
     /**
@@ -44,7 +44,7 @@ public final class SyntheticKeys implements AutoCloseable {
         NsaDims dims = layer.dims();
         int n = tokenIds.length;
         int width = dims.latent() + dims.rope() + dims.index();
-        Buffers b = ensure(n);
+        Buffers b = buffers.atLeast(n);
         for (int t = 0; t < n; t++) {
             if (positions[t] < 0) {
                 throw new IllegalArgumentException("token " + t + ": position " + positions[t] + " is negative");
@@ -71,14 +71,10 @@ public final class SyntheticKeys implements AutoCloseable {
         return keys;
     }
 
-    private Buffers ensure(int n) {
-        if (buffers != null && n <= capacity) {
-            return buffers;
-        }
-        close();
-        capacity = Math.max(n, 2 * capacity);
+    /** Arrays for {@code capacity = {tokens}} and the plan over them. */
+    private Buffers build(long[] capacity) {
         NsaDims dims = layer.dims();
-        int c = Math.max(1, capacity);
+        int c = (int) capacity[0];
         LongArray seeds = new LongArray(c);
         FloatArray cosSin = new FloatArray(c * Math.max(1, dims.rope()));
         FloatArray out = new FloatArray(c * (dims.latent() + dims.rope() + dims.index()));
@@ -87,15 +83,11 @@ public final class SyntheticKeys implements AutoCloseable {
                 .transferToDevice(DataTransferMode.EVERY_EXECUTION, seeds, cosSin, shape)
                 .task("keys", SyntheticKernels::keys, seeds, weights, cosSin, shape, out)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, out);
-        buffers = new Buffers(seeds, cosSin, out, new ExecutionPlan(graph.snapshot()).withDevice(device));
-        return buffers;
+        return new Buffers(seeds, cosSin, out, new ExecutionPlan(graph.snapshot()).withDevice(device));
     }
 
     @Override
     public void close() {
-        if (buffers != null) {
-            buffers.plan().close();
-            buffers = null;
-        }
+        buffers.close();
     }
 }

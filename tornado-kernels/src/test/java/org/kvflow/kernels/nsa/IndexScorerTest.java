@@ -109,6 +109,10 @@ class IndexScorerTest {
                     "key scales: 3 values for 3 keys of dim 130; expected 6");
             assertThat(scorer.scores(new float[260], new byte[390], new float[6])).hasSize(6);
         }
+        try (IndexScorer wide = new IndexScorer(1, Devices.java())) {
+            assertThatThrownBy(() -> wide.scores(new float[50_000], new byte[50_000], new float[50_000]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("50000 queries × 50000 keys do not fit one score array");
+        }
         assertThatThrownBy(() -> new IndexScorer(0, Devices.java())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dim=0");
     }
