@@ -143,12 +143,11 @@ public final class RankLayoutBench {
         System.out.printf(Locale.ROOT, "{\"name\":\"capacity\",\"budget_bytes\":%d,\"bytes_per_token\":%d,\"shared_tokens\":%d,"
                 + "\"replicated_tokens\":%d,\"ratio\":%.5f,\"shared_with_all_layer_scratch\":%d,\"shared_with_one_layer_scratch\":%d}%n",
                 budget, perToken, shared, replicated, (double) shared / replicated,
-                withScratch(budget, perToken, cp), withScratch(budget, perToken / layout.shape().layers(), cp));
+                withScratch(budget, perToken, perToken, cp), withScratch(budget, perToken, perToken / layout.shape().layers(), cp));
     }
 
     /** Largest T with {@code T ≤ (cp·N − 1)·ps}, {@code N = (budget − T·scratchPerToken) div (perToken·ps)}. */
-    private static long withScratch(long budget, long scratchPerToken, int cp) {
-        long perToken = new KvLayout(MODEL, KvDtype.FP8_E4M3).bytesPerTokenAllLayers();
+    private static long withScratch(long budget, long perToken, long scratchPerToken, int cp) {
         long lo = 0;
         long hi = budget / scratchPerToken;
         while (lo < hi) {
