@@ -11,18 +11,20 @@ import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.IntArray;
-import org.kvflow.kernels.api.LongArray;
+import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
 import org.kvflow.kernels.gather.GatherKernels;
 
 /**
  * Page gather through the kernel API on an OpenCL device, page size 64 with the fp8 MLA layout
- * (41,984 B pages): {@code chunks} pools of just under 2 GiB (Aparapi's per-array limit), each
- * gathered through a random permutation into a view of the same size; one iteration gathers every
- * chunk. Time is the wall time of the blocking executes (pool and page lists stay on the device,
- * the view is not copied back while timing); median of {@code ITERATIONS}. The view is then
- * brought back and checked on 64 pages per chunk. Prints JSON lines; run through
- * {@code bench/device/kernels.sh}, which adds torch's {@code index_select} of the same pages.
+ * (41,984 B pages): a pool of {@code chunks} chunks of just under 2 GiB (Aparapi's per-array
+ * limit) gathered through a random permutation of all its pages into a view of the same size,
+ * two ways on the same arrays: one plan whose one launch spans every chunk, and one plan per chunk
+ * (the shape the limit forced before pools could span chunks). Time is the wall time of the
+ * blocking executes (pool and page list stay on the device, the view is not copied back while
+ * timing); median of {@code ITERATIONS}. Each view is then brought back and checked on 64 pages
+ * per chunk. Prints JSON lines; run through {@code bench/device/kernels.sh}, which adds torch's
+ * {@code index_select} of the same bytes.
  */
 public final class KernelGatherBench {
     private static final int PAGE_WORDS = 41_984 / 8;
@@ -34,34 +36,59 @@ public final class KernelGatherBench {
     public static void main(String[] args) {
         DebugMode.refuseBenchmark("KernelGatherBench");
         String selector = args.length > 0 ? args[0] : "opencl";
-        int chunks = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-        int pagesPerChunk = args.length > 2 ? Integer.parseInt(args[2]) : (Integer.MAX_VALUE - 16) / (PAGE_WORDS * 8);
+        int chunks = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        int pagesPerChunk = args.length > 2 ? Integer.parseInt(args[2]) : LongPages.maxPagesPerChunk(PAGE_WORDS);
         Device device = Devices.select(selector);
+        long pages = (long) chunks * pagesPerChunk;
         System.out.println("{\"device\":\"" + device + "\",\"chunks\":" + chunks + ",\"pages_per_chunk\":" + pagesPerChunk + "}");
-        List<ExecutionPlan> plans = new ArrayList<>();
-        List<long[]> pools = new ArrayList<>();
-        List<int[]> perms = new ArrayList<>();
-        List<LongArray> views = new ArrayList<>();
-        SplittableRandom rnd = new SplittableRandom(42);
+        LongPages pool = LongPages.allocate(pages, PAGE_WORDS, pagesPerChunk);
         for (int c = 0; c < chunks; c++) {
-            long[] pool = new long[pagesPerChunk * PAGE_WORDS];
-            Arrays.parallelSetAll(pool, i -> i * 0x9E3779B97F4A7C15L);
-            int[] perm = permutation(rnd, pagesPerChunk);
-            LongArray poolArray = LongArray.fromArray(pool);
-            IntArray ids = IntArray.fromArray(perm);
-            LongArray view = new LongArray(pool.length);
-            TaskGraph graph = new TaskGraph("gather" + c)
-                    .transferToDevice(DataTransferMode.FIRST_EXECUTION, poolArray, ids)
-                    .task("pages", GatherKernels::gatherPages, poolArray, ids, PAGE_WORDS, view)
-                    .transferToHost(DataTransferMode.UNDER_DEMAND, view);
-            plans.add(new ExecutionPlan(graph.snapshot()).withDevice(device));
-            pools.add(pool);
-            perms.add(perm);
-            views.add(view);
+            long first = (long) c * pagesPerChunk * PAGE_WORDS;
+            Arrays.parallelSetAll(pool.chunk(c).toHeapArray(), i -> (first + i) * 0x9E3779B97F4A7C15L);
         }
+        SplittableRandom rnd = new SplittableRandom(42);
+        long kvBytes = pages * PAGE_WORDS * Long.BYTES;
+
+        int[] all = permutation(rnd, Math.toIntExact(pages));
+        LongPages view = LongPages.allocate(pages, PAGE_WORDS, pagesPerChunk);
+        ExecutionPlan spanning = plan("spanning", pool, IntArray.fromArray(all), view, device);
+        report("aparapi_gather_mla_one_launch", time(List.of(spanning)), kvBytes);
+        spanning.execute().transferToHost(view);
+        check("one launch", pool, all, view, rnd);
+
+        List<ExecutionPlan> perChunk = new ArrayList<>();
+        List<int[]> perms = new ArrayList<>();
+        List<LongPages> chunkPools = new ArrayList<>();
+        List<LongPages> chunkViews = new ArrayList<>();
+        for (int c = 0; c < chunks; c++) {
+            perms.add(permutation(rnd, pagesPerChunk));
+            chunkPools.add(LongPages.of(pool.chunk(c), PAGE_WORDS));
+            chunkViews.add(LongPages.of(view.chunk(c), PAGE_WORDS));
+            perChunk.add(plan("chunk" + c, chunkPools.get(c), IntArray.fromArray(perms.get(c)), chunkViews.get(c), device));
+        }
+        report("aparapi_gather_mla_plan_per_chunk", time(perChunk), kvBytes);
+        for (int c = 0; c < chunks; c++) {
+            perChunk.get(c).execute().transferToHost(chunkViews.get(c));
+            check("plan per chunk " + c, chunkPools.get(c), perms.get(c), chunkViews.get(c), rnd);
+        }
+        System.out.println("{\"name\":\"check\",\"pages_checked\":" + 64 * 2 * chunks + ",\"ok\":true}");
+        spanning.close();
+        perChunk.forEach(ExecutionPlan::close);
+    }
+
+    private static ExecutionPlan plan(String name, LongPages pool, IntArray ids, LongPages view, Device device) {
+        TaskGraph graph = new TaskGraph(name)
+                .transferToDevice(DataTransferMode.FIRST_EXECUTION, pool, ids)
+                .task("pages", GatherKernels::gatherPages, pool, ids, view)
+                .transferToHost(DataTransferMode.UNDER_DEMAND, view);
+        return new ExecutionPlan(graph.snapshot()).withDevice(device);
+    }
+
+    /** The first execute (build + upload) is reported apart; then the median of the timed rounds, in ms. */
+    private static double[] time(List<ExecutionPlan> plans) {
         long first = System.nanoTime();
         plans.forEach(ExecutionPlan::execute);
-        System.out.printf(Locale.ROOT, "{\"name\":\"first_execute\",\"ms\":%.1f}%n", (System.nanoTime() - first) / 1e6);
+        double firstMs = (System.nanoTime() - first) / 1e6;
         double[] ms = new double[ITERATIONS];
         for (int i = 0; i < WARMUP + ITERATIONS; i++) {
             long t0 = System.nanoTime();
@@ -71,17 +98,14 @@ public final class KernelGatherBench {
             }
         }
         Arrays.sort(ms);
-        double median = ms[ms.length / 2];
-        long viewBytes = (long) chunks * pagesPerChunk * PAGE_WORDS * 8;
-        System.out.printf(Locale.ROOT, "{\"name\":\"aparapi_gather_mla\",\"kv_bytes\":%d,\"bytes\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,"
-                + "\"gbps\":%.1f,\"of_hbm_peak\":%.3f}%n", viewBytes, 2 * viewBytes, median, ms[0], 2 * viewBytes / (median * 1e6),
-                2 * viewBytes / (median * 1e6) / 4800);
-        for (int c = 0; c < chunks; c++) {
-            plans.get(c).execute().transferToHost(views.get(c));
-            check(c, pools.get(c), perms.get(c), views.get(c).toHeapArray(), rnd);
-        }
-        System.out.println("{\"name\":\"check\",\"pages_checked\":" + 64 * chunks + ",\"ok\":true}");
-        plans.forEach(ExecutionPlan::close);
+        return new double[] {ms[ms.length / 2], ms[0], firstMs};
+    }
+
+    private static void report(String name, double[] t, long kvBytes) {
+        double gbps = 2.0 * kvBytes / (t[0] * 1e6);
+        System.out.printf(Locale.ROOT, "{\"name\":\"%s\",\"kv_bytes\":%d,\"bytes\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,"
+                + "\"gbps\":%.1f,\"of_hbm_peak\":%.3f,\"first_execute_ms\":%.1f}%n", name, kvBytes, 2 * kvBytes, t[0], t[1], gbps,
+                gbps / 4800, t[2]);
     }
 
     private static int[] permutation(SplittableRandom rnd, int n) {
@@ -96,11 +120,14 @@ public final class KernelGatherBench {
         return p;
     }
 
-    private static void check(int chunk, long[] pool, int[] perm, long[] view, SplittableRandom rnd) {
-        for (int s = 0; s < 64; s++) {
+    /** Compares 64 pages a chunk of the view brought back (the first, the last, random ones) with the pool. */
+    private static void check(String what, LongPages pool, int[] perm, LongPages view, SplittableRandom rnd) {
+        for (int s = 0; s < 64 * view.chunkCount(); s++) {
             int k = s == 0 ? 0 : s == 1 ? perm.length - 1 : rnd.nextInt(perm.length);
-            if (!Arrays.equals(view, k * PAGE_WORDS, (k + 1) * PAGE_WORDS, pool, perm[k] * PAGE_WORDS, (perm[k] + 1) * PAGE_WORDS)) {
-                throw new IllegalStateException("chunk " + chunk + ": view page " + k + " differs from pool page " + perm[k]);
+            for (int i = 0; i < PAGE_WORDS; i++) {
+                if (view.get(k, i) != pool.get(perm[k], i)) {
+                    throw new IllegalStateException(what + ": view page " + k + " word " + i + " differs from pool page " + perm[k]);
+                }
             }
         }
     }

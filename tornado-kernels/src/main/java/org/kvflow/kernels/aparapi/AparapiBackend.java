@@ -2,25 +2,24 @@ package org.kvflow.kernels.aparapi;
 
 import com.aparapi.device.OpenCLDevice;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
-import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
-import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
-import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.KernelBackend;
 import org.kvflow.kernels.api.KernelFallbackException;
-import org.kvflow.kernels.api.LongArray;
 
 /**
  * Backend {@code opencl}: runs each task's Aparapi twin on an OpenCL device (GPUs first, then
  * CPUs such as PoCL). Buffers are explicit from the first launch on (implicit mode would copy
- * every array at every launch, TOOLCHAIN.md §4); after every launch it checks that OpenCL ran the
- * kernel and throws {@link KernelFallbackException} otherwise.
+ * every array at every launch, TOOLCHAIN.md §4), and an array one task writes reaches the next task's
+ * twin through the host only when that twin's copy is stale ({@link DeviceCopies}); after every
+ * launch it checks that OpenCL ran the kernel and throws {@link KernelFallbackException} otherwise.
  */
 public final class AparapiBackend implements KernelBackend {
     private static final Map<String, Supplier<AparapiTask>> TWINS = Map.of(
@@ -79,8 +78,9 @@ public final class AparapiBackend implements KernelBackend {
         private final Device device;
         private final OpenCLDevice cl;
         private final List<AparapiTask> twins = new ArrayList<>();
-        /** Which twin holds each array's device buffer (the first task that uses it). */
-        private final Map<Object, AparapiTask> owner = new IdentityHashMap<>();
+        private final DeviceCopies copies = new DeviceCopies();
+        /** Every array a task of the graph names. */
+        private final Set<Object> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
         private boolean launched;
 
         AparapiSession(ImmutableTaskGraph graph, Device device, OpenCLDevice cl) {
@@ -98,35 +98,40 @@ public final class AparapiBackend implements KernelBackend {
                 k.setExplicit(true);
                 k.putOwn();
                 twins.add(k);
-                t.args().stream().filter(a -> !(a instanceof Number)).forEach(a -> owner.putIfAbsent(a, k));
+                arrays.addAll(arrayArgs(t));
             }
+        }
+
+        private static List<Object> arrayArgs(ImmutableTaskGraph.Task t) {
+            return t.args().stream().filter(a -> !(a instanceof Number)).toList();
         }
 
         @Override
         public void execute() {
             for (ImmutableTaskGraph.Transfer tr : graph.toDevice()) {
                 if (!launched || tr.mode() == DataTransferMode.EVERY_EXECUTION) {
-                    put(tr.array());
+                    copies.hostWrote(tr.array());
                 }
-            }
-            if (!launched) {
-                graph.toHost().forEach(tr -> put(tr.array())); // outputs need a device buffer before the first launch
             }
             launched = true;
             for (int i = 0; i < twins.size(); i++) {
-                launch(graph.tasks().get(i).id(), twins.get(i));
+                ImmutableTaskGraph.Task task = graph.tasks().get(i);
+                AparapiTask k = twins.get(i);
+                if (k.globalSize() == 0) {
+                    continue;
+                }
+                arrayArgs(task).forEach(a -> copies.readyFor(k, a));
+                launch(task.id(), k);
+                copies.deviceWrote(k, task.args().getLast());
             }
             for (ImmutableTaskGraph.Transfer tr : graph.toHost()) {
                 if (tr.mode() != DataTransferMode.UNDER_DEMAND) {
-                    get(tr.array());
+                    copies.toHost(tr.array());
                 }
             }
         }
 
         private void launch(String task, AparapiTask k) {
-            if (k.globalSize() == 0) {
-                return;
-            }
             String name = graph.name() + "." + task;
             try {
                 k.execute(k.range(cl));
@@ -140,30 +145,8 @@ public final class AparapiBackend implements KernelBackend {
 
         @Override
         public void transferToHost(Object array) {
-            if (owner.containsKey(array)) {
-                get(array);
-            }
-        }
-
-        private void put(Object array) {
-            move(array, true);
-        }
-
-        private void get(Object array) {
-            move(array, false);
-        }
-
-        private void move(Object array, boolean toDevice) {
-            AparapiTask k = owner.get(array);
-            if (k == null) {
-                return;
-            }
-            switch (array) {
-                case LongArray a -> k.move(a.toHeapArray(), toDevice);
-                case IntArray a -> k.move(a.toHeapArray(), toDevice);
-                case FloatArray a -> k.move(a.toHeapArray(), toDevice);
-                case ByteArray a -> k.move(a.toHeapArray(), toDevice);
-                default -> throw new IllegalArgumentException("cannot move " + array.getClass().getSimpleName());
+            if (arrays.contains(array)) {
+                copies.toHost(array);
             }
         }
 

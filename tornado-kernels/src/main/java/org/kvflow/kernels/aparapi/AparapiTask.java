@@ -4,6 +4,7 @@ import com.aparapi.Kernel;
 import com.aparapi.Range;
 import com.aparapi.device.OpenCLDevice;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.quant.Fp8E4m3;
 
 /** An Aparapi twin of one {@code *Kernels} method: binds the task's arguments to fields and says its launch range. */
@@ -31,9 +32,16 @@ abstract class AparapiTask extends Kernel {
         // most twins hold none
     }
 
+    /** The last range handed out, kept while the global size stays the same. */
+    private @Nullable Range range;
+
     /** The launch range: {@link #globalSize()} rounded up to whole work-groups (kernels guard the excess). */
     final Range range(OpenCLDevice device) {
-        return device.createRange((globalSize() + LOCAL - 1) / LOCAL * LOCAL, LOCAL);
+        int global = (globalSize() + LOCAL - 1) / LOCAL * LOCAL;
+        if (range == null || range.getGlobalSize(0) != global || range.getDevice() != device) {
+            range = device.createRange(global, LOCAL);
+        }
+        return range;
     }
 
     final void move(long[] a, boolean toDevice) {

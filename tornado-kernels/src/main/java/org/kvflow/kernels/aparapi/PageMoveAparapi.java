@@ -1,21 +1,37 @@
 package org.kvflow.kernels.aparapi;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.kernels.api.IntArray;
-import org.kvflow.kernels.api.LongArray;
+import org.kvflow.kernels.api.LongPages;
 
 /**
- * Twin of {@code GatherKernels.gatherPages} and {@code scatterPages}: one work-group of 256 per
- * listed page; each work-item walks the page with a stride of 256 words, four loads then four
- * stores per trip, so four loads are in flight (the shape that reached 83 % of HBM peak,
- * TOOLCHAIN.md §10.1). {@code scatter} picks which side the page list indexes.
+ * Twin of {@code GatherKernels.gatherPages} and {@code scatterPages} over pools of up to
+ * {@link #MAX_CHUNKS} chunks a side, in one launch: one work-group of 256 per listed page; each
+ * work-item walks the page with a stride of 256 words, four loads then four stores per trip, so
+ * four loads are in flight (the shape that reached 83 % of HBM peak, TOOLCHAIN.md §10.1). A page's
+ * chunk is the same for its whole work-group, so choosing the chunk array does not diverge.
+ * {@code scatter} picks which side the page list indexes.
  */
 public final class PageMoveAparapi extends AparapiTask {
-    long[] from = new long[1];
-    long[] to = new long[1];
+    /** Chunks a side the twin binds: 4 × 2 GiB. */
+    static final int MAX_CHUNKS = 4;
+
+    long[] from0 = new long[1];
+    long[] from1 = new long[1];
+    long[] from2 = new long[1];
+    long[] from3 = new long[1];
+    long[] to0 = new long[1];
+    long[] to1 = new long[1];
+    long[] to2 = new long[1];
+    long[] to3 = new long[1];
     int[] pageIds = new int[1];
     int pageElems;
+    int fromPagesPerChunk;
+    int toPagesPerChunk;
     int scatter;
+    /** Stand-ins bound where a side has fewer chunks than {@link #MAX_CHUNKS}. */
+    private final List<long[]> placeholders = new ArrayList<>();
 
     PageMoveAparapi(boolean scatter) {
         this.scatter = scatter ? 1 : 0;
@@ -23,10 +39,43 @@ public final class PageMoveAparapi extends AparapiTask {
 
     @Override
     void bind(List<Object> args) {
-        from = ((LongArray) args.get(0)).toHeapArray();
+        LongPages from = (LongPages) args.get(0);
+        LongPages to = (LongPages) args.get(2);
+        if (from.pageElems() != to.pageElems()) {
+            throw new IllegalArgumentException("pages of " + from.pageElems() + " and " + to.pageElems() + " words cannot be copied into each other");
+        }
+        for (LongPages side : List.of(from, to)) {
+            if (side.chunkCount() > MAX_CHUNKS) {
+                throw new IllegalArgumentException("the OpenCL page move takes pools of at most " + MAX_CHUNKS + " chunks, not " + side);
+            }
+        }
+        from0 = chunk(from, 0);
+        from1 = chunk(from, 1);
+        from2 = chunk(from, 2);
+        from3 = chunk(from, 3);
+        to0 = chunk(to, 0);
+        to1 = chunk(to, 1);
+        to2 = chunk(to, 2);
+        to3 = chunk(to, 3);
         pageIds = ((IntArray) args.get(1)).toHeapArray();
-        pageElems = (Integer) args.get(2);
-        to = ((LongArray) args.get(3)).toHeapArray();
+        pageElems = from.pageElems();
+        fromPagesPerChunk = from.pagesPerChunk();
+        toPagesPerChunk = to.pagesPerChunk();
+    }
+
+    private long[] chunk(LongPages side, int c) {
+        if (c < side.chunkCount()) {
+            return side.chunk(c).toHeapArray();
+        }
+        long[] placeholder = new long[1];
+        placeholders.add(placeholder);
+        return placeholder;
+    }
+
+    /** The stand-ins of absent chunks need a device buffer too. */
+    @Override
+    void putOwn() {
+        placeholders.forEach(this::put);
     }
 
     @Override
@@ -34,30 +83,49 @@ public final class PageMoveAparapi extends AparapiTask {
         return pageIds.length * LOCAL;
     }
 
+    /** (A local assigned in an if-chain is lost by Aparapi's decompiler; a ternary translates.) */
+    private long load(int chunk, int i) {
+        return chunk == 0 ? from0[i] : chunk == 1 ? from1[i] : chunk == 2 ? from2[i] : from3[i];
+    }
+
+    private void store(int chunk, int i, long v) {
+        if (chunk == 0) {
+            to0[i] = v;
+        } else if (chunk == 1) {
+            to1[i] = v;
+        } else if (chunk == 2) {
+            to2[i] = v;
+        } else {
+            to3[i] = v;
+        }
+    }
+
     @Override
     public void run() {
         int k = getGroupId();
-        int listed = pageIds[k] * pageElems;
-        int dense = k * pageElems;
-        int src = listed;
-        int dst = dense;
+        int srcPage = pageIds[k];
+        int dstPage = k;
         if (scatter == 1) {
-            src = dense;
-            dst = listed;
+            srcPage = k;
+            dstPage = pageIds[k];
         }
+        int sc = srcPage / fromPagesPerChunk;
+        int src = (srcPage - sc * fromPagesPerChunk) * pageElems;
+        int dc = dstPage / toPagesPerChunk;
+        int dst = (dstPage - dc * toPagesPerChunk) * pageElems;
         int j = getLocalId();
         for (; j + 3 * LOCAL < pageElems; j += 4 * LOCAL) {
-            long a = from[src + j];
-            long b = from[src + j + LOCAL];
-            long c = from[src + j + 2 * LOCAL];
-            long d = from[src + j + 3 * LOCAL];
-            to[dst + j] = a;
-            to[dst + j + LOCAL] = b;
-            to[dst + j + 2 * LOCAL] = c;
-            to[dst + j + 3 * LOCAL] = d;
+            long a = load(sc, src + j);
+            long b = load(sc, src + j + LOCAL);
+            long c = load(sc, src + j + 2 * LOCAL);
+            long d = load(sc, src + j + 3 * LOCAL);
+            store(dc, dst + j, a);
+            store(dc, dst + j + LOCAL, b);
+            store(dc, dst + j + 2 * LOCAL, c);
+            store(dc, dst + j + 3 * LOCAL, d);
         }
         for (; j < pageElems; j += LOCAL) {
-            to[dst + j] = from[src + j];
+            store(dc, dst + j, load(sc, src + j));
         }
     }
 }

@@ -29,12 +29,20 @@ public final class TaskGraph {
         return this;
     }
 
-    /** Adds task {@code id} (grid key {@code "<graph>.<id>"}) running {@code code} over the arguments. */
+    /**
+     * Adds task {@code id} (grid key {@code "<graph>.<id>"}) running {@code code} over the arguments.
+     * By the kernels' convention a task writes its last argument and only reads the others.
+     */
+    public <A, B, C> TaskGraph task(String id, Task3<A, B, C> code, A a, B b, C c) {
+        return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2])), a, b, c);
+    }
+
+    /** Adds a four-parameter task; see {@link #task(String, Task3, Object, Object, Object)}. */
     public <A, B, C, D> TaskGraph task(String id, Task4<A, B, C, D> code, A a, B b, C c, D d) {
         return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]), cast(args[3])), a, b, c, d);
     }
 
-    /** Adds a five-parameter task; see {@link #task(String, Task4, Object, Object, Object, Object)}. */
+    /** Adds a five-parameter task; see {@link #task(String, Task3, Object, Object, Object)}. */
     public <A, B, C, D, E> TaskGraph task(String id, Task5<A, B, C, D, E> code, A a, B b, C c, D d, E e) {
         return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]), cast(args[3]), cast(args[4])), a, b, c, d, e);
     }
@@ -64,10 +72,10 @@ public final class TaskGraph {
     }
 
     private Object array(Object d) {
-        if (d instanceof LongArray || d instanceof IntArray || d instanceof FloatArray || d instanceof ByteArray) {
+        if (d instanceof LongArray || d instanceof IntArray || d instanceof FloatArray || d instanceof ByteArray || d instanceof LongPages) {
             return d;
         }
-        throw new IllegalArgumentException("graph " + name + ": only Long/Int/Float/ByteArray move between host and device, not "
+        throw new IllegalArgumentException("graph " + name + ": only Long/Int/Float/ByteArray and LongPages move between host and device, not "
                 + (d == null ? "null" : d.getClass().getSimpleName()));
     }
 

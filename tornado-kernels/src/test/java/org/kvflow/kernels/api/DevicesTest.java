@@ -45,8 +45,9 @@ class DevicesTest {
         assertThatThrownBy(() -> graph.transferToDevice(3, a)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("mode 3");
         assertThatThrownBy(() -> graph.transferToDevice(DataTransferMode.FIRST_EXECUTION, new long[1]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not long[]");
-        graph.task("t", GatherKernels::gatherPages, a, ids, 1, a);
-        assertThatThrownBy(() -> graph.task("t", GatherKernels::gatherPages, a, ids, 1, a)).hasMessage("graph g already has a task t");
+        LongPages pages = LongPages.of(a, 1);
+        graph.task("t", GatherKernels::gatherPages, pages, ids, pages);
+        assertThatThrownBy(() -> graph.task("t", GatherKernels::gatherPages, pages, ids, pages)).hasMessage("graph g already has a task t");
         assertThat(graph.snapshot().tasks().getFirst().kernel().toString()).isEqualTo("org.kvflow.kernels.gather.GatherKernels.gatherPages");
     }
 }

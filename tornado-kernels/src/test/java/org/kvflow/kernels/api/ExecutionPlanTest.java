@@ -15,20 +15,20 @@ class ExecutionPlanTest {
         d.set(0, a.get(0) + b.getSize() + c);
     }
 
-    private static ImmutableTaskGraph gather(LongArray pool, IntArray ids, LongArray view) {
+    private static ImmutableTaskGraph gather(LongPages pool, IntArray ids, LongPages view) {
         return new TaskGraph("g").transferToDevice(DataTransferMode.FIRST_EXECUTION, pool, ids)
-                .task("pages", GatherKernels::gatherPages, pool, ids, 1, view).transferToHost(DataTransferMode.EVERY_EXECUTION, view).snapshot();
+                .task("pages", GatherKernels::gatherPages, pool, ids, view).transferToHost(DataTransferMode.EVERY_EXECUTION, view).snapshot();
     }
 
     @Test
     void aPlanNeedsAGraphAndKeepsItsDeviceOnceItRan() {
         assertThatThrownBy(ExecutionPlan::new).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("an execution plan needs at least one task graph");
-        LongArray pool = LongArray.fromArray(new long[] {5, 6});
-        LongArray view = new LongArray(1);
+        LongPages pool = LongPages.of(LongArray.fromArray(new long[] {5, 6}), 1);
+        LongPages view = LongPages.allocate(1, 1);
         try (ExecutionPlan plan = new ExecutionPlan(gather(pool, IntArray.fromArray(new int[] {1}), view)).withDevice(Devices.java())) {
             assertThat(plan.execute().device()).isEqualTo(Devices.java());
-            assertThat(view.get(0)).isEqualTo(6);
+            assertThat(view.get(0, 0)).isEqualTo(6);
             assertThatThrownBy(() -> plan.withDevice(Devices.java())).isInstanceOf(IllegalStateException.class)
                     .hasMessageStartingWith("plan already runs on java (Java reference");
         }

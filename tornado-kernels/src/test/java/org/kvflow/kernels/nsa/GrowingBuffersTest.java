@@ -9,7 +9,7 @@ import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.IntArray;
-import org.kvflow.kernels.api.LongArray;
+import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
 import org.kvflow.kernels.gather.GatherKernels;
 
@@ -18,9 +18,9 @@ class GrowingBuffersTest {
     private record Built(long[] capacity, ExecutionPlan plan) {}
 
     private static ExecutionPlan plan() {
-        LongArray a = new LongArray(1);
+        LongPages a = LongPages.allocate(1, 1);
         return new ExecutionPlan(new TaskGraph("g").transferToDevice(DataTransferMode.EVERY_EXECUTION, a)
-                .task("t", GatherKernels::gatherPages, a, new IntArray(0), 1, a).snapshot()).withDevice(Devices.java());
+                .task("t", GatherKernels::gatherPages, a, new IntArray(0), a).snapshot()).withDevice(Devices.java());
     }
 
     @Test
