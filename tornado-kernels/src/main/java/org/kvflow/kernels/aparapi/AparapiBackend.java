@@ -122,7 +122,7 @@ public final class AparapiBackend implements KernelBackend {
                 }
                 arrayArgs(task).forEach(a -> copies.readyFor(k, a));
                 launch(task.id(), k);
-                copies.deviceWrote(k, task.args().getLast());
+                k.outputs(task.args()).forEach(a -> copies.deviceWrote(k, a));
             }
             for (ImmutableTaskGraph.Transfer tr : graph.toHost()) {
                 if (tr.mode() != DataTransferMode.UNDER_DEMAND) {

@@ -24,6 +24,11 @@ abstract class AparapiTask extends Kernel {
     /** Points the kernel's fields at the task's arguments (the wrapped heap arrays, the scalars). */
     abstract void bind(List<Object> args);
 
+    /** The arguments the kernel writes (the rest it only reads): most kernels write their last. */
+    List<Object> outputs(List<Object> args) {
+        return List.of(args.getLast());
+    }
+
     /** Work-items to launch; zero means there is nothing to do and no launch happens. */
     abstract int globalSize();
 

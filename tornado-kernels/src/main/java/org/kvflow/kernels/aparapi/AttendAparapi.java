@@ -30,6 +30,12 @@ public final class AttendAparapi extends AparapiTask {
         sums = new float[Math.max(1, weights.length)]; // at least nq entries: every query selects ≥ 1 key
     }
 
+    /** The softmax scratch and the output. */
+    @Override
+    List<Object> outputs(List<Object> args) {
+        return List.of(args.get(3), args.get(4));
+    }
+
     @Override
     void putOwn() {
         put(sums);

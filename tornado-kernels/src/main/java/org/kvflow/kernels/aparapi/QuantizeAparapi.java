@@ -37,6 +37,12 @@ public final class QuantizeAparapi extends AparapiTask {
         n = x.length;
     }
 
+    /** Scales and codes. */
+    @Override
+    List<Object> outputs(List<Object> args) {
+        return List.of(args.get(2), args.get(3));
+    }
+
     @Override
     void putOwn() {
         put(values);

@@ -31,7 +31,7 @@ public final class TaskGraph {
 
     /**
      * Adds task {@code id} (grid key {@code "<graph>.<id>"}) running {@code code} over the arguments.
-     * By the kernels' convention a task writes its last argument and only reads the others.
+     * A kernel's javadoc says which arguments it writes (most write their last); it only reads the rest.
      */
     public <A, B, C> TaskGraph task(String id, Task3<A, B, C> code, A a, B b, C c) {
         return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2])), a, b, c);
