@@ -26,6 +26,7 @@ public final class AparapiBackend implements KernelBackend {
             "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(false),
             "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(true),
             "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
+            "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKAparapi::new,
             "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new,
@@ -81,6 +82,8 @@ public final class AparapiBackend implements KernelBackend {
         private final DeviceCopies copies = new DeviceCopies();
         /** Every array a task of the graph names. */
         private final Set<Object> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
+        /** Twins whose launch failed: Aparapi crashes the JVM when such a kernel is disposed, so they are not. */
+        private final Set<AparapiTask> failed = Collections.newSetFromMap(new IdentityHashMap<>());
         private boolean launched;
 
         AparapiSession(ImmutableTaskGraph graph, Device device, OpenCLDevice cl) {
@@ -134,11 +137,13 @@ public final class AparapiBackend implements KernelBackend {
         private void launch(String task, AparapiTask k) {
             String name = graph.name() + "." + task;
             try {
-                k.execute(k.range(cl));
+                k.execute(k.range(cl), k.passes());
             } catch (Throwable e) { // Aparapi reports a barred kernel class as an AssertionError
+                failed.add(k);
                 throw new KernelFallbackException(name, device, "nothing (launch failed)", e);
             }
             if (!k.isRunningCL() || !(k.getTargetDevice() instanceof OpenCLDevice)) {
+                failed.add(k);
                 throw new KernelFallbackException(name, device, k.getTargetDevice().getShortDescription(), null);
             }
         }
@@ -152,7 +157,7 @@ public final class AparapiBackend implements KernelBackend {
 
         @Override
         public void close() {
-            twins.forEach(AparapiTask::dispose);
+            twins.stream().filter(k -> !failed.contains(k)).forEach(AparapiTask::dispose);
         }
     }
 }

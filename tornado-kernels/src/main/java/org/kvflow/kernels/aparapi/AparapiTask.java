@@ -32,6 +32,11 @@ abstract class AparapiTask extends Kernel {
     /** Work-items to launch; zero means there is nothing to do and no launch happens. */
     abstract int globalSize();
 
+    /** Passes of one launch ({@code getPassId()} 0, 1, …), each over the whole range after the last finished. */
+    int passes() {
+        return 1;
+    }
+
     /** Copies arrays the twin holds itself (tables), once, before its first launch. */
     void putOwn() {
         // most twins hold none

@@ -2,6 +2,7 @@ package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
@@ -13,22 +14,27 @@ import org.kvflow.kernels.api.TaskGraph;
 
 /**
  * NSA indexer on a kernel device: scores index queries against fp8 index keys
- * ({@link IndexerKernels#scoreFp8}) and picks each query's top-k ({@link IndexerKernels#topK},
- * on the host). Any number of queries and keys: the shape travels as data and the device buffers
- * grow when a call needs more ({@link GrowingBuffers}).
- * Inputs are checked before any launch. Not thread-safe; close to free the device buffers.
+ * ({@link IndexerKernels#scoreFp8}) and picks each query's top-k among the keys it sees
+ * ({@link IndexerKernels#topKRows}), both on the device, in one graph. Any number of queries and
+ * keys: the shape travels as data and the device buffers grow when a call needs more
+ * ({@link GrowingBuffers}). Inputs are checked before any launch. Not thread-safe; close to free
+ * the device buffers.
  */
 public final class IndexScorer implements AutoCloseable {
     private final int dim;
     private final Device device;
+    /** {@code {dim, nq, nk}} of the scores task. */
     private final IntArray shape = new IntArray(3);
+    /** {@code {nq, nk, k}} of the top-k task; {@code k = 0} when only scores are asked for. */
+    private final IntArray topShape = new IntArray(3);
     private final GrowingBuffers<Buffers> buffers;
 
     /** Largest Java array the buffers use. */
     private static final long LIMIT = Integer.MAX_VALUE - 8;
 
     /** The device arrays of one capacity and the plan over them. */
-    private record Buffers(FloatArray q, ByteArray k, FloatArray scales, FloatArray scores, ExecutionPlan plan) {}
+    private record Buffers(FloatArray q, ByteArray k, FloatArray scales, FloatArray scores, IntArray counts, IntArray selected,
+                           ExecutionPlan plan) {}
 
     /** @throws IllegalArgumentException if {@code dim} is not positive */
     public IndexScorer(int dim, Device device) {
@@ -37,8 +43,8 @@ public final class IndexScorer implements AutoCloseable {
         }
         this.dim = dim;
         this.device = Objects.requireNonNull(device, "device");
-        this.buffers = new GrowingBuffers<>(2, this::build, Buffers::plan,
-                c -> c[0] * dim <= LIMIT && c[1] * dim <= LIMIT && c[0] * c[1] <= LIMIT);
+        this.buffers = new GrowingBuffers<>(3, this::build, Buffers::plan,
+                c -> c[0] * dim <= LIMIT && c[1] * dim <= LIMIT && c[0] * c[1] <= LIMIT && c[0] * c[2] <= LIMIT);
     }
 
     /**
@@ -49,6 +55,49 @@ public final class IndexScorer implements AutoCloseable {
      * @throws IllegalArgumentException naming the input whose length does not fit {@code dim}
      */
     public float[] scores(float[] queryRows, byte[] keyCodes, float[] keyScales) {
+        Buffers b = load(queryRows, keyCodes, keyScales, null, 0);
+        int size = queryRows.length / dim * (keyCodes.length / dim);
+        if (size > 0) {
+            b.plan().execute().transferToHost(b.scores());
+        }
+        return Arrays.copyOf(b.scores().toHeapArray(), size);
+    }
+
+    /** Each query's top {@code topK} key positions among all keys, ascending (ties to the smaller position). */
+    public int[][] topK(float[] queryRows, byte[] keyCodes, float[] keyScales, int topK) {
+        int[] counts = new int[rows("queries", queryRows.length)];
+        Arrays.fill(counts, rows("keys", keyCodes.length));
+        return topK(queryRows, keyCodes, keyScales, counts, topK);
+    }
+
+    /**
+     * Each query's top {@code topK} key positions among the first {@code counts[q]} keys (a causal
+     * query at position {@code t} sees {@code t + 1}), ascending, ties to the smaller position:
+     * scores and selection both run on the device; only the positions come back.
+     *
+     * @return per query {@code min(topK, counts[q])} positions
+     * @throws IllegalArgumentException naming the input that does not fit, a count outside
+     *         {@code [0, nk]} (with its query), or {@code topK < 1}
+     */
+    public int[][] topK(float[] queryRows, byte[] keyCodes, float[] keyScales, int[] counts, int topK) {
+        if (topK < 1) {
+            throw new IllegalArgumentException("topK=" + topK + " must be >= 1");
+        }
+        Buffers b = load(queryRows, keyCodes, keyScales, counts, topK);
+        int nq = counts.length;
+        if (nq > 0 && keyCodes.length > 0) {
+            b.plan().execute();
+        }
+        int[] selected = b.selected().toHeapArray();
+        int[][] chosen = new int[nq][];
+        for (int i = 0; i < nq; i++) {
+            chosen[i] = Arrays.copyOfRange(selected, i * topK, i * topK + Math.min(topK, counts[i]));
+        }
+        return chosen;
+    }
+
+    /** Checks the inputs and copies them into buffers that fit them ({@code topK = 0}: scores only). */
+    private Buffers load(float[] queryRows, byte[] keyCodes, float[] keyScales, int @Nullable [] counts, int topK) {
         int nq = rows("queries", queryRows.length);
         int nk = rows("keys", keyCodes.length);
         if (keyScales.length != nk * KvLayout.tiles(dim)) {
@@ -58,29 +107,33 @@ public final class IndexScorer implements AutoCloseable {
         if ((long) nq * nk > LIMIT) {
             throw new IllegalArgumentException(nq + " queries × " + nk + " keys do not fit one score array");
         }
-        Buffers b = buffers.atLeast(nq, nk);
+        if ((long) nq * topK > LIMIT) {
+            throw new IllegalArgumentException(nq + " queries × top " + topK + " do not fit one selection array");
+        }
+        if (counts != null) {
+            if (counts.length != nq) {
+                throw new IllegalArgumentException(counts.length + " key counts for " + nq + " queries");
+            }
+            for (int i = 0; i < nq; i++) {
+                if (counts[i] < 0 || counts[i] > nk) {
+                    throw new IllegalArgumentException("query " + i + ": key count " + counts[i] + " outside [0, " + nk + "]");
+                }
+            }
+        }
+        Buffers b = buffers.atLeast(nq, nk, topK);
         System.arraycopy(queryRows, 0, b.q().toHeapArray(), 0, queryRows.length);
         System.arraycopy(keyCodes, 0, b.k().toHeapArray(), 0, keyCodes.length);
         System.arraycopy(keyScales, 0, b.scales().toHeapArray(), 0, keyScales.length);
         shape.set(0, dim);
         shape.set(1, nq);
         shape.set(2, nk);
-        if (nq > 0 && nk > 0) {
-            b.plan().execute();
+        topShape.set(0, nq);
+        topShape.set(1, nk);
+        topShape.set(2, topK);
+        if (counts != null) {
+            System.arraycopy(counts, 0, b.counts().toHeapArray(), 0, nq);
         }
-        return Arrays.copyOf(b.scores().toHeapArray(), nq * nk);
-    }
-
-    /** Each query's top {@code topK} key positions, ascending (ties to the smaller position). */
-    public int[][] topK(float[] queryRows, byte[] keyCodes, float[] keyScales, int topK) {
-        float[] all = scores(queryRows, keyCodes, keyScales);
-        int nq = queryRows.length / dim;
-        int nk = keyCodes.length / dim;
-        int[][] chosen = new int[nq][];
-        for (int i = 0; i < nq; i++) {
-            chosen[i] = IndexerKernels.topK(Arrays.copyOfRange(all, i * nk, (i + 1) * nk), nk, topK);
-        }
-        return chosen;
+        return b;
     }
 
     public Device device() {
@@ -94,7 +147,7 @@ public final class IndexScorer implements AutoCloseable {
         return length / dim;
     }
 
-    /** Arrays for {@code capacity = {queries, keys}} and the plan over them. */
+    /** Arrays for {@code capacity = {queries, keys, k}} and the plan over them. */
     private Buffers build(long[] capacity) {
         int cq = (int) capacity[0];
         int ck = (int) capacity[1];
@@ -102,11 +155,15 @@ public final class IndexScorer implements AutoCloseable {
         ByteArray k = new ByteArray(ck * dim);
         FloatArray scales = new FloatArray(ck * KvLayout.tiles(dim));
         FloatArray scores = new FloatArray(cq * ck);
+        IntArray counts = new IntArray(cq);
+        IntArray selected = new IntArray(cq * (int) capacity[2]);
         TaskGraph graph = new TaskGraph("indexer")
-                .transferToDevice(DataTransferMode.EVERY_EXECUTION, q, k, scales, shape)
+                .transferToDevice(DataTransferMode.EVERY_EXECUTION, q, k, scales, shape, counts, topShape)
                 .task("scores", IndexerKernels::scoreFp8, q, k, scales, shape, scores)
-                .transferToHost(DataTransferMode.EVERY_EXECUTION, scores);
-        return new Buffers(q, k, scales, scores, new ExecutionPlan(graph.snapshot()).withDevice(device));
+                .task("topK", IndexerKernels::topKRows, scores, counts, topShape, selected)
+                .transferToHost(DataTransferMode.EVERY_EXECUTION, selected)
+                .transferToHost(DataTransferMode.UNDER_DEMAND, scores);
+        return new Buffers(q, k, scales, scores, counts, selected, new ExecutionPlan(graph.snapshot()).withDevice(device));
     }
 
     @Override

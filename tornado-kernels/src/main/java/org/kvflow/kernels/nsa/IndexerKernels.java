@@ -51,6 +51,30 @@ public final class IndexerKernels {
     }
 
     /**
+     * Top-k of many rows at once, the batched kernel form of {@link #topK}: with
+     * {@code shape = {nq, nk, k}}, row {@code q}'s scores are {@code scores[q·nk ..  q·nk + counts[q])}
+     * ({@code counts[q] ≤ nk}: a causal query sees a prefix of the keys), and
+     * {@code selected[q·k .. (q+1)·k)} receives {@code topK(row, counts[q], k)} in ascending position
+     * order, then {@code -1} up to {@code k}. The shape is data, like {@link #scoreFp8}'s; {@code k = 0}
+     * selects nothing.
+     */
+    public static void topKRows(FloatArray scores, IntArray counts, IntArray shape, IntArray selected) {
+        int nk = shape.get(1);
+        int k = shape.get(2);
+        if (k == 0) {
+            return;
+        }
+        IntStream.range(0, shape.get(0)).parallel().forEach(q -> {
+            int count = counts.get(q);
+            float[] row = Arrays.copyOfRange(scores.toHeapArray(), q * nk, q * nk + count);
+            int[] chosen = topK(row, count, k);
+            for (int i = 0; i < k; i++) {
+                selected.set(q * k + i, i < chosen.length ? chosen[i] : -1);
+            }
+        });
+    }
+
+    /**
      * The {@code min(k, count)} positions with the highest scores, returned in <em>ascending
      * position order</em> (the order attention consumes them). {@code scores[j]} is the score of
      * logical position {@code j}.

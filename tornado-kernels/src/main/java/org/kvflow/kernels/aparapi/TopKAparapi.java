@@ -1,0 +1,403 @@
+package org.kvflow.kernels.aparapi;
+
+import java.util.List;
+import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
+
+/**
+ * Twin of {@code IndexerKernels.topKRows}: a radix select on an order key, then a compaction in
+ * position order, so the result is the reference's exactly (ties to the smaller position).
+ * <ol>
+ * <li>Each score becomes a signed int whose order is the score's (−0 equals +0, NaN ranks above
+ *     +∞), as {@code Float.floatToIntBits} would give; Aparapi cannot translate that call, so the
+ *     exponent comes from {@code log2} corrected against a table of exact powers of two, and the
+ *     mantissa from scaling by exact powers of two (no rounding anywhere). Subnormal scores keep
+ *     their order only on devices that do not flush them to zero.</li>
+ * <li>Eight passes of 4 bits, most significant first, narrow down the key of the k-th best
+ *     score: each work-item counts digits into a column of its own in local memory (Aparapi has
+ *     no atomics on local memory), the columns are summed, and one work-item picks the digit.
+ *     What is left is the threshold key {@code T} and how many scores equal to {@code T} are kept.
+ *     Every work-item keeps four loads in flight.</li>
+ * <li>Each work-item takes a contiguous span of positions; two prefix sums over the work-group
+ *     place every score above {@code T}, and the first ties at {@code T}, at their rank in
+ *     position order.</li>
+ * </ol>
+ * A work-group of 256 selects one row. With few rows that leaves most of a GPU idle, so a row is
+ * then cut into up to {@link #MAX_SEGMENTS} segments: the first launch pass selects each
+ * segment's top k as candidates (kept in position order), the second selects the row's top k
+ * among its candidates (the row's top k is among them). Keys and candidates go to scratch
+ * buffers the twin holds itself.
+ */
+public final class TopKAparapi extends AparapiTask {
+    /** Most segments a row is cut into. */
+    static final int MAX_SEGMENTS = 8;
+    /** Work-groups a launch aims at: about eight per multiprocessor of an H200. */
+    private static final int TARGET_GROUPS = 1024;
+    private static final int DIGITS = 16;
+    private static final int MIN_EXPONENT = -126;
+    /** Where a selection reads its keys: the row's scores, or the row's segment candidates. */
+    private static final int FROM_SCORES = 0;
+    private static final int FROM_CANDIDATES = 1;
+    /** Where it writes: the row's result, or the segment's candidates. */
+    private static final int TO_SELECTED = 0;
+    private static final int TO_CANDIDATES = 1;
+    /** What a work-group does in a pass: nothing, a row of at most k, a whole row, a short segment, a segment, a row's candidates. */
+    private static final int NONE = 0;
+    private static final int SHORT = 1;
+    private static final int ROW = 2;
+    private static final int COPY = 3;
+    private static final int SEGMENT = 4;
+    private static final int MERGE = 5;
+
+    float[] scores = new float[1];
+    int[] counts = new int[1];
+    int[] shape = new int[3];
+    int[] selected = new int[1];
+    int[] keys = new int[1];
+    int[] candidateKeys = new int[1];
+    int[] candidatePositions = new int[1];
+    /** {@code 2^e} at index {@code e + 126}, for {@code e} in [-126, 127]: exact. */
+    final float[] pow2 = new float[254];
+    /** Constants as non-final fields: passed as kernel arguments, not inlined as literals by javac. */
+    int signBit = Integer.MIN_VALUE;
+    float maxFinite = Float.MAX_VALUE;
+    float minNormal = Float.MIN_NORMAL;
+
+    @Local final int[] hist = new int[DIGITS * LOCAL];
+    @Local final int[] scan = new int[LOCAL];
+    @Local final int[] bins = new int[DIGITS];
+    /** The digit pass's result (prefix, ties still to keep), then a running tie rank per work-item. */
+    @Local final int[] pick = new int[2 + LOCAL];
+
+    TopKAparapi() {
+        for (int e = MIN_EXPONENT; e <= 127; e++) {
+            pow2[e - MIN_EXPONENT] = Math.scalb(1.0f, e);
+        }
+    }
+
+    @Override
+    void bind(List<Object> args) {
+        scores = ((FloatArray) args.get(0)).toHeapArray();
+        counts = ((IntArray) args.get(1)).toHeapArray();
+        shape = ((IntArray) args.get(2)).toHeapArray();
+        selected = ((IntArray) args.get(3)).toHeapArray();
+        keys = new int[Math.max(1, scores.length)];
+        candidateKeys = new int[Math.max(1, selected.length * MAX_SEGMENTS)];
+        candidatePositions = new int[candidateKeys.length];
+    }
+
+    @Override
+    void putOwn() {
+        put(pow2);
+        put(keys);
+        put(candidateKeys);
+        put(candidatePositions);
+    }
+
+    @Override
+    int globalSize() {
+        return shape[2] == 0 ? 0 : shape[0] * segments(shape[0], shape[1], shape[2]) * LOCAL;
+    }
+
+    @Override
+    int passes() {
+        return shape[2] > 0 && segments(shape[0], shape[1], shape[2]) > 1 ? 2 : 1;
+    }
+
+    /** Segments per row: enough work-groups to fill the device, each segment at least 2k long (same on host and device). */
+    private int segments(int rows, int nk, int k) {
+        int g = min(TARGET_GROUPS / max(1, rows), nk / max(1, 2 * k));
+        return max(1, min(MAX_SEGMENTS, g));
+    }
+
+    /** A signed int ordered as {@code x} is (see the class comment). */
+    private int orderKey(float x) {
+        float a = abs(x);
+        int mag = 0;
+        if (x != x) {
+            mag = 0x7FC00000;
+        } else if (a > maxFinite) {
+            mag = 0x7F800000;
+        } else if (a >= minNormal) {
+            int e = (int) floor(log2(a));
+            e = max(MIN_EXPONENT, min(127, e));
+            float p = pow2[e - MIN_EXPONENT];
+            if (a < p) {
+                e = e - 1;
+            } else if (a >= p + p) {
+                e = e + 1;
+            }
+            int part = e / 2; // two exact scalings: 2^-e alone is subnormal for e = 127
+            float m = a * pow2[-part - MIN_EXPONENT] * pow2[part - e - MIN_EXPONENT];
+            mag = ((e + 127) << 23) | (int) ((m - 1.0f) * 8388608.0f);
+        } else if (a > 0.0f) {
+            mag = (int) (a * pow2[100 - MIN_EXPONENT] * pow2[49 - MIN_EXPONENT]);
+        }
+        return x < 0.0f ? (signBit | mag) ^ 0x7FFFFFFF : mag;
+    }
+
+    /** The sum of {@code v} over the work-items before this one (all work-items must call it). */
+    private int exclusiveSum(int lid, int v) {
+        scan[lid] = v;
+        localBarrier();
+        for (int d = 1; d < LOCAL; d = d * 2) {
+            int t = 0;
+            if (lid >= d) {
+                t = scan[lid - d];
+            }
+            localBarrier();
+            scan[lid] = scan[lid] + t;
+            localBarrier();
+        }
+        return scan[lid] - v;
+    }
+
+    /** Counts {@code key}'s digit at {@code shift} in this work-item's column, if its higher bits match {@code prefix}. */
+    private void tally(int key, int mask, int prefix, int shift, int lid) {
+        int u = key ^ signBit;
+        if ((u & mask) == prefix) {
+            int at = ((u >> shift) & (DIGITS - 1)) * LOCAL + lid;
+            hist[at] = hist[at] + 1;
+        }
+    }
+
+    /** Index of candidate {@code i} of a row whose segments hold {@code perSegment} candidates each, {@code k} apart. */
+    private int candidate(int base, int perSegment, int k, int i) {
+        int s = i / perSegment;
+        return base + s * k + (i - s * perSegment);
+    }
+
+    private int keyAt(int src, int base, int perSegment, int k, int i) {
+        return src == FROM_SCORES ? keys[base + i] : candidateKeys[candidate(base, perSegment, k, i)];
+    }
+
+    private int positionAt(int src, int base, int firstPosition, int perSegment, int k, int i) {
+        return src == FROM_SCORES ? firstPosition + i : candidatePositions[candidate(base, perSegment, k, i)];
+    }
+
+    /** Writes element {@code i} at rank {@code rank} if it is selected; returns the next rank. */
+    private int place(int key, int i, int threshold, int remaining, int rank, int lid, int src, int base, int firstPosition,
+                      int perSegment, int k, int dst, int out) {
+        int next = rank;
+        int take = 0;
+        if (key > threshold) {
+            take = 1;
+        } else if (key == threshold) {
+            if (pick[2 + lid] < remaining) {
+                take = 1;
+            }
+            pick[2 + lid] = pick[2 + lid] + 1;
+        }
+        if (take == 1) {
+            int position = positionAt(src, base, firstPosition, perSegment, k, i);
+            if (dst == TO_SELECTED) {
+                selected[out + next] = position;
+            } else {
+                candidateKeys[out + next] = key;
+                candidatePositions[out + next] = position;
+            }
+            next++;
+        }
+        return next;
+    }
+
+    /**
+     * The top {@code k} of {@code n} elements (all work-items of the group call it; {@code n > k}):
+     * read from the scores at {@code base} (positions from {@code firstPosition}) or from the
+     * candidates at {@code base}; written in position order to {@code out} of the result or of the candidates.
+     */
+    private void select(int src, int base, int firstPosition, int n, int perSegment, int k, int dst, int out, int lid) {
+        int prefix = 0;
+        int remaining = k;
+        for (int shift = 28; shift >= 0; shift = shift - 4) {
+            int mask = 0;
+            if (shift < 28) {
+                mask = -1 << (shift + 4);
+            }
+            for (int b = 0; b < DIGITS; b++) {
+                hist[b * LOCAL + lid] = 0;
+            }
+            int j = lid;
+            int fused = 0; // the first pass over scores also turns them into keys (nested ifs: Aparapi cannot write an else after &&)
+            if (shift == 28) {
+                if (src == FROM_SCORES) {
+                    fused = 1;
+                }
+            }
+            if (fused == 1) {
+                for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
+                    float s0 = scores[base + j];
+                    float s1 = scores[base + j + LOCAL];
+                    float s2 = scores[base + j + 2 * LOCAL];
+                    float s3 = scores[base + j + 3 * LOCAL];
+                    int a = orderKey(s0);
+                    int b = orderKey(s1);
+                    int c = orderKey(s2);
+                    int d = orderKey(s3);
+                    keys[base + j] = a;
+                    keys[base + j + LOCAL] = b;
+                    keys[base + j + 2 * LOCAL] = c;
+                    keys[base + j + 3 * LOCAL] = d;
+                    tally(a, 0, 0, shift, lid);
+                    tally(b, 0, 0, shift, lid);
+                    tally(c, 0, 0, shift, lid);
+                    tally(d, 0, 0, shift, lid);
+                }
+                for (; j < n; j += LOCAL) {
+                    int a = orderKey(scores[base + j]);
+                    keys[base + j] = a;
+                    tally(a, 0, 0, shift, lid);
+                }
+            } else {
+                for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
+                    int a = keyAt(src, base, perSegment, k, j);
+                    int b = keyAt(src, base, perSegment, k, j + LOCAL);
+                    int c = keyAt(src, base, perSegment, k, j + 2 * LOCAL);
+                    int d = keyAt(src, base, perSegment, k, j + 3 * LOCAL);
+                    tally(a, mask, prefix, shift, lid);
+                    tally(b, mask, prefix, shift, lid);
+                    tally(c, mask, prefix, shift, lid);
+                    tally(d, mask, prefix, shift, lid);
+                }
+                for (; j < n; j += LOCAL) {
+                    tally(keyAt(src, base, perSegment, k, j), mask, prefix, shift, lid);
+                }
+            }
+            localBarrier();
+            int bin = lid & (DIGITS - 1);
+            int columns = (lid / DIGITS) * DIGITS;
+            int sum = 0;
+            for (int c = 0; c < DIGITS; c++) {
+                sum += hist[bin * LOCAL + columns + c];
+            }
+            scan[lid] = sum;
+            localBarrier();
+            if (lid < DIGITS) {
+                int total = 0;
+                for (int p = 0; p < LOCAL / DIGITS; p++) {
+                    total += scan[p * DIGITS + lid];
+                }
+                bins[lid] = total;
+            }
+            localBarrier();
+            if (lid == 0) {
+                int above = 0;
+                int chosen = 0;
+                int found = 0;
+                for (int b = DIGITS - 1; b >= 0; b--) {
+                    if (found == 0) {
+                        if (above + bins[b] >= remaining) {
+                            chosen = b;
+                            found = 1;
+                        } else {
+                            above += bins[b];
+                        }
+                    }
+                }
+                pick[0] = prefix | (chosen << shift);
+                pick[1] = remaining - above;
+            }
+            localBarrier();
+            prefix = pick[0];
+            remaining = pick[1];
+            localBarrier();
+        }
+        int threshold = prefix ^ signBit;
+        int span = (n + LOCAL - 1) / LOCAL;
+        int from = min(lid * span, n);
+        int to = min(from + span, n);
+        localGlobalBarrier(); // the keys were written strided; now each work-item reads a contiguous span
+        int above = 0;
+        int ties = 0;
+        int j = from;
+        for (; j + 3 < to; j += 4) {
+            int a = keyAt(src, base, perSegment, k, j);
+            int b = keyAt(src, base, perSegment, k, j + 1);
+            int c = keyAt(src, base, perSegment, k, j + 2);
+            int d = keyAt(src, base, perSegment, k, j + 3);
+            above += (a > threshold ? 1 : 0) + (b > threshold ? 1 : 0) + (c > threshold ? 1 : 0) + (d > threshold ? 1 : 0);
+            ties += (a == threshold ? 1 : 0) + (b == threshold ? 1 : 0) + (c == threshold ? 1 : 0) + (d == threshold ? 1 : 0);
+        }
+        for (; j < to; j++) {
+            int a = keyAt(src, base, perSegment, k, j);
+            above += a > threshold ? 1 : 0;
+            ties += a == threshold ? 1 : 0;
+        }
+        int aboveBefore = exclusiveSum(lid, above);
+        int tiesBefore = exclusiveSum(lid, ties);
+        int rank = aboveBefore + min(tiesBefore, remaining);
+        pick[2 + lid] = tiesBefore; // this work-item's running tie rank
+        j = from;
+        for (; j + 3 < to; j += 4) {
+            int a = keyAt(src, base, perSegment, k, j);
+            int b = keyAt(src, base, perSegment, k, j + 1);
+            int c = keyAt(src, base, perSegment, k, j + 2);
+            int d = keyAt(src, base, perSegment, k, j + 3);
+            rank = place(a, j, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
+            rank = place(b, j + 1, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
+            rank = place(c, j + 2, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
+            rank = place(d, j + 3, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
+        }
+        for (; j < to; j++) {
+            rank = place(keyAt(src, base, perSegment, k, j), j, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k,
+                    dst, out);
+        }
+        localBarrier(); // the tie ranks in pick are reused by the next selection
+    }
+
+    @Override
+    public void run() {
+        int rows = shape[0];
+        int nk = shape[1];
+        int k = shape[2];
+        int g = segments(rows, nk, k);
+        int row = getGroupId() / g;
+        int seg = getGroupId() - row * g;
+        int lid = getLocalId();
+        int count = counts[row];
+        int length = (count + g - 1) / g;
+        // What this group does in this pass, decided first: Aparapi mistranslates an if without
+        // else nested as the last statement of an if-else branch, so the actions are flat ifs.
+        int pass = getPassId();
+        int from = min(seg * length, count);
+        int n = min(from + length, count) - from;
+        int action = MERGE;
+        if (pass == 0) {
+            action = n <= k ? COPY : SEGMENT;
+        }
+        if (g == 1) {
+            action = pass == 0 ? ROW : NONE;
+        }
+        if (count <= k) {
+            action = pass == 0 ? SHORT : NONE;
+        }
+        if (seg != 0) {
+            action = action == SHORT || action == MERGE ? NONE : action;
+        }
+        if (action == SHORT) {
+            for (int i = lid; i < k; i += LOCAL) {
+                selected[row * k + i] = i < count ? i : -1;
+            }
+        }
+        if (action == ROW) {
+            select(FROM_SCORES, row * nk, 0, n, 1, k, TO_SELECTED, row * k, lid);
+        }
+        if (action == COPY) {
+            int out = (row * g + seg) * k;
+            for (int i = lid; i < n; i += LOCAL) {
+                candidateKeys[out + i] = orderKey(scores[row * nk + from + i]);
+                candidatePositions[out + i] = from + i;
+            }
+        }
+        if (action == SEGMENT) {
+            select(FROM_SCORES, row * nk + from, from, n, 1, k, TO_CANDIDATES, (row * g + seg) * k, lid);
+        }
+        if (action == MERGE) {
+            int total = 0;
+            for (int s = 0; s < g; s++) {
+                total += min(k, max(0, min(length, count - s * length)));
+            }
+            select(FROM_CANDIDATES, row * g * k, 0, total, min(k, length), k, TO_SELECTED, row * k, lid);
+        }
+    }
+}
