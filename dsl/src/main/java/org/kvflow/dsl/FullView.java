@@ -7,10 +7,11 @@ public final class FullView {
     private FullView() {}
 
     /**
-     * Full views, with the attention step's kernels on the named backend: {@code java},
-     * {@code opencl} or {@code opencl:<n>}, or {@code auto} (an OpenCL GPU, then an OpenCL CPU, then
-     * Java). Pages live in host memory in this version, so the gather itself is a host copy;
-     * {@code cuda} is refused at build() until the CUDA copier is wired in.
+     * Full views, with the compute kernels on the named backend: {@code java}, {@code opencl} or
+     * {@code opencl:<n>}, or {@code auto} (an OpenCL GPU, then an OpenCL CPU, then Java). There run
+     * the write stage's key side of the layer and the attention step (indexer scores, top-k,
+     * sparse attention). Pages live in host memory in this version, so the gather itself is a host
+     * copy; {@code cuda} is refused at build() until the CUDA copier is wired in.
      */
     public static MaterializeSpec copier(String backend) {
         return new MaterializeSpec(backend, null, QuerySampler.NONE);

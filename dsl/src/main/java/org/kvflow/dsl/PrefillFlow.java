@@ -123,7 +123,7 @@ public final class PrefillFlow {
         } else if (own.capacity().pageSize() != config.pageSize()) {
             problems.add("own: pools of page size " + own.capacity().pageSize() + " but the config's page size is " + config.pageSize());
         }
-        Device attentionDevice = Devices.java();
+        Device kernelDevice = Devices.java();
         if (materialize == null) {
             problems.add("materialize: missing");
         } else if (materialize.backend().equals("cuda")) {
@@ -131,7 +131,7 @@ public final class PrefillFlow {
                     + "use java, auto or opencl[:n]");
         } else if (!materialize.backend().equals("java")) {
             try {
-                attentionDevice = Devices.select(materialize.backend());
+                kernelDevice = Devices.select(materialize.backend());
             } catch (DeviceNotFoundException e) {
                 problems.add("materialize=" + materialize.backend() + ": " + e.getMessage());
             }
@@ -158,7 +158,7 @@ public final class PrefillFlow {
         }
         return new PrefillPipeline(report.normalized().toBuilder().maxRequests(effective.maxRequests())
                 .maxExtendTokens(effective.maxExtendTokens()).build(), Objects.requireNonNull(admit), Objects.requireNonNull(own),
-                Objects.requireNonNull(materialize), attentionDevice, backup, transfer, registry, describe());
+                Objects.requireNonNull(materialize), kernelDevice, backup, transfer, registry, describe());
     }
 
     private <S extends StageSpec> @Nullable S stage(Class<S> type, List<String> problems) {

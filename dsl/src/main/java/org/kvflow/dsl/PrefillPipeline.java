@@ -42,7 +42,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final AdmitSpec admit;
     private final OwnSpec own;
     private final MaterializeSpec materialize;
-    private final Device attentionDevice;
+    private final Device kernelDevice;
     private final @Nullable BackupSpec backup;
     private final @Nullable TransferSpec transfer;
     private final MeterRegistry registry;
@@ -50,13 +50,13 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final AtomicReference<@Nullable KvGroup> lastGroup = new AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicLong lastPeakViewBytes = new java.util.concurrent.atomic.AtomicLong();
 
-    PrefillPipeline(CpSharedKvConfig config, AdmitSpec admit, OwnSpec own, MaterializeSpec materialize, Device attentionDevice,
+    PrefillPipeline(CpSharedKvConfig config, AdmitSpec admit, OwnSpec own, MaterializeSpec materialize, Device kernelDevice,
                     @Nullable BackupSpec backup, @Nullable TransferSpec transfer, MeterRegistry registry, String plan) {
         this.config = config;
         this.admit = admit;
         this.own = own;
         this.materialize = materialize;
-        this.attentionDevice = attentionDevice;
+        this.kernelDevice = kernelDevice;
         this.backup = backup;
         this.transfer = transfer;
         this.registry = registry;
@@ -82,9 +82,9 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return lastGroup.get();
     }
 
-    /** The kernel device the attention step runs on (chosen at build() from the materialize backend). */
+    /** The kernel device the write stage's key computation and the attention step run on (chosen at build() from the materialize backend). */
     public Device kernelDevice() {
-        return attentionDevice;
+        return kernelDevice;
     }
 
     /** The largest full view one batch of the latest run needed (scratch beside the pools, SPEC §7). */
@@ -110,7 +110,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
             metrics.bind(group, () -> backupStage == null ? 0L : backupStage.pagesJournaled());
             Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backupFn = backupStage == null ? Function.identity() : backupStage;
             CpPrefillPipeline inner = new CpPrefillPipeline(group, new MeteredTransferBackend(backend, metrics), materialize.sampler(),
-                    admit.queueCapacity(), backupFn, Schedulers.boundedElastic(), metrics::batch, attentionDevice);
+                    admit.queueCapacity(), backupFn, Schedulers.boundedElastic(), metrics::batch, kernelDevice);
             return Flux.deferContextual(ctx -> {
                         Object trace = ctx.getOrDefault(TRACE_KEY, "-");
                         return requests.transform(inner).doOnNext(result -> {

@@ -16,7 +16,11 @@ import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import reactor.core.publisher.Flux;
 
-/** {@code materialize(opencl)}: the attention step runs on OpenCL and agrees with the Java run; the decode KV is the same bytes. */
+/**
+ * {@code materialize(opencl)}: the write stage's keys and the attention step (indexer scores,
+ * top-k, sparse attention) run on OpenCL; attention agrees with the Java run within the kernels'
+ * bound and the decode KV, computed on the device, is the same bytes.
+ */
 class OpenClAttentionTest {
     private static Map<String, PrefillResult.Completed> run(String backend, DecodeReceiver receiver, List<PrefillRequest> requests) {
         PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())

@@ -33,7 +33,7 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
         this(group, sampler, Devices.java());
     }
 
-    /** @param device where the attention kernels run (indexer scores, sparse attention) */
+    /** @param device where the attention kernels run (indexer scores and top-k, sparse attention) */
     public MaterializeOperator(KvGroup group, QuerySampler sampler, Device device) {
         this.group = Objects.requireNonNull(group, "group");
         this.sampler = Objects.requireNonNull(sampler, "sampler");

@@ -11,7 +11,6 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.nsa.IndexRows;
 import org.kvflow.kernels.nsa.IndexScorer;
-import org.kvflow.kernels.nsa.IndexerKernels;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SparseAttention;
@@ -22,9 +21,9 @@ import org.kvflow.operators.RequestState;
 /**
  * The attention step on a full view (SPEC §3.8 steps 6–7), run on a kernel device: for each
  * layer, the indexer scores every sampled query of a request against every key read from the
- * view ({@link IndexScorer}); each query keeps its top-k among the keys {@code j ≤ t}, and sparse
- * attention runs over those rows ({@link SparseAttention}), queries with the same number of
- * selected keys together. The kernels keep their device buffers from request to request (one
+ * view and keeps its top-k among the keys {@code j ≤ t}, both on the device ({@link IndexScorer}),
+ * and sparse attention runs over those rows ({@link SparseAttention}), queries with the same
+ * number of selected keys together. The kernels keep their device buffers from request to request (one
  * kernel build per growth, not per shape) until {@link #close()}. On the {@code java} device this is bit-for-bit the single-query
  * reference; other devices differ by the bounds their kernels state.
  */
@@ -55,6 +54,10 @@ final class ViewAttention implements AutoCloseable {
         float[] keyRow = new float[width];
         float[] indexQueries = new float[nq * dimI];
         float[][] queries = new float[nq][];
+        int[] counts = new int[nq];
+        for (int i = 0; i < nq; i++) {
+            counts[i] = (int) positions[i] + 1; // causal: query t sees keys 0..t
+        }
         if (scorer == null) {
             scorer = new IndexScorer(dimI, device);
             attention = new SparseAttention(width, dims.latent(), device);
@@ -74,12 +77,10 @@ final class ViewAttention implements AutoCloseable {
                 queries[i] = query.q();
                 System.arraycopy(query.indexQuery(), 0, indexQueries, i * dimI, dimI);
             }
-            float[] scores = scorer.scores(indexQueries, codes, scales);
+            int[][] selected = scorer.topK(indexQueries, codes, scales, counts, dims.topk());
             Map<Integer, List<int[]>> bySize = new LinkedHashMap<>();
             for (int i = 0; i < nq; i++) {
-                int count = (int) positions[i] + 1;
-                int[] selected = IndexerKernels.topK(Arrays.copyOfRange(scores, i * keyCount, i * keyCount + count), count, dims.topk());
-                bySize.computeIfAbsent(selected.length, n -> new ArrayList<>()).add(prepend(i, selected));
+                bySize.computeIfAbsent(selected[i].length, n -> new ArrayList<>()).add(prepend(i, selected[i]));
             }
             for (Map.Entry<Integer, List<int[]>> group : bySize.entrySet()) {
                 attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, positions, state);

@@ -35,7 +35,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     private final Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup;
     private final @Nullable Scheduler kernels;
     private final Consumer<PrefillBatch> onBatch;
-    private final Device attentionDevice;
+    private final Device kernelDevice;
 
     /**
      * @param queueCapacity most requests waiting for admission at once
@@ -49,11 +49,12 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
      * @param kernels where the stages after admission run (one batch in flight); null: on the
      *                thread that emits the batch
      * @param onBatch sees every batch admission emits (metrics)
-     * @param attentionDevice where the attention step's kernels run
+     * @param kernelDevice where the kernels of the write stage (the layer's key side) and of the
+     *                     attention step (indexer scores and top-k, sparse attention) run
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity,
                              Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup, @Nullable Scheduler kernels,
-                             Consumer<PrefillBatch> onBatch, Device attentionDevice) {
+                             Consumer<PrefillBatch> onBatch, Device kernelDevice) {
         this.group = Objects.requireNonNull(group, "group");
         this.backend = Objects.requireNonNull(backend, "backend");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
@@ -61,7 +62,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
         this.backup = Objects.requireNonNull(backup, "backup");
         this.kernels = kernels;
         this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
-        this.attentionDevice = Objects.requireNonNull(attentionDevice, "attentionDevice");
+        this.kernelDevice = Objects.requireNonNull(kernelDevice, "kernelDevice");
     }
 
     public KvGroup group() {
@@ -78,8 +79,8 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
                     .transform(batches -> kernels == null ? batches : batches.publishOn(kernels, 1))
                     .transform(new SplitOperator(group.config()))
                     .transform(new ShardOperator(group))
-                    .transform(new OwnerWriteOperator(group))
-                    .transform(new MaterializeOperator(group, sampler, attentionDevice))
+                    .transform(new OwnerWriteOperator(group, kernelDevice))
+                    .transform(new MaterializeOperator(group, sampler, kernelDevice))
                     .transform(backup)
                     .transform(transfer)
                     .doFinally(signal -> {

@@ -7,9 +7,12 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.gather.KvPageStore;
 import org.kvflow.kernels.nsa.IndexRows;
 import org.kvflow.kernels.nsa.MlaRows;
+import org.kvflow.kernels.nsa.SyntheticKeys;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
@@ -19,7 +22,7 @@ import org.kvflow.operators.RequestState;
 import reactor.core.publisher.Flux;
 
 /**
- * Computes each chunk's KV with the synthetic layer and stores it (SPEC §4.4 write rule): after
+ * Computes each chunk's KV with the synthetic layer, on a kernel device, and stores it (SPEC §4.4 write rule): after
  * the CP all-gather every rank holds the whole chunk, and under shared KV rank {@code r} keeps only
  * the rows with {@code ownerOfLoc == r}, at {@code localRow(loc)}; replicated ranks keep every row
  * at {@code loc}. Pages admitted as a host-cache hit are loaded from the host cache with the first
@@ -27,9 +30,17 @@ import reactor.core.publisher.Flux;
  */
 public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     private final KvGroup group;
+    private final Device device;
 
+    /** Keys computed on the plain-Java kernel device. */
     public OwnerWriteOperator(KvGroup group) {
+        this(group, Devices.java());
+    }
+
+    /** @param device where the synthetic layer's key side is computed ({@link SyntheticKeys}) */
+    public OwnerWriteOperator(KvGroup group, Device device) {
         this.group = Objects.requireNonNull(group, "group");
+        this.device = Objects.requireNonNull(device, "device");
     }
 
     @Override
@@ -38,10 +49,13 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         if (model == null) {
             return upstream.name("kvflow.write");
         }
-        return upstream.doOnNext(batch -> write(model, batch)).name("kvflow.write");
+        return Flux.defer(() -> {
+            ChunkKeys keys = new ChunkKeys(model, device);
+            return upstream.doOnNext(batch -> write(model, keys, batch)).doFinally(signal -> keys.close());
+        }).name("kvflow.write");
     }
 
-    private void write(KvModel model, PrefillBatch batch) {
+    private void write(KvModel model, ChunkKeys keys, PrefillBatch batch) {
         for (PrefillBatch.Entry entry : batch.entries()) {
             RequestState state = entry.state();
             if (state.isInactive()) {
@@ -51,7 +65,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                 if (state.takeHostLoad()) {
                     loadHostPages(model, state);
                 }
-                writeChunk(model, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
+                writeChunk(model, keys, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
             } catch (RuntimeException e) {
                 state.fail(e);
                 group.release(state, false);
@@ -90,7 +104,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         }
     }
 
-    private void writeChunk(KvModel model, RequestState state, long from, long to) {
+    private void writeChunk(KvModel model, ChunkKeys keys, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
         boolean shared = group.layout() == PoolLayout.SHARED;
         KvLayout layout = model.layout();
@@ -98,11 +112,18 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         int rowBytes = layout.mlaRowBytes();
         int indexPageBytes = (int) layout.indexPageBytes(ps);
         long[] locs = state.reqToToken();
+        int n = Math.toIntExact(to - from);
+        int[] tokenIds = new int[n];
+        long[] positions = new long[n];
+        for (int i = 0; i < n; i++) {
+            positions[i] = from + i;
+            tokenIds[i] = state.request().tokenId((int) positions[i]);
+        }
         for (int l = 0; l < model.layerCount(); l++) {
-            SyntheticNsaLayer layer = model.layer(l);
+            SyntheticNsaLayer.TokenKv[] chunk = keys.of(l, tokenIds, positions);
             for (long t = from; t < to; t++) {
                 long loc = locs[(int) t];
-                SyntheticNsaLayer.TokenKv kv = layer.key(state.request().tokenId((int) t), t);
+                SyntheticNsaLayer.TokenKv kv = chunk[(int) (t - from)];
                 int firstRank = shared ? ownership.ownerOfLoc(loc) : 0;
                 int lastRank = shared ? firstRank : ownership.cpSize() - 1;
                 long row = shared ? ownership.localRow(loc) : loc;
