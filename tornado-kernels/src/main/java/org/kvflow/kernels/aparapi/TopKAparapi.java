@@ -161,23 +161,17 @@ public final class TopKAparapi extends AparapiTask {
         }
     }
 
-    /** Index of candidate {@code i} of a row whose segments hold {@code perSegment} candidates each, {@code k} apart. */
-    private int candidate(int base, int perSegment, int k, int i) {
-        int s = i / perSegment;
-        return base + s * k + (i - s * perSegment);
+    private int keyAt(int src, int base, int i) {
+        return src == FROM_SCORES ? keys[base + i] : candidateKeys[base + i];
     }
 
-    private int keyAt(int src, int base, int perSegment, int k, int i) {
-        return src == FROM_SCORES ? keys[base + i] : candidateKeys[candidate(base, perSegment, k, i)];
-    }
-
-    private int positionAt(int src, int base, int firstPosition, int perSegment, int k, int i) {
-        return src == FROM_SCORES ? firstPosition + i : candidatePositions[candidate(base, perSegment, k, i)];
+    private int positionAt(int src, int base, int firstPosition, int i) {
+        return src == FROM_SCORES ? firstPosition + i : candidatePositions[base + i];
     }
 
     /** Writes element {@code i} at rank {@code rank} if it is selected; returns the next rank. */
     private int place(int key, int i, int threshold, int remaining, int rank, int lid, int src, int base, int firstPosition,
-                      int perSegment, int k, int dst, int out) {
+                      int dst, int out) {
         int next = rank;
         int take = 0;
         if (key > threshold) {
@@ -189,7 +183,7 @@ public final class TopKAparapi extends AparapiTask {
             pick[2 + lid] = pick[2 + lid] + 1;
         }
         if (take == 1) {
-            int position = positionAt(src, base, firstPosition, perSegment, k, i);
+            int position = positionAt(src, base, firstPosition, i);
             if (dst == TO_SELECTED) {
                 selected[out + next] = position;
             } else {
@@ -206,7 +200,7 @@ public final class TopKAparapi extends AparapiTask {
      * read from the scores at {@code base} (positions from {@code firstPosition}) or from the
      * candidates at {@code base}; written in position order to {@code out} of the result or of the candidates.
      */
-    private void select(int src, int base, int firstPosition, int n, int perSegment, int k, int dst, int out, int lid) {
+    private void select(int src, int base, int firstPosition, int n, int k, int dst, int out, int lid) {
         int prefix = 0;
         int remaining = k;
         for (int shift = 28; shift >= 0; shift = shift - 4) {
@@ -250,17 +244,17 @@ public final class TopKAparapi extends AparapiTask {
                 }
             } else {
                 for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
-                    int a = keyAt(src, base, perSegment, k, j);
-                    int b = keyAt(src, base, perSegment, k, j + LOCAL);
-                    int c = keyAt(src, base, perSegment, k, j + 2 * LOCAL);
-                    int d = keyAt(src, base, perSegment, k, j + 3 * LOCAL);
+                    int a = keyAt(src, base, j);
+                    int b = keyAt(src, base, j + LOCAL);
+                    int c = keyAt(src, base, j + 2 * LOCAL);
+                    int d = keyAt(src, base, j + 3 * LOCAL);
                     tally(a, mask, prefix, shift, lid);
                     tally(b, mask, prefix, shift, lid);
                     tally(c, mask, prefix, shift, lid);
                     tally(d, mask, prefix, shift, lid);
                 }
                 for (; j < n; j += LOCAL) {
-                    tally(keyAt(src, base, perSegment, k, j), mask, prefix, shift, lid);
+                    tally(keyAt(src, base, j), mask, prefix, shift, lid);
                 }
             }
             localBarrier();
@@ -311,15 +305,15 @@ public final class TopKAparapi extends AparapiTask {
         int ties = 0;
         int j = from;
         for (; j + 3 < to; j += 4) {
-            int a = keyAt(src, base, perSegment, k, j);
-            int b = keyAt(src, base, perSegment, k, j + 1);
-            int c = keyAt(src, base, perSegment, k, j + 2);
-            int d = keyAt(src, base, perSegment, k, j + 3);
+            int a = keyAt(src, base, j);
+            int b = keyAt(src, base, j + 1);
+            int c = keyAt(src, base, j + 2);
+            int d = keyAt(src, base, j + 3);
             above += (a > threshold ? 1 : 0) + (b > threshold ? 1 : 0) + (c > threshold ? 1 : 0) + (d > threshold ? 1 : 0);
             ties += (a == threshold ? 1 : 0) + (b == threshold ? 1 : 0) + (c == threshold ? 1 : 0) + (d == threshold ? 1 : 0);
         }
         for (; j < to; j++) {
-            int a = keyAt(src, base, perSegment, k, j);
+            int a = keyAt(src, base, j);
             above += a > threshold ? 1 : 0;
             ties += a == threshold ? 1 : 0;
         }
@@ -329,18 +323,17 @@ public final class TopKAparapi extends AparapiTask {
         pick[2 + lid] = tiesBefore; // this work-item's running tie rank
         j = from;
         for (; j + 3 < to; j += 4) {
-            int a = keyAt(src, base, perSegment, k, j);
-            int b = keyAt(src, base, perSegment, k, j + 1);
-            int c = keyAt(src, base, perSegment, k, j + 2);
-            int d = keyAt(src, base, perSegment, k, j + 3);
-            rank = place(a, j, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
-            rank = place(b, j + 1, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
-            rank = place(c, j + 2, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
-            rank = place(d, j + 3, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k, dst, out);
+            int a = keyAt(src, base, j);
+            int b = keyAt(src, base, j + 1);
+            int c = keyAt(src, base, j + 2);
+            int d = keyAt(src, base, j + 3);
+            rank = place(a, j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
+            rank = place(b, j + 1, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
+            rank = place(c, j + 2, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
+            rank = place(d, j + 3, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
         }
         for (; j < to; j++) {
-            rank = place(keyAt(src, base, perSegment, k, j), j, threshold, remaining, rank, lid, src, base, firstPosition, perSegment, k,
-                    dst, out);
+            rank = place(keyAt(src, base, j), j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
         }
         localBarrier(); // the tie ranks in pick are reused by the next selection
     }
@@ -380,24 +373,26 @@ public final class TopKAparapi extends AparapiTask {
             }
         }
         if (action == ROW) {
-            select(FROM_SCORES, row * nk, 0, n, 1, k, TO_SELECTED, row * k, lid);
+            select(FROM_SCORES, row * nk, 0, n, k, TO_SELECTED, row * k, lid);
         }
+        // a row's candidates lie packed: every segment but the last holds exactly min(k, length)
+        int candidates = row * g * k + seg * min(k, length);
         if (action == COPY) {
-            int out = (row * g + seg) * k;
+            int out = candidates;
             for (int i = lid; i < n; i += LOCAL) {
                 candidateKeys[out + i] = orderKey(scores[row * nk + from + i]);
                 candidatePositions[out + i] = from + i;
             }
         }
         if (action == SEGMENT) {
-            select(FROM_SCORES, row * nk + from, from, n, 1, k, TO_CANDIDATES, (row * g + seg) * k, lid);
+            select(FROM_SCORES, row * nk + from, from, n, k, TO_CANDIDATES, candidates, lid);
         }
         if (action == MERGE) {
             int total = 0;
             for (int s = 0; s < g; s++) {
                 total += min(k, max(0, min(length, count - s * length)));
             }
-            select(FROM_CANDIDATES, row * g * k, 0, total, min(k, length), k, TO_SELECTED, row * k, lid);
+            select(FROM_CANDIDATES, row * g * k, 0, total, k, TO_SELECTED, row * k, lid);
         }
     }
 }
