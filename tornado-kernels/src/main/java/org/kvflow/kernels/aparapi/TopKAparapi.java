@@ -53,9 +53,10 @@ public final class TopKAparapi extends AparapiTask {
     int[] counts = new int[1];
     int[] shape = new int[3];
     int[] selected = new int[1];
+    /** The rows' keys, then the rows' candidate keys from {@code candidateOffset} on: one array, so one load path. */
     int[] keys = new int[1];
-    int[] candidateKeys = new int[1];
     int[] candidatePositions = new int[1];
+    int candidateOffset;
     /** {@code 2^e} at index {@code e + 126}, for {@code e} in [-126, 127]: exact. */
     final float[] pow2 = new float[254];
     /** Constants as non-final fields: passed as kernel arguments, not inlined as literals by javac. */
@@ -81,16 +82,15 @@ public final class TopKAparapi extends AparapiTask {
         counts = ((IntArray) args.get(1)).toHeapArray();
         shape = ((IntArray) args.get(2)).toHeapArray();
         selected = ((IntArray) args.get(3)).toHeapArray();
-        keys = new int[Math.max(1, scores.length)];
-        candidateKeys = new int[Math.max(1, selected.length * MAX_SEGMENTS)];
-        candidatePositions = new int[candidateKeys.length];
+        candidateOffset = scores.length;
+        candidatePositions = new int[Math.max(1, Math.multiplyExact(selected.length, MAX_SEGMENTS))];
+        keys = new int[Math.addExact(candidateOffset, candidatePositions.length)];
     }
 
     @Override
     void putOwn() {
         put(pow2);
         put(keys);
-        put(candidateKeys);
         put(candidatePositions);
     }
 
@@ -161,12 +161,8 @@ public final class TopKAparapi extends AparapiTask {
         }
     }
 
-    private int keyAt(int src, int base, int i) {
-        return src == FROM_SCORES ? keys[base + i] : candidateKeys[base + i];
-    }
-
     private int positionAt(int src, int base, int firstPosition, int i) {
-        return src == FROM_SCORES ? firstPosition + i : candidatePositions[base + i];
+        return src == FROM_SCORES ? firstPosition + i : candidatePositions[base + i - candidateOffset];
     }
 
     /** Writes element {@code i} at rank {@code rank} if it is selected; returns the next rank. */
@@ -187,8 +183,8 @@ public final class TopKAparapi extends AparapiTask {
             if (dst == TO_SELECTED) {
                 selected[out + next] = position;
             } else {
-                candidateKeys[out + next] = key;
-                candidatePositions[out + next] = position;
+                keys[out + next] = key;
+                candidatePositions[out + next - candidateOffset] = position;
             }
             next++;
         }
@@ -244,17 +240,17 @@ public final class TopKAparapi extends AparapiTask {
                 }
             } else {
                 for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
-                    int a = keyAt(src, base, j);
-                    int b = keyAt(src, base, j + LOCAL);
-                    int c = keyAt(src, base, j + 2 * LOCAL);
-                    int d = keyAt(src, base, j + 3 * LOCAL);
+                    int a = keys[base + j];
+                    int b = keys[base + j + LOCAL];
+                    int c = keys[base + j + 2 * LOCAL];
+                    int d = keys[base + j + 3 * LOCAL];
                     tally(a, mask, prefix, shift, lid);
                     tally(b, mask, prefix, shift, lid);
                     tally(c, mask, prefix, shift, lid);
                     tally(d, mask, prefix, shift, lid);
                 }
                 for (; j < n; j += LOCAL) {
-                    tally(keyAt(src, base, j), mask, prefix, shift, lid);
+                    tally(keys[base + j], mask, prefix, shift, lid);
                 }
             }
             localBarrier();
@@ -305,15 +301,15 @@ public final class TopKAparapi extends AparapiTask {
         int ties = 0;
         int j = from;
         for (; j + 3 < to; j += 4) {
-            int a = keyAt(src, base, j);
-            int b = keyAt(src, base, j + 1);
-            int c = keyAt(src, base, j + 2);
-            int d = keyAt(src, base, j + 3);
+            int a = keys[base + j];
+            int b = keys[base + j + 1];
+            int c = keys[base + j + 2];
+            int d = keys[base + j + 3];
             above += (a > threshold ? 1 : 0) + (b > threshold ? 1 : 0) + (c > threshold ? 1 : 0) + (d > threshold ? 1 : 0);
             ties += (a == threshold ? 1 : 0) + (b == threshold ? 1 : 0) + (c == threshold ? 1 : 0) + (d == threshold ? 1 : 0);
         }
         for (; j < to; j++) {
-            int a = keyAt(src, base, j);
+            int a = keys[base + j];
             above += a > threshold ? 1 : 0;
             ties += a == threshold ? 1 : 0;
         }
@@ -323,17 +319,17 @@ public final class TopKAparapi extends AparapiTask {
         pick[2 + lid] = tiesBefore; // this work-item's running tie rank
         j = from;
         for (; j + 3 < to; j += 4) {
-            int a = keyAt(src, base, j);
-            int b = keyAt(src, base, j + 1);
-            int c = keyAt(src, base, j + 2);
-            int d = keyAt(src, base, j + 3);
+            int a = keys[base + j];
+            int b = keys[base + j + 1];
+            int c = keys[base + j + 2];
+            int d = keys[base + j + 3];
             rank = place(a, j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
             rank = place(b, j + 1, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
             rank = place(c, j + 2, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
             rank = place(d, j + 3, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
         }
         for (; j < to; j++) {
-            rank = place(keyAt(src, base, j), j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
+            rank = place(keys[base + j], j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
         }
         localBarrier(); // the tie ranks in pick are reused by the next selection
     }
@@ -376,12 +372,12 @@ public final class TopKAparapi extends AparapiTask {
             select(FROM_SCORES, row * nk, 0, n, k, TO_SELECTED, row * k, lid);
         }
         // a row's candidates lie packed: every segment but the last holds exactly min(k, length)
-        int candidates = row * g * k + seg * min(k, length);
+        int candidates = candidateOffset + row * g * k + seg * min(k, length);
         if (action == COPY) {
             int out = candidates;
             for (int i = lid; i < n; i += LOCAL) {
-                candidateKeys[out + i] = orderKey(scores[row * nk + from + i]);
-                candidatePositions[out + i] = from + i;
+                keys[out + i] = orderKey(scores[row * nk + from + i]);
+                candidatePositions[out + i - candidateOffset] = from + i;
             }
         }
         if (action == SEGMENT) {
@@ -392,7 +388,7 @@ public final class TopKAparapi extends AparapiTask {
             for (int s = 0; s < g; s++) {
                 total += min(k, max(0, min(length, count - s * length)));
             }
-            select(FROM_CANDIDATES, row * g * k, 0, total, k, TO_SELECTED, row * k, lid);
+            select(FROM_CANDIDATES, candidateOffset + row * g * k, 0, total, k, TO_SELECTED, row * k, lid);
         }
     }
 }
