@@ -25,8 +25,9 @@ import org.kvflow.kernels.api.IntArray;
  * A work-group of 256 selects one row. With few rows that leaves most of a GPU idle, so a row is
  * then cut into up to {@link #MAX_SEGMENTS} segments: the first launch pass selects each
  * segment's top k as candidates (kept in position order), the second selects the row's top k
- * among its candidates (the row's top k is among them). Keys and candidates go to scratch
- * buffers the twin holds itself.
+ * among its candidates (the row's top k is among them). The keys, then the candidates' keys, go to
+ * one scratch buffer the twin holds itself (so every sweep reads one array), the candidates'
+ * positions to a second.
  */
 public final class TopKAparapi extends AparapiTask {
     /** Most segments a row is cut into. */
