@@ -16,15 +16,19 @@ public final class DequantizeAparapi extends AparapiTask {
     final float[] lut = fp8Table(256);
     /** Java's canonical NaN, copied (not computed) so its bits survive. */
     float nan = Float.NaN;
+    int rowWidth;
     int tile;
+    int perRow;
     int n;
 
     @Override
     void bind(List<Object> args) {
         codes = ((ByteArray) args.get(0)).toHeapArray();
-        tile = (Integer) args.get(1);
-        scales = ((FloatArray) args.get(2)).toHeapArray();
-        x = ((FloatArray) args.get(3)).toHeapArray();
+        rowWidth = (Integer) args.get(1);
+        tile = (Integer) args.get(2);
+        scales = ((FloatArray) args.get(3)).toHeapArray();
+        x = ((FloatArray) args.get(4)).toHeapArray();
+        perRow = (rowWidth + tile - 1) / tile;
         n = x.length;
     }
 
@@ -42,7 +46,8 @@ public final class DequantizeAparapi extends AparapiTask {
     public void run() {
         int i = getGlobalId();
         if (i < n) {
-            float v = lut[codes[i] & 0xFF] * scales[i / tile];
+            int row = i / rowWidth;
+            float v = lut[codes[i] & 0xFF] * scales[row * perRow + (i - row * rowWidth) / tile];
             if (v != v) {
                 v = nan; // devices produce other NaN payloads; Java's arithmetic gives the canonical one
             }

@@ -23,24 +23,26 @@ public final class QuantizeAparapi extends AparapiTask {
     double max = 448.0;
     double unit = 1.0;
     float nan = Float.NaN;
+    int rowWidth;
     int tile;
+    int perRow;
     int tiles;
-    int n;
 
     @Override
     void bind(List<Object> args) {
         x = ((FloatArray) args.get(0)).toHeapArray();
-        tile = (Integer) args.get(1);
-        scales = ((FloatArray) args.get(2)).toHeapArray();
-        codes = ((ByteArray) args.get(3)).toHeapArray();
+        rowWidth = (Integer) args.get(1);
+        tile = (Integer) args.get(2);
+        scales = ((FloatArray) args.get(3)).toHeapArray();
+        codes = ((ByteArray) args.get(4)).toHeapArray();
+        perRow = (rowWidth + tile - 1) / tile;
         tiles = scales.length;
-        n = x.length;
     }
 
     /** Scales and codes. */
     @Override
     List<Object> outputs(List<Object> args) {
-        return List.of(args.get(2), args.get(3));
+        return List.of(args.get(3), args.get(4));
     }
 
     @Override
@@ -57,8 +59,10 @@ public final class QuantizeAparapi extends AparapiTask {
     public void run() {
         int t = getGlobalId();
         if (t < tiles) {
-            int from = t * tile;
-            int end = min(from + tile, n);
+            int row = t / perRow;
+            int first = (t - row * perRow) * tile;
+            int from = row * rowWidth + first;
+            int end = from + min(tile, rowWidth - first);
             float amax = 0f;
             for (int i = from; i < end; i++) {
                 float a = abs(x[i]);

@@ -3,6 +3,7 @@ package org.kvflow.kernels.quant;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -21,11 +22,16 @@ class QuantKernelsTest {
     private record Quantized(byte[] codes, float[] scales) {}
 
     private static Quantized quantize(float[] x, int tile, Device device) {
+        return quantize(x, Math.max(1, x.length), tile, device);
+    }
+
+    /** Rows of {@code rowWidth} values, tiles restarting at each row. */
+    private static Quantized quantize(float[] x, int rowWidth, int tile, Device device) {
         FloatArray in = FloatArray.fromArray(x.clone());
-        FloatArray scales = new FloatArray((x.length + tile - 1) / tile);
+        FloatArray scales = new FloatArray(x.length / rowWidth * ((rowWidth + tile - 1) / tile));
         ByteArray codes = new ByteArray(x.length);
         TaskGraph graph = new TaskGraph("quant").transferToDevice(DataTransferMode.EVERY_EXECUTION, in)
-                .task("tiles", QuantKernels::quantizeTiles, in, tile, scales, codes)
+                .task("tiles", QuantKernels::quantizeTiles, in, rowWidth, tile, scales, codes)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, scales, codes);
         try (ExecutionPlan plan = new ExecutionPlan(graph.snapshot()).withDevice(device)) {
             plan.execute();
@@ -33,12 +39,12 @@ class QuantKernelsTest {
         return new Quantized(codes.toHeapArray(), scales.toHeapArray());
     }
 
-    private static float[] dequantize(Quantized q, int tile, Device device) {
+    private static float[] dequantize(Quantized q, int rowWidth, int tile, Device device) {
         ByteArray codes = ByteArray.fromArray(q.codes());
         FloatArray scales = FloatArray.fromArray(q.scales());
         FloatArray out = new FloatArray(q.codes().length);
         TaskGraph graph = new TaskGraph("dequant").transferToDevice(DataTransferMode.EVERY_EXECUTION, codes, scales)
-                .task("tiles", QuantKernels::dequantizeTiles, codes, tile, scales, out)
+                .task("tiles", QuantKernels::dequantizeTiles, codes, rowWidth, tile, scales, out)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, out);
         try (ExecutionPlan plan = new ExecutionPlan(graph.snapshot()).withDevice(device)) {
             plan.execute();
@@ -95,11 +101,32 @@ class QuantKernelsTest {
         for (int t = 0; t < java.scales().length; t++) {
             assertThat(Float.floatToRawIntBits(opencl.scales()[t])).as("scale %d", t).isEqualTo(Float.floatToRawIntBits(java.scales()[t]));
         }
-        float[] back = dequantize(java, tile, Devices.java());
-        float[] backCl = dequantize(java, tile, cl);
+        int row = Math.max(1, n);
+        float[] back = dequantize(java, row, tile, Devices.java());
+        float[] backCl = dequantize(java, row, tile, cl);
         for (int i = 0; i < n; i++) {
             assertThat(Float.floatToRawIntBits(backCl[i])).as("value %d", i).isEqualTo(Float.floatToRawIntBits(back[i]));
         }
+    }
+
+    /** Rows whose width is not a multiple of the tile: every row starts a tile (MLA latents, index keys of the toy model). */
+    @Tag("opencl")
+    @ParameterizedTest
+    @CsvSource({"40, 128, 7", "200, 128, 300", "512, 128, 33", "24, 128, 1"})
+    void rowsRestartTheirTilesOnJavaAndOpenClAlike(int rowWidth, int tile, int rows) {
+        float[] x = hardValues(new Random(rowWidth * 17L + rows), rowWidth * rows);
+        Quantized java = quantize(x, rowWidth, tile, Devices.java());
+        int perRow = (rowWidth + tile - 1) / tile;
+        for (int r = 0; r < rows; r++) { // row r alone, as one array, gives the same tiles
+            Quantized alone = quantize(Arrays.copyOfRange(x, r * rowWidth, (r + 1) * rowWidth), tile, Devices.java());
+            assertThat(Arrays.copyOfRange(java.scales(), r * perRow, (r + 1) * perRow)).isEqualTo(alone.scales());
+            assertThat(Arrays.copyOfRange(java.codes(), r * rowWidth, (r + 1) * rowWidth)).isEqualTo(alone.codes());
+        }
+        Device cl = openCl();
+        Quantized opencl = quantize(x, rowWidth, tile, cl);
+        assertThat(opencl.codes()).isEqualTo(java.codes());
+        assertThat(opencl.scales()).isEqualTo(java.scales());
+        assertThat(dequantize(java, rowWidth, tile, cl)).isEqualTo(dequantize(java, rowWidth, tile, Devices.java()));
     }
 
     @Tag("opencl")
