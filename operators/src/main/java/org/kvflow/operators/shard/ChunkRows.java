@@ -3,43 +3,42 @@ package org.kvflow.operators.shard;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.Device;
-import org.kvflow.kernels.nsa.SyntheticKeys;
-import org.kvflow.kernels.nsa.SyntheticNsaLayer;
+import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.operators.KvModel;
 
 /**
- * The key side of a chunk's tokens, one kernel launch per layer on a kernel device
- * ({@link SyntheticKeys}: the same floats as {@link SyntheticNsaLayer#key}, bit for bit, on every
- * device). Each layer's kernel keeps its weights and buffers on the device until {@link #close()}.
- * Thread-safe: cancellation may close it from another thread while a chunk is computed.
+ * The stored bytes of a chunk's tokens, one {@link SyntheticRows} per layer on a kernel device:
+ * latent-KV rows and index codes + scales, the same bytes as the host encoders on every device.
+ * Each layer keeps its weights and buffers on the device until {@link #close()}. Thread-safe:
+ * cancellation may close it from another thread while a chunk is computed.
  */
-final class ChunkKeys implements AutoCloseable {
+final class ChunkRows implements AutoCloseable {
     private final KvModel model;
     private final Device device;
-    private final @Nullable SyntheticKeys[] layers;
+    private final @Nullable SyntheticRows[] layers;
 
-    ChunkKeys(KvModel model, Device device) {
+    ChunkRows(KvModel model, Device device) {
         this.model = Objects.requireNonNull(model, "model");
         this.device = Objects.requireNonNull(device, "device");
-        this.layers = new SyntheticKeys[model.layerCount()];
+        this.layers = new SyntheticRows[model.layerCount()];
     }
 
-    /** Token {@code i}'s key side in {@code layer}, for {@code (tokenIds[i], positions[i])}. */
-    synchronized SyntheticNsaLayer.TokenKv[] of(int layer, int[] tokenIds, long[] positions) {
-        SyntheticKeys keys = layers[layer];
-        if (keys == null) {
-            keys = new SyntheticKeys(model.layer(layer), device);
-            layers[layer] = keys;
+    /** The rows of {@code (tokenIds[i], positions[i])} in {@code layer}. */
+    synchronized SyntheticRows.Rows of(int layer, int[] tokenIds, long[] positions) {
+        SyntheticRows rows = layers[layer];
+        if (rows == null) {
+            rows = new SyntheticRows(model.layer(layer), model.layout(), device);
+            layers[layer] = rows;
         }
-        return keys.keys(tokenIds, positions);
+        return rows.rows(tokenIds, positions);
     }
 
     @Override
     public synchronized void close() {
         for (int l = 0; l < layers.length; l++) {
-            SyntheticKeys keys = layers[l];
-            if (keys != null) {
-                keys.close();
+            SyntheticRows rows = layers[l];
+            if (rows != null) {
+                rows.close();
                 layers[l] = null;
             }
         }

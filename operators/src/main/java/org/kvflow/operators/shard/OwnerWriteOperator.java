@@ -11,9 +11,7 @@ import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.gather.KvPageStore;
 import org.kvflow.kernels.nsa.IndexRows;
-import org.kvflow.kernels.nsa.MlaRows;
-import org.kvflow.kernels.nsa.SyntheticKeys;
-import org.kvflow.kernels.nsa.SyntheticNsaLayer;
+import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -22,7 +20,8 @@ import org.kvflow.operators.RequestState;
 import reactor.core.publisher.Flux;
 
 /**
- * Computes each chunk's KV with the synthetic layer, on a kernel device, and stores it (SPEC §4.4 write rule): after
+ * Computes each chunk's KV rows with the synthetic layer on a kernel device (floats and fp8 quantisation,
+ * {@link SyntheticRows}) and stores them (SPEC §4.4 write rule): after
  * the CP all-gather every rank holds the whole chunk, and under shared KV rank {@code r} keeps only
  * the rows with {@code ownerOfLoc == r}, at {@code localRow(loc)}; replicated ranks keep every row
  * at {@code loc}. Pages admitted as a host-cache hit are loaded from the host cache with the first
@@ -37,7 +36,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         this(group, Devices.java());
     }
 
-    /** @param device where the synthetic layer's key side is computed ({@link SyntheticKeys}) */
+    /** @param device where the synthetic layer's rows are computed and quantised ({@link SyntheticRows}) */
     public OwnerWriteOperator(KvGroup group, Device device) {
         this.group = Objects.requireNonNull(group, "group");
         this.device = Objects.requireNonNull(device, "device");
@@ -50,12 +49,12 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             return upstream.name("kvflow.write");
         }
         return Flux.defer(() -> {
-            ChunkKeys keys = new ChunkKeys(model, device);
-            return upstream.doOnNext(batch -> write(model, keys, batch)).doFinally(signal -> keys.close());
+            ChunkRows rows = new ChunkRows(model, device);
+            return upstream.doOnNext(batch -> write(model, rows, batch)).doFinally(signal -> rows.close());
         }).name("kvflow.write");
     }
 
-    private void write(KvModel model, ChunkKeys keys, PrefillBatch batch) {
+    private void write(KvModel model, ChunkRows rows, PrefillBatch batch) {
         for (PrefillBatch.Entry entry : batch.entries()) {
             RequestState state = entry.state();
             if (state.isInactive()) {
@@ -65,7 +64,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                 if (state.takeHostLoad()) {
                     loadHostPages(model, state);
                 }
-                writeChunk(model, keys, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
+                writeChunk(model, rows, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
             } catch (RuntimeException e) {
                 state.fail(e);
                 group.release(state, false);
@@ -104,7 +103,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         }
     }
 
-    private void writeChunk(KvModel model, ChunkKeys keys, RequestState state, long from, long to) {
+    private void writeChunk(KvModel model, ChunkRows rows, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
         boolean shared = group.layout() == PoolLayout.SHARED;
         KvLayout layout = model.layout();
@@ -119,18 +118,21 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             positions[i] = from + i;
             tokenIds[i] = state.request().tokenId((int) positions[i]);
         }
+        int dimI = model.dims().index();
+        int blocks = KvLayout.tiles(dimI);
         for (int l = 0; l < model.layerCount(); l++) {
-            SyntheticNsaLayer.TokenKv[] chunk = keys.of(l, tokenIds, positions);
+            SyntheticRows.Rows chunk = rows.of(l, tokenIds, positions);
             for (long t = from; t < to; t++) {
                 long loc = locs[(int) t];
-                SyntheticNsaLayer.TokenKv kv = chunk[(int) (t - from)];
+                int i = (int) (t - from);
                 int firstRank = shared ? ownership.ownerOfLoc(loc) : 0;
                 int lastRank = shared ? firstRank : ownership.cpSize() - 1;
                 long row = shared ? ownership.localRow(loc) : loc;
                 for (int r = firstRank; r <= lastRank; r++) {
                     KvPageStore store = group.rankStore(r);
-                    MlaRows.encode(kv.latent(), kv.rope(), layout, store.mla(l), Math.toIntExact(row * rowBytes));
-                    IndexRows.encode(kv.indexKey(), ps, (int) (row % ps), store.index(l), Math.toIntExact(row / ps * indexPageBytes));
+                    System.arraycopy(chunk.mla(), i * rowBytes, store.mla(l), Math.toIntExact(row * rowBytes), rowBytes);
+                    IndexRows.put(chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, dimI, ps, (int) (row % ps), store.index(l),
+                            Math.toIntExact(row / ps * indexPageBytes));
                 }
             }
         }

@@ -47,6 +47,18 @@ public final class IndexRows {
         }
     }
 
+    /**
+     * Writes token {@code t}'s index key, already quantised, into the page: the inverse of
+     * {@link #rawRow} ({@code dim} codes from {@code codes[codesOff..]}, its per-128 scales from
+     * {@code scales[scalesOff..]}); with {@link #encode}'s codes and scales the same bytes.
+     */
+    public static void put(byte[] codes, int codesOff, float[] scales, int scalesOff, int dim, int pageSize, int t, byte[] page, int pageOff) {
+        System.arraycopy(codes, codesOff, page, pageOff + t * dim, dim);
+        for (int b = 0; b < KvLayout.tiles(dim); b++) {
+            Bytes.putFloat(page, scaleOffset(pageOff, pageSize, dim, t, b), scales[scalesOff + b]);
+        }
+    }
+
     private static int scaleOffset(int pageOff, int pageSize, int dim, int t, int block) {
         int blocks = KvLayout.tiles(dim);
         return pageOff + pageSize * dim + KvLayout.SCALE_BYTES * (t * blocks + block);

@@ -33,6 +33,31 @@ public final class MlaRows {
                 Bytes.putFloat(dst, off + layout.mlaScaleOffset() + KvLayout.SCALE_BYTES * t, scale);
             }
         }
+        putRope(rope, layout, dst, off);
+    }
+
+    /**
+     * Writes an fp8 row whose latent is already quantised ({@code C} codes from
+     * {@code codes[codesOff..]}, one scale per 128-wide tile from {@code scales[scalesOff..]}):
+     * with the codes and scales of {@link TileQuant}, the same bytes as {@link #encode}.
+     *
+     * @throws IllegalArgumentException if the layout is not fp8
+     */
+    public static void encodeQuantized(byte[] codes, int codesOff, float[] scales, int scalesOff, float[] rope, KvLayout layout,
+                                       byte[] dst, int off) {
+        requireNsa(layout);
+        if (layout.dtype() == KvDtype.BF16) {
+            throw new IllegalArgumentException("a bf16 row holds no fp8 codes");
+        }
+        int c = layout.shape().latentDim();
+        System.arraycopy(codes, codesOff, dst, off, c);
+        for (int t = 0; t < KvLayout.tiles(c); t++) {
+            Bytes.putFloat(dst, off + layout.mlaScaleOffset() + KvLayout.SCALE_BYTES * t, scales[scalesOff + t]);
+        }
+        putRope(rope, layout, dst, off);
+    }
+
+    private static void putRope(float[] rope, KvLayout layout, byte[] dst, int off) {
         int ropeOff = off + layout.mlaRopeOffset();
         for (int r = 0; r < rope.length; r++) {
             Bytes.putShort(dst, ropeOff + 2 * r, Bf16.encode(rope[r]));
