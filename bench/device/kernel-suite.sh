@@ -14,7 +14,7 @@ echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd
 classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.GrowingBuffersTest
   kernels.nsa.IndexScorerTest kernels.nsa.SparseAttentionTest kernels.nsa.SyntheticKeysTest kernels.nsa.TopKRowsTest
-  kernels.quant.QuantKernelsTest dsl.OpenClAttentionTest)
+  kernels.nsa.SyntheticRowsTest kernels.quant.QuantKernelsTest dsl.OpenClAttentionTest)
 selectors=()
 for c in "${classes[@]}"; do selectors+=(--select-class "org.kvflow.$c"); done
 # the jlink'd JRE has no zipfs: select classes, not packages; run from /tmp so nothing lands in the checkout
