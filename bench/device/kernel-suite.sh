@@ -10,6 +10,7 @@ device=${KVFLOW_DEVICE:-/tmp/d/device}
 jars=$(cd "${KVFLOW_TEST_JARS:-.device}" && pwd)
 out=${OUT:-bench-out}
 mkdir -p "$out" /tmp/icd
+out=$(cd "$out" && pwd)
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd
 classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.GrowingBuffersTest
@@ -18,12 +19,14 @@ classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.Pa
 selectors=()
 for c in "${classes[@]}"; do selectors+=(--select-class "org.kvflow.$c"); done
 # the jlink'd JRE has no zipfs: select classes, not packages; run from /tmp so nothing lands in the checkout
-(cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g -cp "$device/lib/*:$jars/*" \
+# a JVM that crashes leaves its report in $out, so it comes back
+crash="-XX:ErrorFile=$out/hs_err_%p.log"
+(cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g "$crash" -cp "$device/lib/*:$jars/*" \
   org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner) 2>&1 \
   | grep -v "WARNING\|^Dec \|INFO:" > "$out/tests.txt" || true
 tail -15 "$out/tests.txt"
 for b in java opencl; do
-  JAVA_OPTS=-Xmx8g "$device/run.sh" org.kvflow.samples.cli.KvflowCli demo --backend "$b" 2>&1 | grep -v "WARN\|^Dec " \
+  JAVA_OPTS="-Xmx8g $crash" "$device/run.sh" org.kvflow.samples.cli.KvflowCli demo --backend "$b" 2>&1 | grep -v "WARN\|^Dec " \
     | tee -a "$out/demo.txt" || echo "demo --backend $b failed" | tee -a "$out/demo.txt"
 done
 "$here/kernels.sh" opencl "${1:-3}" 2>&1 | grep -v "WARN\|^Dec " | tee "$out/bench.txt"
