@@ -8,7 +8,7 @@ package org.kvflow.samples.demo;
  * @param capacityRatio       SPEC §3.4 ratio for the demo's pools
  * @param scratchBytes        largest full view one batch needed (beside the pools)
  * @param checksPassed        requests whose decode KV equals the replicated run's
- * @param kernelDevice        where the compute kernels (keys, indexer top-k, attention) ran ({@code opencl:0 (NVIDIA H200 / …)})
+ * @param kernelDevice        where the compute kernels (KV rows, indexer top-k, attention) ran ({@code opencl:0 (NVIDIA H200 / …)})
  */
 public record DemoReport(int cpSize, int requests, int completed, int failed, long tokens, long batches, double seconds,
                          long peakSharedPages, long peakReplicatedPages, int pagesPerRank, double capacityRatio, long scratchBytes,
