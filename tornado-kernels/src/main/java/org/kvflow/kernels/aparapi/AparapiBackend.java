@@ -78,7 +78,8 @@ public final class AparapiBackend implements KernelBackend {
         private final ImmutableTaskGraph graph;
         private final Device device;
         private final OpenCLDevice cl;
-        private final List<AparapiTask> twins = new ArrayList<>();
+        /** The tasks in graph order, each with its twin and the arrays it reads and writes. */
+        private final List<Bound> bound = new ArrayList<>();
         private final DeviceCopies copies = new DeviceCopies();
         /** Every array a task of the graph names. */
         private final Set<Object> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -100,14 +101,14 @@ public final class AparapiBackend implements KernelBackend {
                 k.bind(t.args());
                 k.setExplicit(true);
                 k.putOwn();
-                twins.add(k);
-                arrays.addAll(arrayArgs(t));
+                List<Object> used = t.args().stream().filter(a -> !(a instanceof Number)).toList();
+                bound.add(new Bound(t.id(), k, used, k.outputs(t.args())));
+                arrays.addAll(used);
             }
         }
 
-        private static List<Object> arrayArgs(ImmutableTaskGraph.Task t) {
-            return t.args().stream().filter(a -> !(a instanceof Number)).toList();
-        }
+        /** One task's twin, the arrays it names and those it writes, fixed when the session opens. */
+        private record Bound(String task, AparapiTask twin, List<Object> arrays, List<Object> outputs) {}
 
         @Override
         public void execute() {
@@ -117,15 +118,13 @@ public final class AparapiBackend implements KernelBackend {
                 }
             }
             launched = true;
-            for (int i = 0; i < twins.size(); i++) {
-                ImmutableTaskGraph.Task task = graph.tasks().get(i);
-                AparapiTask k = twins.get(i);
-                if (k.globalSize() == 0) {
+            for (Bound b : bound) {
+                if (b.twin().globalSize() == 0) {
                     continue;
                 }
-                arrayArgs(task).forEach(a -> copies.readyFor(k, a));
-                launch(task.id(), k);
-                k.outputs(task.args()).forEach(a -> copies.deviceWrote(k, a));
+                b.arrays().forEach(a -> copies.readyFor(b.twin(), a));
+                launch(b.task(), b.twin());
+                b.outputs().forEach(a -> copies.deviceWrote(b.twin(), a));
             }
             for (ImmutableTaskGraph.Transfer tr : graph.toHost()) {
                 if (tr.mode() != DataTransferMode.UNDER_DEMAND) {
@@ -157,7 +156,7 @@ public final class AparapiBackend implements KernelBackend {
 
         @Override
         public void close() {
-            twins.stream().filter(k -> !failed.contains(k)).forEach(AparapiTask::dispose);
+            bound.stream().map(Bound::twin).filter(k -> !failed.contains(k)).forEach(AparapiTask::dispose);
         }
     }
 }

@@ -1,9 +1,9 @@
 package org.kvflow.kernels.aparapi;
 
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
@@ -17,11 +17,10 @@ import org.kvflow.kernels.api.LongPages;
  * when the reader's copy is stale. Not thread-safe.
  */
 final class DeviceCopies {
-    /** The copies of one array: the twin holding the newest (null: the host) and which copies equal it. */
+    /** Which copies of one array hold its newest value: the host's, and the buffers of these twins (at least one when not the host's). */
     private static final class Copies {
-        @Nullable AparapiTask newest;
         boolean hostCurrent = true;
-        final Set<AparapiTask> current = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        final Set<AparapiTask> current = Collections.newSetFromMap(new IdentityHashMap<>());
     }
 
     private final Map<Object, Copies> arrays = new IdentityHashMap<>();
@@ -29,7 +28,6 @@ final class DeviceCopies {
     /** The caller changed {@code array} on the host: every device copy is stale. */
     void hostWrote(Object array) {
         Copies c = copies(array);
-        c.newest = null;
         c.hostCurrent = true;
         c.current.clear();
     }
@@ -48,7 +46,6 @@ final class DeviceCopies {
     /** {@code twin} wrote {@code array} on the device: its copy is now the only current one. */
     void deviceWrote(AparapiTask twin, Object array) {
         Copies c = copies(array);
-        c.newest = twin;
         c.hostCurrent = false;
         c.current.clear();
         c.current.add(twin);
@@ -57,8 +54,8 @@ final class DeviceCopies {
     /** Brings the newest copy of {@code array} to the host, if the host's is stale. */
     void toHost(Object array) {
         Copies c = copies(array);
-        if (!c.hostCurrent && c.newest != null) {
-            move(c.newest, array, false);
+        if (!c.hostCurrent) {
+            move(c.current.iterator().next(), array, false);
             c.hostCurrent = true;
         }
     }
