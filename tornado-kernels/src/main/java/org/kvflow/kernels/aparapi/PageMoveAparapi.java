@@ -41,9 +41,7 @@ public final class PageMoveAparapi extends AparapiTask {
     void bind(List<Object> args) {
         LongPages from = (LongPages) args.get(0);
         LongPages to = (LongPages) args.get(2);
-        if (from.pageElems() != to.pageElems()) {
-            throw new IllegalArgumentException("pages of " + from.pageElems() + " and " + to.pageElems() + " words cannot be copied into each other");
-        }
+        from.requireSamePageSize(to);
         for (LongPages side : List.of(from, to)) {
             if (side.chunkCount() > MAX_CHUNKS) {
                 throw new IllegalArgumentException("the OpenCL page move takes pools of at most " + MAX_CHUNKS + " chunks, not " + side);

@@ -104,6 +104,13 @@ public final class LongPages {
         chunks.get(chunkOf(page)).set(offsetOf(page) + i, value);
     }
 
+    /** @throws IllegalArgumentException if {@code other}'s pages are not as long as these (pages copy whole) */
+    public void requireSamePageSize(LongPages other) {
+        if (other.pageElems != pageElems) {
+            throw new IllegalArgumentException("pages of " + pageElems + " and " + other.pageElems + " words cannot be copied into each other");
+        }
+    }
+
     /** Copies page {@code page} of this into page {@code dstPage} of {@code dst} (same page size). */
     public void copyPage(long page, LongPages dst, long dstPage) {
         System.arraycopy(chunks.get(chunkOf(page)).toHeapArray(), offsetOf(page),

@@ -155,6 +155,21 @@ class PageGatherTest {
                 .hasMessage("the OpenCL page move takes pools of at most 4 chunks, not LongPages[5 pages of 8 words in 5 chunks]");
     }
 
+    /** Pages copy whole, so both sides must have the same page size: refused on Java and on OpenCL alike. */
+    @Test
+    void sidesOfOtherPageSizesAreRefusedOnEveryBackend() {
+        LongPages pool = LongPages.allocate(4, 8);
+        LongPages view = LongPages.allocate(1, 6);
+        IntArray ids = IntArray.fromArray(new int[] {2});
+        TaskGraph graph = new TaskGraph("g").task("t", GatherKernels::gatherPages, pool, ids, view);
+        String message = "pages of 8 and 6 words cannot be copied into each other";
+        assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(Devices.java()).execute())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+        assertThatThrownBy(() -> GatherKernels.scatterPages(view, ids, pool)).hasMessage("pages of 6 and 8 words cannot be copied into each other");
+        Devices.openCl().ifPresent(cl -> assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(cl).execute())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message));
+    }
+
     @Test
     void outOfRangePagesAreRefusedBeforeAnyLaunchNamingTheEntry() {
         LongPages pool = randomPool(new Random(1), 4, 8, 4);
@@ -173,11 +188,14 @@ class PageGatherTest {
     void poolsThatAreNotWholePagesOrDoNotFitAChunkAreRefused() {
         assertThatThrownBy(() -> LongPages.of(new LongArray(10), 3)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("pool of 10 words is not a whole number of 3-word pages");
-        assertThatThrownBy(() -> LongPages.of(new LongArray(10), 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LongPages.of(new LongArray(10), 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("pool of 10 words is not a whole number of 0-word pages");
         assertThatThrownBy(() -> LongPages.allocate(4, 8, 0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("0 pages of 8 words do not fit one chunk");
+                .hasMessage("0 pages of 8 words do not fit one chunk of at most 268435453 words");
+        assertThatThrownBy(() -> LongPages.maxPagesPerChunk(0)).hasMessage("pageElems must be in [1, 268435453], was 0");
         assertThatThrownBy(() -> LongPages.allocate(-1, 8)).hasMessage("pageCount must be >= 0, was -1");
-        assertThatThrownBy(() -> new PageGather(LongPages.allocate(1, 1), -1, Devices.java())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PageGather(LongPages.allocate(1, 1), -1, Devices.java())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a view of -1 pages");
     }
 
     @Test
