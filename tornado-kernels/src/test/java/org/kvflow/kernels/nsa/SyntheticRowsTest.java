@@ -70,8 +70,9 @@ class SyntheticRowsTest {
     @Test
     void aLayoutOfOtherDimensionsIsRefused() {
         SyntheticNsaLayer layer = SyntheticNsaLayer.ofModel(1, TOY, 0);
-        assertThatThrownBy(() -> new SyntheticRows(layer, NsaDims.REAL.layout(KvDtype.FP8_E4M3, 1), Devices.java()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not store rows of latent 40, rope 8, index 24");
+        KvLayout real = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 1);
+        assertThatThrownBy(() -> new SyntheticRows(layer, real, Devices.java())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("layout " + real.shape() + " does not store rows of latent 40, rope 8, index 24");
     }
 
     @Test

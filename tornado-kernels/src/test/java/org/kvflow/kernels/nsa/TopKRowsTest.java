@@ -126,5 +126,9 @@ class TopKRowsTest {
             assertThatThrownBy(() -> scorer.topK(q, k, s, new int[] {3, 3}, 0)).hasMessage("topK=0 must be >= 1");
             assertThat(scorer.topK(q, k, s, new int[] {3, 0}, 2)).isDeepEqualTo(new int[][] {{0, 1}, {}});
         }
+        try (IndexScorer wide = new IndexScorer(1, Devices.java())) {
+            assertThatThrownBy(() -> wide.topK(new float[50_000], new byte[2], new float[2], 50_000))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("50000 queries × top 50000 do not fit one selection array");
+        }
     }
 }
