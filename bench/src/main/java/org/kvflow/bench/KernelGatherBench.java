@@ -52,7 +52,7 @@ public final class KernelGatherBench {
         int[] all = permutation(rnd, Math.toIntExact(pages));
         LongPages view = LongPages.allocate(pages, PAGE_WORDS, pagesPerChunk);
         ExecutionPlan spanning = plan("spanning", pool, IntArray.fromArray(all), view, device);
-        report("aparapi_gather_mla_one_launch", time(List.of(spanning)), kvBytes);
+        report("aparapi_gather_mla_one_launch", ExecuteTiming.of(List.of(spanning), WARMUP, ITERATIONS), kvBytes);
         spanning.execute().transferToHost(view);
         check("one launch", pool, all, view, rnd);
 
@@ -66,7 +66,7 @@ public final class KernelGatherBench {
             chunkViews.add(LongPages.of(view.chunk(c), PAGE_WORDS));
             perChunk.add(plan("chunk" + c, chunkPools.get(c), IntArray.fromArray(perms.get(c)), chunkViews.get(c), device));
         }
-        report("aparapi_gather_mla_plan_per_chunk", time(perChunk), kvBytes);
+        report("aparapi_gather_mla_plan_per_chunk", ExecuteTiming.of(perChunk, WARMUP, ITERATIONS), kvBytes);
         for (int c = 0; c < chunks; c++) {
             perChunk.get(c).execute().transferToHost(chunkViews.get(c));
             check("plan per chunk " + c, chunkPools.get(c), perms.get(c), chunkViews.get(c), rnd);
@@ -84,28 +84,11 @@ public final class KernelGatherBench {
         return new ExecutionPlan(graph.snapshot()).withDevice(device);
     }
 
-    /** The first execute (build + upload) is reported apart; then the median of the timed rounds, in ms. */
-    private static double[] time(List<ExecutionPlan> plans) {
-        long first = System.nanoTime();
-        plans.forEach(ExecutionPlan::execute);
-        double firstMs = (System.nanoTime() - first) / 1e6;
-        double[] ms = new double[ITERATIONS];
-        for (int i = 0; i < WARMUP + ITERATIONS; i++) {
-            long t0 = System.nanoTime();
-            plans.forEach(ExecutionPlan::execute);
-            if (i >= WARMUP) {
-                ms[i - WARMUP] = (System.nanoTime() - t0) / 1e6;
-            }
-        }
-        Arrays.sort(ms);
-        return new double[] {ms[ms.length / 2], ms[0], firstMs};
-    }
-
-    private static void report(String name, double[] t, long kvBytes) {
-        double gbps = 2.0 * kvBytes / (t[0] * 1e6);
+    private static void report(String name, ExecuteTiming t, long kvBytes) {
+        double gbps = 2.0 * kvBytes / (t.medianMs() * 1e6);
         System.out.printf(Locale.ROOT, "{\"name\":\"%s\",\"kv_bytes\":%d,\"bytes\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,"
-                + "\"gbps\":%.1f,\"of_hbm_peak\":%.3f,\"first_execute_ms\":%.1f}%n", name, kvBytes, 2 * kvBytes, t[0], t[1], gbps,
-                gbps / 4800, t[2]);
+                + "\"gbps\":%.1f,\"of_hbm_peak\":%.3f,\"first_execute_ms\":%.1f}%n", name, kvBytes, 2 * kvBytes, t.medianMs(), t.minMs(),
+                gbps, gbps / 4800, t.firstMs());
     }
 
     private static int[] permutation(SplittableRandom rnd, int n) {

@@ -1,6 +1,7 @@
 package org.kvflow.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
@@ -50,20 +51,9 @@ public final class TopKBench {
                 .task("topK", IndexerKernels::topKRows, scores, counts, shape, selected)
                 .transferToHost(DataTransferMode.UNDER_DEMAND, selected);
         try (ExecutionPlan plan = new ExecutionPlan(graph.snapshot()).withDevice(device)) {
-            long first = System.nanoTime();
-            plan.execute();
-            double firstMs = (System.nanoTime() - first) / 1e6;
-            double[] ms = new double[ITERATIONS];
-            for (int i = 0; i < WARMUP + ITERATIONS; i++) {
-                long t0 = System.nanoTime();
-                plan.execute();
-                if (i >= WARMUP) {
-                    ms[i - WARMUP] = (System.nanoTime() - t0) / 1e6;
-                }
-            }
-            Arrays.sort(ms);
+            ExecuteTiming t = ExecuteTiming.of(List.of(plan), WARMUP, ITERATIONS);
             System.out.printf(Locale.ROOT, "{\"name\":\"kvflow_topk\",\"device\":\"%s\",\"rows\":%d,\"nk\":%d,\"k\":%d,\"median_ms\":%.4f,"
-                    + "\"min_ms\":%.4f,\"first_execute_ms\":%.1f}%n", device, rows, nk, k, ms[ms.length / 2], ms[0], firstMs);
+                    + "\"min_ms\":%.4f,\"first_execute_ms\":%.1f}%n", device, rows, nk, k, t.medianMs(), t.minMs(), t.firstMs());
             plan.execute().transferToHost(selected);
         }
         for (int s = 0; s < Math.min(8, rows); s++) {

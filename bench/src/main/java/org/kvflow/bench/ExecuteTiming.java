@@ -1,0 +1,28 @@
+package org.kvflow.bench;
+
+import java.util.Arrays;
+import java.util.List;
+import org.kvflow.kernels.api.ExecutionPlan;
+
+/**
+ * Wall time of blocking {@link ExecutionPlan#execute()} rounds, for the device benchmarks: the
+ * first round (kernel build and first uploads) apart, then {@code warmup} untimed rounds and the
+ * median and minimum of {@code iterations} timed ones; a round executes every plan once, in order.
+ */
+record ExecuteTiming(double medianMs, double minMs, double firstMs) {
+    static ExecuteTiming of(List<ExecutionPlan> plans, int warmup, int iterations) {
+        long first = System.nanoTime();
+        plans.forEach(ExecutionPlan::execute);
+        double firstMs = (System.nanoTime() - first) / 1e6;
+        double[] ms = new double[iterations];
+        for (int i = 0; i < warmup + iterations; i++) {
+            long t0 = System.nanoTime();
+            plans.forEach(ExecutionPlan::execute);
+            if (i >= warmup) {
+                ms[i - warmup] = (System.nanoTime() - t0) / 1e6;
+            }
+        }
+        Arrays.sort(ms);
+        return new ExecuteTiming(ms[ms.length / 2], ms[0], firstMs);
+    }
+}
