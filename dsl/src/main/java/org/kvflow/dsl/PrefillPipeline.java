@@ -82,7 +82,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return lastGroup.get();
     }
 
-    /** The kernel device the write stage's key computation and the attention step run on (chosen at build() from the materialize backend). */
+    /** The kernel device the write stage's KV rows and the attention step are computed on (chosen at build() from the materialize backend). */
     public Device kernelDevice() {
         return kernelDevice;
     }

@@ -49,7 +49,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
      * @param kernels where the stages after admission run (one batch in flight); null: on the
      *                thread that emits the batch
      * @param onBatch sees every batch admission emits (metrics)
-     * @param kernelDevice where the kernels of the write stage (the layer's key side) and of the
+     * @param kernelDevice where the kernels of the write stage (the layer's KV rows) and of the
      *                     attention step (indexer scores and top-k, sparse attention) run
      */
     public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity,

@@ -31,7 +31,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     private final KvGroup group;
     private final Device device;
 
-    /** Keys computed on the plain-Java kernel device. */
+    /** Rows computed on the plain-Java kernel device. */
     public OwnerWriteOperator(KvGroup group) {
         this(group, Devices.java());
     }
