@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.kvflow.kernels.api.ArrayBytes;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
@@ -24,6 +25,8 @@ final class DeviceCopies {
     }
 
     private final Map<Object, Copies> arrays = new IdentityHashMap<>();
+    private long bytesToDevice;
+    private long bytesToHost;
 
     /** The caller changed {@code array} on the host: every device copy is stale. */
     void hostWrote(Object array) {
@@ -60,11 +63,27 @@ final class DeviceCopies {
         }
     }
 
+    /** Bytes copied host → device so far. */
+    long bytesToDevice() {
+        return bytesToDevice;
+    }
+
+    /** Bytes copied device → host so far. */
+    long bytesToHost() {
+        return bytesToHost;
+    }
+
     private Copies copies(Object array) {
         return arrays.computeIfAbsent(array, a -> new Copies());
     }
 
-    private static void move(AparapiTask twin, Object array, boolean toDevice) {
+    private void move(AparapiTask twin, Object array, boolean toDevice) {
+        long bytes = ArrayBytes.of(array);
+        if (toDevice) {
+            bytesToDevice += bytes;
+        } else {
+            bytesToHost += bytes;
+        }
         switch (array) {
             case LongArray a -> twin.move(a.toHeapArray(), toDevice);
             case IntArray a -> twin.move(a.toHeapArray(), toDevice);

@@ -7,13 +7,17 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 
 /**
- * Finds kernel devices. Selectors: {@code auto} (an OpenCL GPU, else an OpenCL CPU, else Java),
- * {@code java}, {@code opencl} (the best OpenCL device) and {@code opencl:<n>}. The choice is
- * logged; asking for a device that is not here throws {@link DeviceNotFoundException} listing
- * what was found. Never falls back silently.
+ * Finds kernel devices. Selectors: {@code auto} (a CUDA GPU, else an OpenCL GPU, else an OpenCL
+ * CPU, else Java), {@code java}, {@code opencl} / {@code cuda} (that backend's best device) and
+ * {@code opencl:<n>} / {@code cuda:<n>}. The choice is logged; asking for a device that is not
+ * here throws {@link DeviceNotFoundException} listing what was found. Never falls back silently.
  */
 public final class Devices {
     private static final System.Logger LOG = System.getLogger(Devices.class.getName());
+    /** Among devices of one kind, {@code auto} takes the backend listed first. */
+    private static final List<String> PREFERENCE = List.of("cuda", "opencl", "java");
+    private static final Comparator<Device> BEST = Comparator.comparing(Device::kind)
+            .thenComparingInt((Device d) -> -preference(d.backend())).thenComparingInt(d -> -d.index());
     private static final List<KernelBackend> BACKENDS = ServiceLoader.load(KernelBackend.class, Devices.class.getClassLoader())
             .stream().map(ServiceLoader.Provider::get).toList();
 
@@ -28,7 +32,12 @@ public final class Devices {
 
     /** The best OpenCL device, if any (tests use this to skip with a reason). */
     public static Optional<Device> openCl() {
-        return all().stream().filter(d -> d.backend().equals("opencl")).max(Comparator.comparing(Device::kind));
+        return best("opencl");
+    }
+
+    /** The best device of {@code backend}, if it has any. */
+    public static Optional<Device> best(String backend) {
+        return all().stream().filter(d -> d.backend().equals(backend)).max(BEST);
     }
 
     /** The plain-Java device (always present). */
@@ -40,13 +49,23 @@ public final class Devices {
     public static Device select(String selector) {
         List<Device> all = all();
         Optional<Device> chosen = switch (selector) {
-            case "auto" -> all.stream().max(Comparator.comparing(Device::kind).thenComparing(d -> -d.index()));
-            case "opencl" -> openCl();
+            case "auto" -> preferred(all);
+            case "opencl", "cuda" -> best(selector);
             default -> all.stream().filter(d -> d.selector().equals(selector)).findFirst();
         };
         Device device = chosen.orElseThrow(() -> new DeviceNotFoundException(selector, found(all)));
         LOG.log(System.Logger.Level.INFO, "kernel device for ''{0}'': {1}", selector, device);
         return device;
+    }
+
+    /** The device {@code auto} takes among {@code devices}: GPUs first (CUDA before OpenCL), then OpenCL CPUs, then Java. */
+    static Optional<Device> preferred(List<Device> devices) {
+        return devices.stream().max(BEST);
+    }
+
+    private static int preference(String backend) {
+        int i = PREFERENCE.indexOf(backend);
+        return i < 0 ? PREFERENCE.size() : i;
     }
 
     static KernelBackend backend(Device device) {

@@ -1,20 +1,34 @@
 package org.kvflow.kernels.api;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs frozen task graphs on one device (TornadoVM's {@code TornadoExecutionPlan}). The device is
- * bound at the first {@link #execute()}: {@link #withDevice} after that throws. Closing frees
- * the device buffers. Not thread-safe.
+ * Runs frozen task graphs on one device (TornadoVM's {@code TornadoExecutionPlan}). The graphs
+ * share the plan's device memory: an array one graph writes is read where it lies by the next.
+ * {@link #withDevice} binds the plan at once, so a kernel that cannot run there, an array consumed
+ * but never persisted, or a device out of memory fails the plan as it is built; without it the
+ * plan binds to {@code auto} at its first {@link #execute()}. Closing frees the device buffers
+ * (except persisted ones). Not thread-safe.
+ *
+ * <p>An array a graph persists is handed, when its plan closes, to the next plan built on the same
+ * device whose graph consumes it; consuming an array that no closed plan persisted there is a
+ * {@link NotPersistedException}, on every backend.
  */
 public final class ExecutionPlan implements AutoCloseable {
+    /** Per device, the arrays closed plans persisted and no plan has consumed yet. */
+    private static final Map<Device, Set<Object>> PERSISTED = new HashMap<>();
+
     private final List<ImmutableTaskGraph> graphs;
-    /** Null until chosen: {@code auto} is resolved at the first use, not for every plan that names its device. */
     private @Nullable Device device;
-    private final List<KernelBackend.Session> sessions = new ArrayList<>();
+    private KernelBackend.@Nullable Session session;
 
     public ExecutionPlan(ImmutableTaskGraph... graphs) {
         if (graphs.length == 0) {
@@ -23,12 +37,17 @@ public final class ExecutionPlan implements AutoCloseable {
         this.graphs = List.of(graphs);
     }
 
-    /** Runs on {@code device} (from {@link Devices}); {@code auto} is the default. */
+    /**
+     * Binds the plan to {@code device} (from {@link Devices}) now.
+     *
+     * @throws KernelCompileException if a task's kernel cannot run there
+     * @throws IllegalStateException if the plan is already bound
+     */
     public ExecutionPlan withDevice(Device device) {
-        if (!sessions.isEmpty()) {
+        if (session != null) {
             throw new IllegalStateException("plan already runs on " + this.device + "; build a new plan for " + device);
         }
-        this.device = Objects.requireNonNull(device, "device");
+        bind(Objects.requireNonNull(device, "device"));
         return this;
     }
 
@@ -40,23 +59,58 @@ public final class ExecutionPlan implements AutoCloseable {
         return device;
     }
 
+    private KernelBackend.Session bind(Device chosen) {
+        List<Object> consumed = take(chosen);
+        try {
+            KernelBackend.Session opened = Devices.backend(chosen).open(graphs, chosen);
+            device = chosen;
+            session = opened;
+            return opened;
+        } catch (RuntimeException e) {
+            give(chosen, consumed);
+            throw e;
+        }
+    }
+
+    /** Takes the arrays the graphs consume out of {@code chosen}'s persisted set, or throws if one is not in it. */
+    private List<Object> take(Device chosen) {
+        synchronized (PERSISTED) {
+            Set<Object> there = PERSISTED.getOrDefault(chosen, Set.of());
+            List<Object> taken = new ArrayList<>();
+            for (ImmutableTaskGraph g : graphs) {
+                for (int i = 0; i < g.consumed().size(); i++) {
+                    Object a = g.consumed().get(i);
+                    if (!there.contains(a) && !taken.contains(a)) {
+                        throw new NotPersistedException(g.name(), i, a, chosen);
+                    }
+                    taken.add(a);
+                }
+            }
+            taken.forEach(there::remove);
+            return taken;
+        }
+    }
+
+    private static void give(Device d, List<Object> arrays) {
+        synchronized (PERSISTED) {
+            PERSISTED.computeIfAbsent(d, k -> Collections.newSetFromMap(new IdentityHashMap<>())).addAll(arrays);
+        }
+    }
+
     /** Runs every graph once, in order, and returns when the outputs are on the host. */
     public ExecutionResult execute() {
-        if (sessions.isEmpty()) {
-            Device d = device();
-            KernelBackend backend = Devices.backend(d);
-            for (ImmutableTaskGraph g : graphs) {
-                sessions.add(backend.open(g, d));
-            }
-        }
+        KernelBackend.Session s = session != null ? session : bind(device());
         long start = System.nanoTime();
-        sessions.forEach(KernelBackend.Session::execute);
-        return new ExecutionResult(device(), System.nanoTime() - start, sessions);
+        ExecutionProfile profile = s.execute();
+        return new ExecutionResult(device(), System.nanoTime() - start, profile, s);
     }
 
     @Override
     public void close() {
-        sessions.forEach(KernelBackend.Session::close);
-        sessions.clear();
+        if (session != null) {
+            session.close();
+            session = null;
+            graphs.forEach(g -> give(device(), g.persisted()));
+        }
     }
 }

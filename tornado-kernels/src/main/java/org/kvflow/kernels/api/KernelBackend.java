@@ -3,12 +3,12 @@ package org.kvflow.kernels.api;
 import java.util.List;
 
 /**
- * A way to run task graphs (plain Java, Aparapi/OpenCL; a TornadoVM module would be one more),
+ * A way to run task graphs (plain Java, Aparapi/OpenCL, CUDA; a TornadoVM module would be one more),
  * found through {@link java.util.ServiceLoader}. Implementations are thread-safe; a
  * {@link Session} is not.
  */
 public interface KernelBackend {
-    /** The selector prefix: {@code java}, {@code opencl}. */
+    /** The selector prefix: {@code java}, {@code opencl}, {@code cuda}. */
     String name();
 
     /** The devices found here, in index order; empty (never an error) when there are none. */
@@ -19,18 +19,24 @@ public interface KernelBackend {
         return "";
     }
 
-    /** Prepares {@code graph} to run on {@code device} (one of {@link #devices()}). */
-    Session open(ImmutableTaskGraph graph, Device device);
+    /**
+     * Prepares the graphs of one plan to run on {@code device} (one of {@link #devices()}): binds
+     * or compiles every kernel and takes over the arrays the graphs consume. Every problem that can
+     * be found before running is thrown here.
+     *
+     * @throws KernelCompileException if a task's kernel cannot run on the device
+     */
+    Session open(List<ImmutableTaskGraph> graphs, Device device);
 
-    /** One graph bound to one device: its kernels and device buffers. */
+    /** One plan's graphs bound to one device: their kernels and device buffers. */
     interface Session extends AutoCloseable {
-        /** Runs every task once, moving data as the graph's transfer modes say. */
-        void execute();
+        /** Runs every graph once, in order, moving data as the transfer modes say; returns when the outputs are on the host. */
+        ExecutionProfile execute();
 
         /** Copies {@code array} (an {@code UNDER_DEMAND} output) from the device now. */
         void transferToHost(Object array);
 
-        /** Frees the device buffers. */
+        /** Frees the device buffers, except those a graph persists on the device. */
         @Override
         void close();
     }

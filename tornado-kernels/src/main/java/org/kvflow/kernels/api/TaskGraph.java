@@ -16,6 +16,8 @@ public final class TaskGraph {
     private final List<ImmutableTaskGraph.Transfer> toDevice = new ArrayList<>();
     private final List<ImmutableTaskGraph.Task> tasks = new ArrayList<>();
     private final List<ImmutableTaskGraph.Transfer> toHost = new ArrayList<>();
+    private final List<Object> persisted = new ArrayList<>();
+    private final List<Object> consumed = new ArrayList<>();
 
     public TaskGraph(String name) {
         this.name = Objects.requireNonNull(name, "name");
@@ -63,12 +65,38 @@ public final class TaskGraph {
         return this;
     }
 
+    /**
+     * Arrays that stay on the device when the plan running this graph closes, for a later plan
+     * whose graph {@link #consumeFromDevice consumes} them (TornadoVM's {@code persistOnDevice}).
+     * Where the backend cannot keep a buffer past its plan (OpenCL through Aparapi), the array is
+     * copied to the host at close instead, so the consumer still sees its newest value.
+     */
+    public TaskGraph persistOnDevice(Object... data) {
+        for (Object d : data) {
+            persisted.add(array(d));
+        }
+        return this;
+    }
+
+    /**
+     * Arrays an earlier plan left on the device with {@link #persistOnDevice}: this graph takes
+     * them over without copying them from the host (TornadoVM's {@code consumeFromDevice}). A
+     * plan whose graph consumes an array that no plan persisted is refused when it is built.
+     */
+    public TaskGraph consumeFromDevice(Object... data) {
+        for (Object d : data) {
+            consumed.add(array(d));
+        }
+        return this;
+    }
+
     /** A frozen copy: later edits to this builder do not change it. */
     public ImmutableTaskGraph snapshot() {
         if (tasks.isEmpty()) {
             throw new IllegalStateException("graph " + name + " has no task");
         }
-        return new ImmutableTaskGraph(name, List.copyOf(toDevice), List.copyOf(tasks), List.copyOf(toHost));
+        return new ImmutableTaskGraph(name, List.copyOf(toDevice), List.copyOf(tasks), List.copyOf(toHost), List.copyOf(persisted),
+                List.copyOf(consumed));
     }
 
     private Object array(Object d) {

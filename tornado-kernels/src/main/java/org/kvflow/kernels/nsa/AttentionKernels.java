@@ -37,6 +37,18 @@ public final class AttentionKernels {
     }
 
     /**
+     * The key rows a batch of queries selected, in the layout {@link #attendBatch} reads: with
+     * {@code shape = {width, nq, k}}, row {@code (i, j)} of {@code picked} ({@code width} floats at
+     * {@code (i·k + j)·width}) ← row {@code selected[i·k + j]} of {@code keyRows}. Callers check the
+     * positions against {@code keyRows} first; the body does not.
+     */
+    public static void gatherRows(FloatArray keyRows, IntArray selected, IntArray shape, FloatArray picked) {
+        int width = shape.get(0);
+        IntStream.range(0, shape.get(1) * shape.get(2)).parallel().forEach(r ->
+                System.arraycopy(keyRows.toHeapArray(), selected.get(r) * width, picked.toHeapArray(), r * width, width));
+    }
+
+    /**
      * @param q      the query, {@code C+R} floats
      * @param keys   {@code count} keys of {@code C+R} floats each, row after row, ascending position
      * @param count  selected positions (≥ 1)

@@ -2,13 +2,13 @@ package org.kvflow.kernels.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.kvflow.kernels.gather.GatherKernels;
 
-/** Device selection is explicit: named devices or a typed error listing what exists; auto prefers OpenCL. */
+/** Device selection is explicit: named devices or a typed error listing what exists; auto prefers CUDA, then OpenCL GPUs. */
 class DevicesTest {
     @Test
     void javaIsAlwaysThere() {
@@ -25,12 +25,25 @@ class DevicesTest {
         assertThatThrownBy(() -> Devices.select("cuda")).isInstanceOf(DeviceNotFoundException.class);
     }
 
-    @Tag("opencl")
     @Test
-    void autoPrefersOpenClWhenThereIsOne() {
-        assumeTrue(Devices.openCl().isPresent(), "no OpenCL device: " + Devices.all());
+    void autoPrefersACudaGpuThenAnOpenClGpuThenAnOpenClCpuThenJava() {
+        Device java = Devices.java();
+        Device cpu = new Device("opencl", 0, "pthread", Device.Kind.CPU);
+        Device clGpu = new Device("opencl", 1, "H200 / NVIDIA OpenCL", Device.Kind.GPU);
+        Device cuda0 = new Device("cuda", 0, "H200", Device.Kind.GPU);
+        Device cuda1 = new Device("cuda", 1, "H200", Device.Kind.GPU);
+        assertThat(Devices.preferred(List.of(java, cpu, clGpu, cuda1, cuda0))).contains(cuda0);
+        assertThat(Devices.preferred(List.of(cuda1, clGpu, java))).contains(cuda1);
+        assertThat(Devices.preferred(List.of(java, clGpu, cpu))).contains(clGpu);
+        assertThat(Devices.preferred(List.of(cpu, java))).contains(cpu);
+        assertThat(Devices.preferred(List.of(java))).contains(java);
+    }
+
+    @Tag("accelerator")
+    @Test
+    void autoIsTheBestDeviceHereAndItsSelectorNamesIt() {
         Device auto = Devices.select("auto");
-        assertThat(auto.backend()).isEqualTo("opencl");
+        assertThat(auto).isEqualTo(Devices.preferred(Devices.all()).orElseThrow());
         assertThat(Devices.select(auto.selector())).isEqualTo(auto);
     }
 

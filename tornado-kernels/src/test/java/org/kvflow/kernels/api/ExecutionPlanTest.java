@@ -2,11 +2,12 @@ package org.kvflow.kernels.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.kvflow.kernels.gather.GatherKernels;
+import org.kvflow.kernels.quant.QuantKernels;
 
 /** Plans refuse misuse with typed errors, and a kernel with no OpenCL twin never runs elsewhere silently. */
 class ExecutionPlanTest {
@@ -34,24 +35,82 @@ class ExecutionPlanTest {
         }
     }
 
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
-    void aKernelWithoutAnOpenClTwinIsRefusedNamingIt() {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+    void aKernelWithoutATwinIsRefusedWhenThePlanIsBuiltNamingIt() {
+        Device device = AcceleratorUnderTest.get();
         LongArray out = new LongArray(1);
         ImmutableTaskGraph graph = new TaskGraph("g").task("t", ExecutionPlanTest::javaOnly, new LongArray(1), new IntArray(0), 1, out)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, out).snapshot();
-        try (ExecutionPlan plan = new ExecutionPlan(graph).withDevice(cl)) {
-            assertThatThrownBy(plan::execute).isInstanceOfSatisfying(KernelFallbackException.class, e -> {
-                assertThat(e.task()).isEqualTo("g.t");
-                assertThat(e.getMessage()).isEqualTo("task g.t was to run on " + cl + " but ran on nothing: kernel "
-                        + "org.kvflow.kernels.api.ExecutionPlanTest.javaOnly has no OpenCL twin");
-            });
-        }
+        assertThatThrownBy(() -> new ExecutionPlan(graph).withDevice(device)).isInstanceOfSatisfying(KernelCompileException.class, e -> {
+            assertThat(e.kernel()).isEqualTo("org.kvflow.kernels.api.ExecutionPlanTest.javaOnly");
+            assertThat(e.getMessage()).isEqualTo("kernel org.kvflow.kernels.api.ExecutionPlanTest.javaOnly cannot run on " + device.selector()
+                    + ": it has no Aparapi twin" + " (task g.t)");
+        });
         try (ExecutionPlan plan = new ExecutionPlan(graph).withDevice(Devices.java())) {
             plan.execute();
             assertThat(out.get(0)).isEqualTo(1);
         }
+    }
+
+    /** Plan A quantises and leaves scales and codes on the device; plan B dequantises them where they lie. */
+    private static ExecutionProfile[] quantiseThenDequantise(Device device, FloatArray x, FloatArray back) {
+        FloatArray scales = new FloatArray(8);
+        ByteArray codes = new ByteArray(1024);
+        ImmutableTaskGraph quantise = new TaskGraph("quantise").transferToDevice(DataTransferMode.FIRST_EXECUTION, x)
+                .task("q", QuantKernels::quantizeTiles, x, 256, 128, scales, codes).persistOnDevice(scales, codes).snapshot();
+        ImmutableTaskGraph dequantise = new TaskGraph("dequantise").consumeFromDevice(scales, codes)
+                .task("d", QuantKernels::dequantizeTiles, codes, 256, 128, scales, back).transferToHost(DataTransferMode.EVERY_EXECUTION, back)
+                .snapshot();
+        ExecutionProfile[] profiles = new ExecutionProfile[2];
+        try (ExecutionPlan a = new ExecutionPlan(quantise).withDevice(device)) {
+            profiles[0] = a.execute().profile();
+        }
+        try (ExecutionPlan b = new ExecutionPlan(dequantise).withDevice(device)) {
+            profiles[1] = b.execute().profile();
+        }
+        assertThatThrownBy(() -> new ExecutionPlan(dequantise).withDevice(device)).isInstanceOf(NotPersistedException.class)
+                .hasMessage("graph dequantise consumes array 0 (FloatArray, 32 bytes) from " + device.selector()
+                        + ", but no closed plan persisted it there");
+        return profiles;
+    }
+
+    private static FloatArray randomRows() {
+        Random rnd = new Random(3);
+        FloatArray x = new FloatArray(1024);
+        for (int i = 0; i < x.getSize(); i++) {
+            x.set(i, (float) rnd.nextGaussian());
+        }
+        return x;
+    }
+
+    @Test
+    void aConsumedArrayMustHaveBeenPersistedOnThatDevice() {
+        FloatArray back = new FloatArray(1024);
+        ExecutionProfile[] profiles = quantiseThenDequantise(Devices.java(), randomRows(), back);
+        assertThat(profiles[0].hostBytes() + profiles[1].hostBytes()).isZero();
+        assertThat(profiles[1].taskNanos()).containsOnlyKeys("dequantise.d");
+        assertThat(back.get(5)).isNotZero();
+    }
+
+    /**
+     * On cuda the consumed arrays do not cross the host; on OpenCL (buffers die with their kernel)
+     * they go through it. Arrays are copied in at their first use, outputs too (a kernel may write
+     * only part of one), so each plan's first execution also uploads its outputs once.
+     */
+    @Tag("accelerator")
+    @Test
+    void aPersistedArrayReachesTheConsumingPlanWithItsNewestValue() {
+        Device device = AcceleratorUnderTest.get();
+        FloatArray x = randomRows();
+        FloatArray expected = new FloatArray(1024);
+        FloatArray actual = new FloatArray(1024);
+        quantiseThenDequantise(Devices.java(), x, expected);
+        ExecutionProfile[] profiles = quantiseThenDequantise(device, x, actual);
+        assertThat(actual.toHeapArray()).isEqualTo(expected.toHeapArray());
+        assertThat(profiles[0].bytesToDevice()).isEqualTo(4096 + 1024 + 32);
+        assertThat(profiles[0].bytesToHost()).isZero();
+        assertThat(profiles[1].bytesToDevice()).isEqualTo(4096 + (device.backend().equals("cuda") ? 0 : 1024 + 32));
+        assertThat(profiles[1].bytesToHost()).isEqualTo(4096);
     }
 }

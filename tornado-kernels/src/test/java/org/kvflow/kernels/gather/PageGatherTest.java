@@ -2,7 +2,6 @@ package org.kvflow.kernels.gather;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
@@ -10,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.kernels.api.DataTransferMode;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.api.ExecutionPlan;
@@ -51,13 +51,11 @@ class PageGatherTest {
     }
 
     private static Device openCl() {
-        var device = Devices.openCl();
-        assumeTrue(device.isPresent(), "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
-        return device.orElseThrow();
+        return AcceleratorUnderTest.get();
     }
 
     /** Page sizes below, at and above the work-group size, tails, an empty list, and pools over 1–4 chunks. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"1, 7, 3, 7", "5248, 40, 33, 40", "256, 16, 16, 5", "1023, 9, 5, 3", "1025, 9, 4, 9", "64, 12, 0, 12", "300, 13, 20, 4"})
     void openClGatherEqualsTheJavaReference(int pageElems, int poolPages, int pages, int pagesPerChunk) {
@@ -74,7 +72,7 @@ class PageGatherTest {
     }
 
     /** A view over several chunks: each work-group writes the chunk its page falls in. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void openClGatherFillsAViewOfSeveralChunks() {
         Random rnd = new Random(11);
@@ -93,7 +91,7 @@ class PageGatherTest {
         assertThat(flat(view)).isEqualTo(flat(expected));
     }
 
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void openClScatterEqualsTheJavaReference() {
         Random rnd = new Random(7);
@@ -117,7 +115,7 @@ class PageGatherTest {
      * A CPU device may alias its buffers with the host arrays, so it is a GPU run that can catch a
      * missing copy here.
      */
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void aViewOneTaskGathersReachesTheTaskThatScattersIt() {
         Random rnd = new Random(3);
@@ -143,7 +141,7 @@ class PageGatherTest {
         }
     }
 
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void openClRefusesPoolsOfMoreChunksThanItsTwinBindsNamingThePool() {
         LongPages pool = LongPages.allocate(5, 8, 1);
@@ -166,7 +164,7 @@ class PageGatherTest {
         assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(Devices.java()).execute())
                 .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
         assertThatThrownBy(() -> GatherKernels.scatterPages(view, ids, pool)).hasMessage("pages of 6 and 8 words cannot be copied into each other");
-        Devices.openCl().ifPresent(cl -> assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(cl).execute())
+        AcceleratorUnderTest.find().ifPresent(cl -> assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(cl).execute())
                 .isInstanceOf(IllegalArgumentException.class).hasMessage(message));
     }
 

@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
 import java.util.Random;
@@ -11,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.quant.TileQuant;
@@ -72,12 +72,11 @@ class IndexScorerTest {
     }
 
     /** Key counts not a multiple of the work-group, tails of a 128-wide scale block, no keys at all. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"128, 3, 1000, 64", "200, 2, 257, 16", "7, 4, 1, 1", "128, 2, 0, 8", "576, 1, 300, 300"})
     void openClScoresAndTopKMatchTheJavaReference(int dim, int queries, int keys, int topK) {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Device cl = AcceleratorUnderTest.get();
         Random rnd = new Random(dim * 1000L + keys);
         Keys k = keys(rnd, keys, dim);
         float[] q = gaussian(rnd, queries * dim);

@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
 import java.util.Random;
@@ -11,6 +10,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 
@@ -46,12 +46,11 @@ class SparseAttentionTest {
     }
 
     /** Small dimensions, the real 512 + 64 latent layout, one key, more keys than a work-group. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"40, 32, 3, 7", "576, 512, 2, 300", "576, 512, 1, 1", "24, 16, 5, 513", "576, 512, 0, 4"})
     void openClEqualsTheJavaReferenceWithinTheBound(int width, int latent, int queries, int selected) {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Device cl = AcceleratorUnderTest.get();
         Random rnd = new Random(width * 7L + selected);
         float[] q = gaussian(rnd, queries * width, 0.2f);
         float[] k = gaussian(rnd, queries * selected * width, 1f);

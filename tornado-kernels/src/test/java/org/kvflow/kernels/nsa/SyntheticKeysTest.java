@@ -2,13 +2,13 @@ package org.kvflow.kernels.nsa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 
@@ -50,12 +50,11 @@ class SyntheticKeysTest {
     }
 
     /** Toy and real dimensions; batches below and above a work-group; a batch that grows the buffers. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void openClKernelEqualsTheLayerBitForBit(boolean real) {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Device cl = AcceleratorUnderTest.get();
         NsaDims dims = real ? NsaDims.REAL : TOY;
         SyntheticNsaLayer layer = SyntheticNsaLayer.ofModel(7, dims, 2);
         try (SyntheticKeys keys = new SyntheticKeys(layer, cl)) {

@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
 import java.util.Random;
@@ -12,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 
@@ -58,12 +58,11 @@ class SyntheticRowsTest {
     }
 
     /** Toy and real dimensions, fp8 and bf16 rows, batches below and above a work-group. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"false, FP8_E4M3, 300", "true, FP8_E4M3, 257", "false, BF16, 9", "true, BF16, 3", "true, FP8_E4M3, 0"})
     void openClRowsEqualTheHostEncodersByteForByte(boolean real, KvDtype dtype, int n) {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Device cl = AcceleratorUnderTest.get();
         assertSameBytes(cl, real ? NsaDims.REAL : TOY, dtype, n, n + 11);
     }
 

@@ -2,7 +2,6 @@ package org.kvflow.kernels.nsa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
 import java.util.Random;
@@ -11,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.kernels.api.DataTransferMode;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.api.ExecutionPlan;
@@ -21,8 +21,7 @@ import org.kvflow.kernels.api.TaskGraph;
 /** Top-k of many rows on OpenCL equals the Java reference exactly: ties, special values, causal counts, rows shorter than k. */
 class TopKRowsTest {
     private static Device openCl() {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Device cl = AcceleratorUnderTest.get();
         return cl;
     }
 
@@ -58,7 +57,7 @@ class TopKRowsTest {
     }
 
     /** Rows longer and shorter than k, lengths off the work-group size, heavy ties, causal counts. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"3, 1000, 64, 0", "5, 257, 16, 3", "4, 5000, 2048, 0", "2, 3000, 2048, 7", "6, 300, 300, 0", "1, 1, 1, 0",
             "3, 70000, 2048, 0", "2, 4097, 100, 1"})
@@ -73,7 +72,7 @@ class TopKRowsTest {
     }
 
     /** −0 ties with +0, NaN ranks above +∞, subnormals and negatives keep their order. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void openClOrdersSpecialValuesAsTheReference() {
         float[] special = {-0.0f, 0.0f, Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.MIN_VALUE,
@@ -91,7 +90,7 @@ class TopKRowsTest {
         }
     }
 
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void indexScorerSelectsOnTheDeviceAsOnJavaWithCausalCounts() {
         Random rnd = new Random(9);

@@ -1,7 +1,6 @@
 package org.kvflow.kernels.quant;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
 import java.util.Random;
@@ -11,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
+import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.api.ExecutionPlan;
@@ -68,8 +68,7 @@ class QuantKernelsTest {
     }
 
     private static Device openCl() {
-        Device cl = Devices.openCl().orElse(null);
-        assumeTrue(cl != null, "no OpenCL device (install pocl-opencl-icd): " + Devices.all());
+        Device cl = AcceleratorUnderTest.get();
         return cl;
     }
 
@@ -89,7 +88,7 @@ class QuantKernelsTest {
     }
 
     /** Tile counts not a multiple of the work-group, a short last tile, one value, nothing. */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"128, 100000", "128, 300", "64, 1", "128, 0", "7, 1000"})
     void openClQuantizesAndDequantizesBitForBit(int tile, int n) {
@@ -110,7 +109,7 @@ class QuantKernelsTest {
     }
 
     /** Rows whose width is not a multiple of the tile: every row starts a tile (MLA latents, index keys of the toy model). */
-    @Tag("opencl")
+    @Tag("accelerator")
     @ParameterizedTest
     @CsvSource({"40, 128, 7", "200, 128, 300", "512, 128, 33", "24, 128, 1"})
     void rowsRestartTheirTilesOnJavaAndOpenClAlike(int rowWidth, int tile, int rows) {
@@ -129,7 +128,7 @@ class QuantKernelsTest {
         assertThat(dequantize(java, rowWidth, tile, cl)).isEqualTo(dequantize(java, rowWidth, tile, Devices.java()));
     }
 
-    @Tag("opencl")
+    @Tag("accelerator")
     @Test
     void saturationNaNAndInfinityTilesMatch() {
         Device cl = openCl();
