@@ -1,0 +1,132 @@
+package org.kvflow.cuda.graph;
+
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
+import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuInit;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import jcuda.CudaException;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUfunction;
+import jcuda.driver.JCudaDriver;
+import org.kvflow.kernels.aparapi.Twin;
+import org.kvflow.kernels.aparapi.Twins;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.ImmutableTaskGraph;
+import org.kvflow.kernels.api.KernelBackend;
+import org.kvflow.kernels.api.KernelCompileException;
+
+/**
+ * Backend {@code cuda}: task graphs on an NVIDIA GPU through the CUDA driver (JCuda), in the
+ * device's primary context, which the hand-written page copies share. A task runs its twin's
+ * kernel compiled for CUDA from the twin's one Java source ({@link CudaTwinSource}, modules from
+ * {@link TwinModules}); page gather and scatter run the hand-written {@code page_move} kernel
+ * instead. A plan's arrays live in device memory for the life of the plan, persisted ones beyond
+ * it; see {@link CudaSession} for what one execution does.
+ */
+public final class CudaBackend implements KernelBackend {
+    private static final System.Logger LOG = System.getLogger(CudaBackend.class.getName());
+    /** Translations, one per twin class: a recompiled class is a new class, so an edited kernel is translated anew. */
+    private static final Map<Class<?>, CudaTwinSource> SOURCES = new ConcurrentHashMap<>();
+
+    private final List<Device> devices = new ArrayList<>();
+    private String unavailable = "";
+
+    public CudaBackend() {
+        try {
+            JCudaDriver.setExceptionsEnabled(true);
+            cuInit(0);
+            int[] count = new int[1];
+            cuDeviceGetCount(count);
+            for (int i = 0; i < count[0]; i++) {
+                CUdevice d = new CUdevice();
+                cuDeviceGet(d, i);
+                byte[] name = new byte[256];
+                cuDeviceGetName(name, name.length, d);
+                devices.add(new Device("cuda", i, new String(name, StandardCharsets.US_ASCII).replace("\0", "").trim(), Device.Kind.GPU));
+            }
+            if (devices.isEmpty()) {
+                unavailable = "the CUDA driver lists no device";
+            }
+        } catch (Throwable e) { // UnsatisfiedLinkError without libcuda.so.1, CudaException without a device
+            unavailable = "no CUDA driver (" + e + ")";
+        }
+    }
+
+    @Override
+    public String name() {
+        return "cuda";
+    }
+
+    @Override
+    public List<Device> devices() {
+        return List.copyOf(devices);
+    }
+
+    @Override
+    public String unavailableReason() {
+        return unavailable;
+    }
+
+    @Override
+    public Session open(List<ImmutableTaskGraph> graphs, Device device) {
+        CudaContext context = CudaContext.of(device.index());
+        DeviceArrays buffers = new DeviceArrays(context);
+        try {
+            for (ImmutableTaskGraph g : graphs) {
+                for (Object a : g.consumed()) {
+                    if (!buffers.contains(a)) {
+                        // ExecutionPlan let the graph consume it only because a closed plan persisted it on this device
+                        buffers.adopt(Objects.requireNonNull(context.consume(a), () -> a + " was persisted but has no buffer on " + device));
+                    }
+                }
+            }
+            List<List<Launch>> launches = new ArrayList<>();
+            for (ImmutableTaskGraph g : graphs) {
+                g.toDevice().forEach(t -> buffers.of(t.array(), g.name() + " input"));
+                List<Launch> tasks = new ArrayList<>();
+                for (ImmutableTaskGraph.Task t : g.tasks()) {
+                    String label = g.name() + "." + t.id();
+                    t.args().stream().filter(a -> !(a instanceof Number)).forEach(a -> buffers.of(a, label + " argument"));
+                    tasks.add(bind(label, t, device, context, buffers));
+                }
+                g.toHost().forEach(t -> buffers.of(t.array(), g.name() + " output"));
+                launches.add(tasks);
+            }
+            return new CudaSession(context, device, graphs, buffers, launches);
+        } catch (RuntimeException e) {
+            buffers.release(Set.of(), true);
+            throw e;
+        }
+    }
+
+    private static Launch bind(String label, ImmutableTaskGraph.Task t, Device device, CudaContext context, DeviceArrays buffers) {
+        String kernel = t.kernel().toString();
+        if (PageMoveLaunch.KERNELS.contains(kernel)) {
+            return new PageMoveLaunch(label, kernel, t.args(), buffers, PageMoveModule.in(context));
+        }
+        Twin twin = Twins.of(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,
+                "it has no Aparapi twin (task " + label + ")", null));
+        twin.bind(t.args());
+        CudaTwinSource source;
+        CUfunction function;
+        try {
+            source = SOURCES.computeIfAbsent(twin.kernel().getClass(), c -> CudaTwinSource.translate(kernel, twin.kernel()));
+            function = context.function(source.moduleName(), "run", () -> {
+                TwinModules.Module m = TwinModules.fatbin(source);
+                LOG.log(System.Logger.Level.DEBUG, "module {0} for {1} from {2}", source.moduleName(), kernel, m.origin());
+                return m.fatbin();
+            });
+        } catch (IllegalArgumentException | TwinModules.ModuleCompileException | CudaException e) {
+            throw new KernelCompileException(kernel, device, e.getMessage(), e);
+        }
+        return new TwinLaunch(label, twin, source, function, t.args(), buffers);
+    }
+}

@@ -1,0 +1,126 @@
+package org.kvflow.cuda.graph;
+
+import com.aparapi.Kernel;
+import com.aparapi.internal.model.ClassModel;
+import com.aparapi.internal.writer.KernelWriter;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A twin's kernel as CUDA C, made from the one Java source: Aparapi's code writer turns the
+ * twin's bytecode into OpenCL C, and a few mechanical rewrites make that C compile with
+ * {@code nvcc}: a prelude maps OpenCL's qualifiers and work-item functions onto CUDA's, the
+ * helper functions become {@code __device__}, the C++ keyword {@code this} is renamed, and each
+ * {@code __local} array parameter becomes a byte offset into the launch's dynamic shared memory.
+ * {@link #hash()} names the compiled module: it covers the source and the compiler flags, so an
+ * edited kernel never meets a stale module.
+ *
+ * <p>Limits of the mapping (checked by compiling every twin in the build): one-dimensional ranges
+ * only; OpenCL masks shift counts and CUDA does not, so a twin may not shift by 32 or more; the
+ * {@code barrier} fences map to {@code __syncthreads()}, which orders both shared and global
+ * memory within a block.
+ */
+record CudaTwinSource(String kernel, String source, List<KernelParam> params, String hash) {
+    /** Flags of every twin module: Hopper code plus PTX for newer GPUs, no fused multiply-adds (Java never fuses). */
+    static final List<String> NVCC_FLAGS = List.of("-gencode=arch=compute_90,code=[sm_90,compute_90]", "-O3", "-fmad=false",
+            "-diag-suppress", "68,177,550");
+
+    private static final String PRELUDE = """
+            // Written by kvflow from the OpenCL C that Aparapi made of %s; do not edit.
+            #define __kernel extern "C" __global__
+            #define __global
+            #define __local
+            #define __constant
+            #define CLK_LOCAL_MEM_FENCE 1
+            #define CLK_GLOBAL_MEM_FENCE 2
+            #define barrier(fences) __syncthreads()
+            #define get_global_id(dim) ((int) (blockIdx.x * blockDim.x + threadIdx.x))
+            #define get_local_id(dim) ((int) threadIdx.x)
+            #define get_group_id(dim) ((int) blockIdx.x)
+            #define get_local_size(dim) ((int) blockDim.x)
+            #define get_num_groups(dim) ((int) gridDim.x)
+            #define get_global_size(dim) ((int) (gridDim.x * blockDim.x))
+            """;
+    private static final Pattern HELPER = Pattern.compile("(?m)^(?!__kernel|typedef)([A-Za-z_][^\\n;{}]*\\)\\{)$");
+    private static final Pattern THIS = Pattern.compile("\\bthis\\b");
+    private static final Pattern PARAM = Pattern.compile("(__global|__local|__constant)?\\s*([A-Za-z_][\\w ]*?)\\s*(\\*?)\\s*(\\w+)");
+    private static final String ENTRY = "__kernel void run(";
+
+    /** The CUDA C of {@code twin}'s class ({@code twin} is an instance, as Aparapi's writer wants one). */
+    static CudaTwinSource translate(String kernel, Kernel twin) {
+        String openCl;
+        try {
+            openCl = KernelWriter.writeToString(ClassModel.createClassModel(twin.getClass()).getEntrypoint("run", twin));
+        } catch (Exception e) { // Aparapi's ClassParseException and CodeGenException are checked
+            throw new IllegalArgumentException("Aparapi could not write OpenCL C for " + twin.getClass().getName() + ": " + e.getMessage(), e);
+        }
+        return fromOpenCl(kernel, twin.getClass().getName(), openCl);
+    }
+
+    /** The rewrite of Aparapi's OpenCL C {@code openCl} (of class {@code origin}) into CUDA C. */
+    static CudaTwinSource fromOpenCl(String kernel, String origin, String openCl) {
+        String c = openCl.lines().filter(l -> !l.startsWith("#pragma OPENCL")).reduce("", (a, l) -> a + l + "\n");
+        c = THIS.matcher(c).replaceAll("self");
+        c = HELPER.matcher(c).replaceAll("__device__ $1");
+        int entry = c.indexOf(ENTRY);
+        int bodyStart = c.indexOf("){", entry);
+        if (entry < 0 || bodyStart < 0) {
+            throw new IllegalArgumentException("no entry point '" + ENTRY + "...){' in the OpenCL C of " + origin);
+        }
+        List<KernelParam> params = new ArrayList<>();
+        List<String> declared = new ArrayList<>();
+        StringBuilder carve = new StringBuilder();
+        for (String raw : c.substring(entry + ENTRY.length(), bodyStart).split(",")) {
+            String p = raw.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            Matcher m = PARAM.matcher(p);
+            if (!m.matches()) {
+                throw new IllegalArgumentException("parameter '" + p + "' of " + origin + " is not of a form the cuda translation knows");
+            }
+            String qualifier = m.group(1) == null ? "" : m.group(1);
+            String type = m.group(2).strip();
+            String name = m.group(4);
+            boolean pointer = !m.group(3).isEmpty();
+            KernelParam param;
+            if (qualifier.equals("__local") && pointer) {
+                param = new KernelParam(KernelParam.Kind.SHARED_ARRAY, type, name);
+                declared.add("int " + name + "__offset");
+                carve.append("\n   ").append(type).append(" *").append(name).append(" = (").append(type).append(" *) (kvflow_shared + ")
+                        .append(name).append("__offset);");
+            } else {
+                KernelParam.Kind kind = pointer ? KernelParam.Kind.GLOBAL_ARRAY
+                        : name.equals("passid") ? KernelParam.Kind.PASS_ID
+                        : name.endsWith(KernelParam.LENGTH_SUFFIX) ? KernelParam.Kind.ARRAY_LENGTH : KernelParam.Kind.SCALAR;
+                param = new KernelParam(kind, type, name);
+                declared.add(p);
+            }
+            params.add(param);
+        }
+        String shared = carve.isEmpty() ? "" : "\n   extern __shared__ __align__(16) unsigned char kvflow_shared[];" + carve;
+        String source = PRELUDE.formatted(origin) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
+                + c.substring(bodyStart + 2);
+        return new CudaTwinSource(kernel, source, List.copyOf(params), sha256(source + "\n" + String.join(" ", NVCC_FLAGS)));
+    }
+
+    /** The module's file name: the twin's simple name and the hash. */
+    String moduleName() {
+        return kernel.substring(kernel.lastIndexOf('.', kernel.lastIndexOf('.') - 1) + 1).replace('.', '-') + "-" + hash;
+    }
+
+    private static String sha256(String text) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}
