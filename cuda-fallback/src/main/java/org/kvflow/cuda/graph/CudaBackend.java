@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import com.aparapi.Kernel;
 import jcuda.CudaException;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUfunction;
@@ -115,18 +116,41 @@ public final class CudaBackend implements KernelBackend {
         Twin twin = Twins.of(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,
                 "it has no Aparapi twin (task " + label + ")", null));
         twin.bind(t.args());
-        CudaTwinSource source;
+        CudaTwinSource source = translate(kernel, twin.kernel(), device);
         CUfunction function;
         try {
-            source = SOURCES.computeIfAbsent(twin.kernel().getClass(), c -> CudaTwinSource.translate(kernel, twin.kernel()));
-            function = context.function(source.moduleName(), "run", () -> {
-                TwinModules.Module m = TwinModules.fatbin(source);
-                LOG.log(System.Logger.Level.DEBUG, "module {0} for {1} from {2}", source.moduleName(), kernel, m.origin());
-                return m.fatbin();
-            });
-        } catch (IllegalArgumentException | TwinModules.ModuleCompileException | CudaException e) {
-            throw new KernelCompileException(kernel, device, e.getMessage(), e);
+            function = context.function(source.moduleName(), "run", () -> module(source, device));
+        } catch (CudaException e) {
+            throw new KernelCompileException(kernel, device, "the driver did not load its module: " + e.getMessage(), e);
         }
         return new TwinLaunch(label, twin, source, function, t.args(), buffers);
+    }
+
+    /**
+     * {@code twin}'s class as CUDA C, translated once per class.
+     *
+     * @throws KernelCompileException naming {@code kernel} if Aparapi cannot write it or the rewrite does not apply
+     */
+    static CudaTwinSource translate(String kernel, Kernel twin, Device device) {
+        try {
+            return SOURCES.computeIfAbsent(twin.getClass(), c -> CudaTwinSource.translate(kernel, twin));
+        } catch (IllegalArgumentException e) {
+            throw new KernelCompileException(kernel, device, e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The module of {@code source}: from the jar, the cache, or compiled now.
+     *
+     * @throws KernelCompileException naming the kernel if nvcc refuses it or is absent
+     */
+    static byte[] module(CudaTwinSource source, Device device) {
+        try {
+            TwinModules.Module m = TwinModules.fatbin(source);
+            LOG.log(System.Logger.Level.DEBUG, "module {0} for {1} from {2}", source.moduleName(), source.kernel(), m.origin());
+            return m.fatbin();
+        } catch (TwinModules.ModuleCompileException e) {
+            throw new KernelCompileException(source.kernel(), device, e.getMessage(), e);
+        }
     }
 }

@@ -34,6 +34,8 @@ final class CudaContext {
     private final CUcontext context = new CUcontext();
     private final Map<String, CUfunction> functions = new HashMap<>();
     private final Map<Object, DeviceArray> resident = new IdentityHashMap<>();
+    /** Bytes of every buffer allocated here and not yet freed, by allocation. */
+    private final Map<CUdeviceptr, Long> live = new IdentityHashMap<>();
 
     private CudaContext(int ordinal) {
         this.ordinal = ordinal;
@@ -91,15 +93,28 @@ final class CudaContext {
             cuMemGetInfo(free, total);
             throw new DeviceMemoryException(what, bytes, free[0], total[0], e);
         }
+        synchronized (live) {
+            live.put(ptr, Math.max(1, bytes));
+        }
         return ptr;
     }
 
     void free(CUdeviceptr ptr) {
         makeCurrent();
         cuMemFree(ptr);
+        synchronized (live) {
+            live.remove(ptr);
+        }
     }
 
-    /** Free device memory now, in bytes. */
+    /** Bytes of the buffers task graphs hold on this device now, persisted ones included. */
+    long liveBytes() {
+        synchronized (live) {
+            return live.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /** Free device memory now, in bytes, as the driver reports it (it may keep freed blocks for reuse a while). */
     long freeBytes() {
         makeCurrent();
         long[] free = new long[1];

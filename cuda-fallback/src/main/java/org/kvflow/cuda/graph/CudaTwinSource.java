@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.bcel.Repository;
 
 /**
  * A twin's kernel as CUDA C, made from the one Java source: Aparapi's code writer turns the
@@ -22,7 +23,8 @@ import java.util.regex.Pattern;
  * edited kernel never meets a stale module.
  *
  * <p>Limits of the mapping (checked by compiling every twin in the build): one-dimensional ranges
- * only; OpenCL masks shift counts and CUDA does not, so a twin may not shift by 32 or more; the
+ * only (another dimension fails to compile); OpenCL masks shift counts and CUDA does not, so a
+ * twin may not shift by 32 or more; Aparapi's atomics are not mapped (they fail to compile); the
  * {@code barrier} fences map to {@code __syncthreads()}, which orders both shared and global
  * memory within a block.
  */
@@ -40,12 +42,19 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
             #define CLK_LOCAL_MEM_FENCE 1
             #define CLK_GLOBAL_MEM_FENCE 2
             #define barrier(fences) __syncthreads()
-            #define get_global_id(dim) ((int) (blockIdx.x * blockDim.x + threadIdx.x))
-            #define get_local_id(dim) ((int) threadIdx.x)
-            #define get_group_id(dim) ((int) blockIdx.x)
-            #define get_local_size(dim) ((int) blockDim.x)
-            #define get_num_groups(dim) ((int) gridDim.x)
-            #define get_global_size(dim) ((int) (gridDim.x * blockDim.x))
+            // ranges are one-dimensional: a dimension other than 0 names an undefined identifier
+            #define get_global_id(dim) kvflow_global_id_##dim
+            #define get_local_id(dim) kvflow_local_id_##dim
+            #define get_group_id(dim) kvflow_group_id_##dim
+            #define get_local_size(dim) kvflow_local_size_##dim
+            #define get_num_groups(dim) kvflow_num_groups_##dim
+            #define get_global_size(dim) kvflow_global_size_##dim
+            #define kvflow_global_id_0 ((int) (blockIdx.x * blockDim.x + threadIdx.x))
+            #define kvflow_local_id_0 ((int) threadIdx.x)
+            #define kvflow_group_id_0 ((int) blockIdx.x)
+            #define kvflow_local_size_0 ((int) blockDim.x)
+            #define kvflow_num_groups_0 ((int) gridDim.x)
+            #define kvflow_global_size_0 ((int) (gridDim.x * blockDim.x))
             """;
     private static final Pattern HELPER = Pattern.compile("(?m)^(?!__kernel|typedef)([A-Za-z_][^\\n;{}]*\\)\\{)$");
     private static final Pattern THIS = Pattern.compile("\\bthis\\b");
@@ -56,6 +65,9 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
     static CudaTwinSource translate(String kernel, Kernel twin) {
         String openCl;
         try {
+            // Aparapi reads bytecode through BCEL, whose repository caches classes by name: a kernel
+            // class loaded anew under the same name (an edited kernel) must not be read from that cache
+            Repository.clearCache();
             openCl = KernelWriter.writeToString(ClassModel.createClassModel(twin.getClass()).getEntrypoint("run", twin));
         } catch (Exception e) { // Aparapi's ClassParseException and CodeGenException are checked
             throw new IllegalArgumentException("Aparapi could not write OpenCL C for " + twin.getClass().getName() + ": " + e.getMessage(), e);

@@ -22,7 +22,8 @@ class DevicesTest {
             assertThat(e.selector()).isEqualTo("opencl:99");
             assertThat(e.getMessage()).startsWith("no kernel device 'opencl:99': found [").contains("java (Java reference");
         });
-        assertThatThrownBy(() -> Devices.select("cuda")).isInstanceOf(DeviceNotFoundException.class);
+        assertThatThrownBy(() -> Devices.select("cuda:99")).isInstanceOf(DeviceNotFoundException.class)
+                .hasMessageStartingWith("no kernel device 'cuda:99': found [");
     }
 
     @Test

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one job: the kernel tests on the cuda task-graph device (every kernel
+# against its Java reference, -Dkvflow.test.device=cuda) and the cuda-only tests, then the
+# benchmarks of the cuda device with their baselines in the same run (CudaTaskGraphBench: first
+# executes, gather vs cuMemcpyDtoD, the attention chain on cuda and on OpenCL; TopKBench and
+# torch.topk on the same shapes), and bench/results/cuda-taskgraph.json from their figures.
+# Expects the unpacked runtime at $KVFLOW_DEVICE (default /tmp/d/device) and the test jars of
+# bench/device/pack.sh in $KVFLOW_TEST_JARS (default .device). Writes to $OUT.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+device=${KVFLOW_DEVICE:-/tmp/d/device}
+jars=$(cd "${KVFLOW_TEST_JARS:-.device}" && pwd)
+out=${OUT:-bench-out}
+mkdir -p "$out" /tmp/icd
+out=$(cd "$out" && pwd)
+echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd PATH=$PATH:/usr/local/cuda/bin
+crash="-XX:ErrorFile=$out/hs_err_%p.log"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.IndexScorerTest
+    kernels.nsa.SparseAttentionTest kernels.nsa.SyntheticKeysTest kernels.nsa.TopKRowsTest kernels.nsa.SyntheticRowsTest
+    kernels.nsa.AttentionChainTest kernels.quant.QuantKernelsTest cuda.graph.CudaTwinSourceTest cuda.graph.CudaTaskGraphGpuTest
+    cuda.CudaPageCopierGpuTest)
+  selectors=()
+  for c in "${classes[@]}"; do selectors+=(--select-class "org.kvflow.$c"); done
+  (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx24g "$crash" -Dkvflow.test.device=cuda -cp "$device/lib/*:$jars/*" \
+    org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner) 2>&1 \
+    | grep -v "WARNING\|^Dec \|INFO:" > "$out/tests.txt" || true
+  grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource" "$out/tests.txt" | grep -v "✔" | head -40 || true
+  tail -15 "$out/tests.txt"
+fi
+
+run() { JAVA_OPTS="-Xmx24g $crash" "$device/run.sh" "$@" 2>&1 | grep -v "WARN\|^Dec \|INFO:"; }
+run org.kvflow.bench.CudaTaskGraphBench "${GATHER_CHUNKS:-2}" "${CHAIN_QUERIES:-128}" "${CHAIN_KEYS:-65536}" | tee "$out/taskgraph.jsonl"
+for shape in "1024 65536 2048" "16 131072 2048"; do
+  # shellcheck disable=SC2086 # a shape is three numbers
+  run org.kvflow.bench.TopKBench cuda $shape | tee -a "$out/topk.jsonl"
+  # shellcheck disable=SC2086
+  python3 "$here/torch_topk.py" $shape | tee -a "$out/torch-topk.jsonl"
+done
+python3 "$here/taskgraph_record.py" "$out" "bench/device/cuda-taskgraph.sh" | tee "$out/cuda-taskgraph.json"

@@ -1,0 +1,136 @@
+package org.kvflow.kernels.nsa;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.ByteArray;
+import org.kvflow.kernels.api.DataTransferMode;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.ExecutionPlan;
+import org.kvflow.kernels.api.ExecutionResult;
+import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
+import org.kvflow.kernels.api.TaskGraph;
+
+/**
+ * The NSA attention step as one task graph on one device: indexer scores of the queries against
+ * the fp8 index keys ({@link IndexerKernels#scoreFp8}), each query's exact top-k over all keys
+ * ({@link IndexerKernels#topKRows}), the selected key rows gathered
+ * ({@link AttentionKernels#gatherRows}) and MLA sparse attention over them
+ * ({@link AttentionKernels#attendBatch}). Scores, selections and gathered rows are handed from
+ * task to task on the device. The keys are copied once and stay there; each {@link #run} sends
+ * the queries and brings back the outputs. Fixed shape; not thread-safe; close to free the device
+ * buffers.
+ */
+public final class AttentionChain implements AutoCloseable {
+    /** Sizes: index dim, key width {@code C+R}, latent {@code C}, queries, keys, top-k ({@code ≤ keys}). */
+    public record Shape(int indexDim, int width, int latent, int queries, int keys, int topK) {
+        /** @throws IllegalArgumentException if a size is not positive, {@code latent > width} or {@code topK > keys} */
+        public Shape {
+            if (indexDim <= 0 || width <= 0 || latent <= 0 || queries <= 0 || keys <= 0 || topK <= 0 || latent > width || topK > keys) {
+                throw new IllegalArgumentException("attention chain indexDim=" + indexDim + " width=" + width + " latent=" + latent + " queries="
+                        + queries + " keys=" + keys + " topK=" + topK + ": sizes must be positive, latent ≤ width and topK ≤ keys");
+            }
+        }
+    }
+
+    private final Shape shape;
+    private final FloatArray indexQueries;
+    private final FloatArray queries;
+    private final FloatArray out;
+    private final IntArray selected;
+    private final ExecutionPlan plan;
+    private @Nullable ExecutionResult last;
+
+    /**
+     * @param indexKeyCodes {@code keys × indexDim} fp8 e4m3 codes
+     * @param indexKeyScales {@code keys × ⌈indexDim/128⌉} scales
+     * @param keyRows {@code keys × width} floats, the MLA keys (latent then rope)
+     * @throws IllegalArgumentException naming the input whose length does not fit {@code shape}
+     */
+    public AttentionChain(Shape shape, byte[] indexKeyCodes, float[] indexKeyScales, float[] keyRows, Device device) {
+        this.shape = Objects.requireNonNull(shape, "shape");
+        requireLength("index key codes", indexKeyCodes.length, (long) shape.keys() * shape.indexDim());
+        requireLength("index key scales", indexKeyScales.length, (long) shape.keys() * KvLayout.tiles(shape.indexDim()));
+        requireLength("key rows", keyRows.length, (long) shape.keys() * shape.width());
+        int nq = shape.queries();
+        int k = shape.topK();
+        indexQueries = new FloatArray(Math.multiplyExact(nq, shape.indexDim()));
+        queries = new FloatArray(Math.multiplyExact(nq, shape.width()));
+        out = new FloatArray(Math.multiplyExact(nq, shape.latent()));
+        selected = new IntArray(Math.multiplyExact(nq, k));
+        ByteArray codes = ByteArray.fromArray(indexKeyCodes);
+        FloatArray scales = FloatArray.fromArray(indexKeyScales);
+        FloatArray rows = FloatArray.fromArray(keyRows);
+        IntArray counts = new IntArray(nq);
+        for (int q = 0; q < nq; q++) {
+            counts.set(q, shape.keys());
+        }
+        IntArray scoreShape = IntArray.fromArray(new int[] {shape.indexDim(), nq, shape.keys()});
+        IntArray topShape = IntArray.fromArray(new int[] {nq, shape.keys(), k});
+        IntArray rowShape = IntArray.fromArray(new int[] {shape.width(), nq, k});
+        IntArray attendShape = IntArray.fromArray(new int[] {shape.width(), shape.latent(), nq, k});
+        FloatArray scores = new FloatArray(Math.multiplyExact(nq, shape.keys()));
+        FloatArray picked = new FloatArray(Math.multiplyExact(Math.multiplyExact(nq, k), shape.width()));
+        FloatArray weights = new FloatArray(Math.multiplyExact(nq, k));
+        TaskGraph graph = new TaskGraph("attention")
+                .transferToDevice(DataTransferMode.FIRST_EXECUTION, codes, scales, rows, counts, scoreShape, topShape, rowShape, attendShape)
+                .transferToDevice(DataTransferMode.EVERY_EXECUTION, indexQueries, queries)
+                .task("scores", IndexerKernels::scoreFp8, indexQueries, codes, scales, scoreShape, scores)
+                .task("topK", IndexerKernels::topKRows, scores, counts, topShape, selected)
+                .task("rows", AttentionKernels::gatherRows, rows, selected, rowShape, picked)
+                .task("attend", AttentionKernels::attendBatch, queries, picked, attendShape, weights, out)
+                .transferToHost(DataTransferMode.EVERY_EXECUTION, out)
+                .transferToHost(DataTransferMode.UNDER_DEMAND, selected);
+        this.plan = new ExecutionPlan(graph.snapshot()).withDevice(device);
+    }
+
+    private static void requireLength(String what, int actual, long expected) {
+        if (actual != expected) {
+            throw new IllegalArgumentException(what + ": " + actual + " values; the shape needs " + expected);
+        }
+    }
+
+    /**
+     * Runs the step for {@code indexQueries} ({@code queries × indexDim}) and {@code queries}
+     * ({@code queries × width}); the outputs are then in {@link #out()}.
+     *
+     * @return the execution, with its per-task times and host traffic
+     * @throws IllegalArgumentException naming the input whose length does not fit the shape
+     */
+    public ExecutionResult run(float[] indexQueries, float[] queries) {
+        requireLength("index queries", indexQueries.length, this.indexQueries.getSize());
+        requireLength("queries", queries.length, this.queries.getSize());
+        System.arraycopy(indexQueries, 0, this.indexQueries.toHeapArray(), 0, indexQueries.length);
+        System.arraycopy(queries, 0, this.queries.toHeapArray(), 0, queries.length);
+        last = plan.execute();
+        return last;
+    }
+
+    /** {@code queries × latent} outputs of the last run (the array itself, rewritten by the next run). */
+    public float[] out() {
+        return out.toHeapArray();
+    }
+
+    /**
+     * Each query's {@code topK} key positions of the last run, ascending, copied from the device now.
+     *
+     * @throws IllegalStateException before the first run
+     */
+    public int[] selected() {
+        if (last == null) {
+            throw new IllegalStateException("no run yet");
+        }
+        last.transferToHost(selected);
+        return selected.toHeapArray().clone();
+    }
+
+    public Shape shape() {
+        return shape;
+    }
+
+    @Override
+    public void close() {
+        plan.close();
+    }
+}
