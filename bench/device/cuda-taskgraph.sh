@@ -3,7 +3,8 @@
 # against its Java reference, -Dkvflow.test.device=cuda) and the cuda-only tests, then the
 # benchmarks of the cuda device with their baselines in the same run (CudaTaskGraphBench: first
 # executes, gather vs cuMemcpyDtoD, the attention chain on cuda and on OpenCL; TopKBench and
-# torch.topk on the same shapes), and bench/results/cuda-taskgraph.json from their figures.
+# torch.topk on the same shapes), the demo on java, opencl and auto, and
+# bench/results/cuda-taskgraph.json from the figures.
 # Expects the unpacked runtime at $KVFLOW_DEVICE (default /tmp/d/device) and the test jars of
 # bench/device/pack.sh in $KVFLOW_TEST_JARS (default .device). Writes to $OUT.
 set -euo pipefail
@@ -39,5 +40,11 @@ for shape in "1024 65536 2048" "16 131072 2048"; do
   run org.kvflow.bench.TopKBench cuda $shape | tee -a "$out/topk.jsonl"
   # shellcheck disable=SC2086
   python3 "$here/torch_topk.py" $shape | tee -a "$out/torch-topk.jsonl"
+done
+# the demo with its kernels on Java, on OpenCL and on auto (the cuda device here); pools stay host memory
+for b in java opencl auto; do
+  t0=$(date +%s%N)
+  run org.kvflow.samples.cli.KvflowCli demo --backend "$b" | tee -a "$out/demo.txt" || echo "demo --backend $b failed" | tee -a "$out/demo.txt"
+  echo "{\"name\":\"demo\",\"backend\":\"$b\",\"wall_s\":$(( ($(date +%s%N) - t0) / 1000000 ))e-3}" | tee -a "$out/demo.jsonl"
 done
 python3 "$here/taskgraph_record.py" "$out" "bench/device/cuda-taskgraph.sh" | tee "$out/cuda-taskgraph.json"
