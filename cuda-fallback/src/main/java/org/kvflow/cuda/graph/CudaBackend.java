@@ -110,7 +110,7 @@ public final class CudaBackend implements KernelBackend {
 
     private static Launch bind(String label, ImmutableTaskGraph.Task t, Device device, CudaContext context, DeviceArrays buffers) {
         String kernel = t.kernel().toString();
-        if (PageMoveLaunch.KERNELS.contains(kernel)) {
+        if (PageMoveLaunch.KERNELS.containsKey(kernel)) {
             return new PageMoveLaunch(label, kernel, t.args(), buffers, PageMoveModule.in(context));
         }
         Twin twin = Twins.of(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,

@@ -20,7 +20,7 @@ public final class TwinModuleBuild {
     public static void main(String[] args) throws IOException {
         Path out = Files.createDirectories(Path.of(args[0]));
         for (String kernel : new TreeSet<>(Twins.kernels())) {
-            if (PageMoveLaunch.KERNELS.contains(kernel)) {
+            if (PageMoveLaunch.KERNELS.containsKey(kernel)) {
                 continue;
             }
             int dot = kernel.lastIndexOf('.');

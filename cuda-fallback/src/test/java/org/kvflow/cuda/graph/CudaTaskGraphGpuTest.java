@@ -102,6 +102,22 @@ class CudaTaskGraphGpuTest {
     }
 
     @Test
+    void aDirectCopyWithADestinationOutsideItsPoolMovesNothing() {
+        Device cuda = cuda();
+        LongPages from = pool(4, 8, 6);
+        LongPages to = LongPages.allocate(3, 8);
+        IntArray fromIds = IntArray.fromArray(new int[] {0, 1});
+        IntArray toIds = IntArray.fromArray(new int[] {2, 3});
+        ImmutableTaskGraph graph = new TaskGraph("move").transferToDevice(DataTransferMode.FIRST_EXECUTION, from, to, fromIds, toIds)
+                .task("copy", GatherKernels::copyPages, from, fromIds, toIds, to).transferToHost(DataTransferMode.EVERY_EXECUTION, to).snapshot();
+        try (ExecutionPlan plan = new ExecutionPlan(graph).withDevice(cuda)) {
+            assertThatThrownBy(plan::execute).isInstanceOf(PageOutOfRangeException.class)
+                    .hasMessage("move.copy destination page list: entry 1 names page 3, outside [0, 3)");
+            assertThat(to.get(2, 0)).isZero();
+        }
+    }
+
+    @Test
     void runningOutOfDeviceMemoryIsTypedNamesTheSizesAndLeaksNothing() {
         Device cuda = cuda();
         CudaContext context = CudaContext.of(cuda.index());

@@ -26,7 +26,7 @@ class CudaTwinSourceTest {
     private static final Device CUDA = new Device("cuda", 0, "test", Device.Kind.GPU);
 
     private static List<String> compiledTwins() {
-        return Twins.kernels().stream().filter(k -> !PageMoveLaunch.KERNELS.contains(k)).sorted().toList();
+        return Twins.kernels().stream().filter(k -> !PageMoveLaunch.KERNELS.containsKey(k)).sorted().toList();
     }
 
     private static Kernel twin(String kernel) {

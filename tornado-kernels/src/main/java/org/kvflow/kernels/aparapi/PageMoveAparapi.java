@@ -4,18 +4,23 @@ import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
+import org.kvflow.kernels.gather.GatherKernels;
 
 /**
- * Twin of {@code GatherKernels.gatherPages} and {@code scatterPages} over pools of up to
+ * Twin of {@code GatherKernels.gatherPages}, {@code scatterPages} and {@code copyPages} over pools of up to
  * {@link #MAX_CHUNKS} chunks a side, in one launch: one work-group of 256 per listed page; each
  * work-item walks the page with a stride of 256 words, four loads then four stores per trip, so
  * four loads are in flight (the shape that reached 83 % of HBM peak, TOOLCHAIN.md §10.1). A page's
  * chunk is the same for its whole work-group, so choosing the chunk array does not diverge.
- * {@code scatter} picks which side the page list indexes.
+ * {@code mode} picks which side the page list indexes: the source (gather), the destination
+ * (scatter), or the source with a second list for the destination (copy).
  */
 public final class PageMoveAparapi extends AparapiTask {
     /** Chunks a side the twin binds: 4 × 2 GiB. */
     static final int MAX_CHUNKS = 4;
+    static final int GATHER = 0;
+    static final int SCATTER = 1;
+    static final int COPY = 2;
 
     long[] from0 = new long[1];
     long[] from1 = new long[1];
@@ -26,21 +31,23 @@ public final class PageMoveAparapi extends AparapiTask {
     long[] to2 = new long[1];
     long[] to3 = new long[1];
     int[] pageIds = new int[1];
+    /** The destination list of a copy; a stand-in otherwise. */
+    int[] toIds = new int[1];
     int pageElems;
     int fromPagesPerChunk;
     int toPagesPerChunk;
-    int scatter;
+    int mode;
     /** Stand-ins bound where a side has fewer chunks than {@link #MAX_CHUNKS}. */
     private final List<long[]> placeholders = new ArrayList<>();
 
-    PageMoveAparapi(boolean scatter) {
-        this.scatter = scatter ? 1 : 0;
+    PageMoveAparapi(int mode) {
+        this.mode = mode;
     }
 
     @Override
     void bind(List<Object> args) {
         LongPages from = (LongPages) args.get(0);
-        LongPages to = (LongPages) args.get(2);
+        LongPages to = (LongPages) args.getLast();
         from.requireSamePageSize(to);
         for (LongPages side : List.of(from, to)) {
             if (side.chunkCount() > MAX_CHUNKS) {
@@ -56,6 +63,10 @@ public final class PageMoveAparapi extends AparapiTask {
         to2 = chunk(to, 2);
         to3 = chunk(to, 3);
         pageIds = ((IntArray) args.get(1)).toHeapArray();
+        if (mode == COPY) {
+            GatherKernels.requireSameLength((IntArray) args.get(1), (IntArray) args.get(2));
+            toIds = ((IntArray) args.get(2)).toHeapArray();
+        }
         pageElems = from.pageElems();
         fromPagesPerChunk = from.pagesPerChunk();
         toPagesPerChunk = to.pagesPerChunk();
@@ -70,10 +81,13 @@ public final class PageMoveAparapi extends AparapiTask {
         return placeholder;
     }
 
-    /** The stand-ins of absent chunks need a device buffer too. */
+    /** The stand-ins of absent chunks (and of the second list) need a device buffer too. */
     @Override
     void putOwn() {
         placeholders.forEach(this::put);
+        if (mode != COPY) {
+            put(toIds);
+        }
     }
 
     @Override
@@ -103,9 +117,12 @@ public final class PageMoveAparapi extends AparapiTask {
         int k = getGroupId();
         int srcPage = pageIds[k];
         int dstPage = k;
-        if (scatter == 1) {
+        if (mode == SCATTER) {
             srcPage = k;
             dstPage = pageIds[k];
+        }
+        if (mode == COPY) {
+            dstPage = toIds[k];
         }
         int sc = srcPage / fromPagesPerChunk;
         int src = (srcPage - sc * fromPagesPerChunk) * pageElems;

@@ -13,8 +13,9 @@ import org.kvflow.kernels.api.KernelRef;
  */
 public final class Twins {
     private static final Map<String, Supplier<AparapiTask>> TWINS = Map.of(
-            "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(false),
-            "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(true),
+            "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(PageMoveAparapi.GATHER),
+            "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(PageMoveAparapi.SCATTER),
+            "org.kvflow.kernels.gather.GatherKernels.copyPages", () -> new PageMoveAparapi(PageMoveAparapi.COPY),
             "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
             "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKAparapi::new,
             "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new,

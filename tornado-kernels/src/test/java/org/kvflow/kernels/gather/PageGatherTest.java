@@ -21,7 +21,7 @@ import org.kvflow.kernels.api.LongArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
 
-/** Page gather and scatter: the OpenCL twin against the Java reference, over one or several chunks, and bad page lists refused before launch. */
+/** Page gather, scatter and direct copy: the device against the Java reference, over one or several chunks, and bad page lists refused before launch. */
 class PageGatherTest {
     private static LongPages randomPool(Random rnd, int pages, int pageElems, int pagesPerChunk) {
         LongPages pool = LongPages.allocate(pages, pageElems, pagesPerChunk);
@@ -117,6 +117,40 @@ class PageGatherTest {
             plan.execute().transferToHost(pool);
         }
         assertThat(flat(pool)).isEqualTo(flat(expected));
+    }
+
+    /** A direct copy writes only the listed destination pages; the rest keep what they held. */
+    @Tag("accelerator")
+    @Test
+    void aDirectCopyEqualsTheJavaReference() {
+        LongPages from = randomPool(new Random(11), 9, 130, 9);
+        LongPages to = randomPool(new Random(12), 7, 130, 3);
+        LongPages expected = randomPool(new Random(12), 7, 130, 3);
+        IntArray fromIds = IntArray.fromArray(new int[] {8, 0, 3, 3});
+        IntArray toIds = IntArray.fromArray(new int[] {6, 1, 0, 4});
+        GatherKernels.copyPages(from, fromIds, toIds, expected);
+        assertThat(expected.get(6, 129)).isEqualTo(from.get(8, 129));
+        TaskGraph graph = new TaskGraph("move").transferToDevice(DataTransferMode.FIRST_EXECUTION, from, to, fromIds, toIds)
+                .task("copy", GatherKernels::copyPages, from, fromIds, toIds, to)
+                .transferToHost(DataTransferMode.EVERY_EXECUTION, to);
+        try (ExecutionPlan plan = new ExecutionPlan(graph.snapshot()).withDevice(accelerator())) {
+            plan.execute();
+        }
+        assertThat(flat(to)).isEqualTo(flat(expected));
+    }
+
+    @Test
+    void aCopyWhoseListsDifferInLengthIsRefusedOnEveryBackend() {
+        LongPages pool = LongPages.allocate(4, 8);
+        IntArray two = IntArray.fromArray(new int[] {0, 1});
+        IntArray three = IntArray.fromArray(new int[] {0, 1, 2});
+        String message = "page lists of a copy differ in length: 2 vs 3";
+        assertThatThrownBy(() -> GatherKernels.copyPages(pool, two, three, pool)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+        TaskGraph graph = new TaskGraph("g").task("t", GatherKernels::copyPages, pool, two, three, LongPages.allocate(4, 8));
+        assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(Devices.java()).execute())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+        AcceleratorUnderTest.find().ifPresent(d -> assertThatThrownBy(() -> new ExecutionPlan(graph.snapshot()).withDevice(d))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message));
     }
 
     /**
