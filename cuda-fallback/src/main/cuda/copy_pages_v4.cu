@@ -1,3 +1,5 @@
+#include "copy_slice.cuh"
+
 // Page copy with 16-byte accesses: for every pair p and KV component c,
 // dst_c page dstPages[p] <- src_c page srcPages[p]. Up to 4 components (MLA latent, indexer pages),
 // each with its own base addresses and page size in int4 units, passed by value.
@@ -19,15 +21,5 @@ extern "C" __global__ void copy_pages_v4(const int4* __restrict__ src0, int4* __
   const int per = (vec + slices - 1) / slices;
   const int from = (blockIdx.x % slices) * per;
   const int to = min(vec, from + per);
-  const int4* s = src + srcPages[p] * vec;
-  int4* d = dst + dstPages[p] * vec;
-  const int st = blockDim.x;
-  for (int j = from + threadIdx.x; j < to; j += 2 * st) {
-    const bool second = j + st < to;
-    int4 a = s[j];
-    int4 b;
-    if (second) b = s[j + st];
-    d[j] = a;
-    if (second) d[j + st] = b;
-  }
+  copy_slice(src + srcPages[p] * vec, dst + dstPages[p] * vec, from, to);
 }

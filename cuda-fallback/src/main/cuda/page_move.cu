@@ -2,8 +2,9 @@
 // GatherKernels.gatherPages / scatterPages / copyPages over one device allocation per side.
 // mode 0 (gather): to page k <- from page ids[k];  1 (scatter): to page ids[k] <- from page k;
 // 2 (copy): to page toIds[k] <- from page ids[k].
-// Launch: grid.x = pages * slices (a block per slice of a page), block = 128 threads; each
-// thread keeps two loads in flight before its stores (the copy_pages_v4 shape).
+// Launch: grid.x = pages * slices (a block per slice of a page), block = 128 threads.
+#include "copy_slice.cuh"
+
 template <typename V>
 __device__ void move(const V* __restrict__ from, V* __restrict__ to, const int* __restrict__ ids,
                      const int* __restrict__ toIds, int vec, int slices, int mode) {
@@ -14,17 +15,7 @@ __device__ void move(const V* __restrict__ from, V* __restrict__ to, const int* 
   const int per = (vec + slices - 1) / slices;
   const int start = (blockIdx.x % slices) * per;
   const int end = min(vec, start + per);
-  const V* s = from + src * vec;
-  V* d = to + dst * vec;
-  const int st = blockDim.x;
-  for (int j = start + threadIdx.x; j < end; j += 2 * st) {
-    const bool second = j + st < end;
-    V a = s[j];
-    V b;
-    if (second) b = s[j + st];
-    d[j] = a;
-    if (second) d[j + st] = b;
-  }
+  copy_slice(from + src * vec, to + dst * vec, start, end);
 }
 
 // 16-byte units: pages of an even number of 8-byte words.

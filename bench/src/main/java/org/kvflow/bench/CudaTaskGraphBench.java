@@ -114,7 +114,7 @@ public final class CudaTaskGraphBench {
             long first = (long) c * perChunk * PAGE_WORDS;
             Arrays.parallelSetAll(pool.chunk(c).toHeapArray(), i -> (first + i) * 0x9E3779B97F4A7C15L);
         }
-        int[] perm = permutation(new SplittableRandom(42), Math.toIntExact(pages));
+        int[] perm = KernelGatherBench.permutation(new SplittableRandom(42), Math.toIntExact(pages));
         LongPages view = LongPages.allocate(pages, PAGE_WORDS);
         long bytes = pages * PAGE_WORDS * Long.BYTES;
         double[] graphWall = new double[ITERATIONS];
@@ -221,18 +221,6 @@ public final class CudaTaskGraphBench {
             v[i] = (float) rnd.nextGaussian();
         }
         return v;
-    }
-
-    private static int[] permutation(SplittableRandom rnd, int n) {
-        int[] p = new int[n];
-        Arrays.setAll(p, i -> i);
-        for (int i = n - 1; i > 0; i--) {
-            int j = rnd.nextInt(i + 1);
-            int t = p[i];
-            p[i] = p[j];
-            p[j] = t;
-        }
-        return p;
     }
 
     private static double median(double[] v) {

@@ -91,7 +91,8 @@ public final class KernelGatherBench {
                 gbps, gbps / 4800, t.firstMs());
     }
 
-    private static int[] permutation(SplittableRandom rnd, int n) {
+    /** A random permutation of {@code 0 .. n-1} (Fisher–Yates). */
+    static int[] permutation(SplittableRandom rnd, int n) {
         int[] p = new int[n];
         Arrays.setAll(p, i -> i);
         for (int i = n - 1; i > 0; i--) {

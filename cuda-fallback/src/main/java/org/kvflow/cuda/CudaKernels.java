@@ -38,7 +38,8 @@ public enum CudaKernels {
         return Arrays.copyOf(text, text.length + 1);
     }
 
-    private static byte[] resource(String path) {
+    /** A kernel resource of this module's jar, e.g. {@code /cuda/page_move.fatbin}. */
+    public static byte[] resource(String path) {
         try (InputStream in = CudaKernels.class.getResourceAsStream(path)) {
             if (in == null) {
                 throw new IllegalStateException("kernel resource " + path + " is missing from the jar");

@@ -169,8 +169,7 @@ class CudaTaskGraphGpuTest {
     void anEditedKernelRunsItsNewCode(@TempDir Path dir) throws Exception {
         Device cuda = cuda();
         assumeTrue(ProbeKernels.available(), "no Java compiler in this runtime to edit a kernel with");
-        String cache = System.setProperty("kvflow.cuda.cache", dir.resolve("cache").toString());
-        try {
+        try (ModuleCacheAt cache = new ModuleCacheAt(dir.resolve("cache"))) {
             CudaContext context = CudaContext.of(cuda.index());
             CUdeviceptr out = context.allocate("probe out", 4L * 256);
             try {
@@ -178,12 +177,6 @@ class CudaTaskGraphGpuTest {
                 assertThat(runProbe(context, cuda, out, dir.resolve("v2"), "out[getGlobalId()] = getGlobalId() + 2;")).isEqualTo(257);
             } finally {
                 context.free(out);
-            }
-        } finally {
-            if (cache == null) {
-                System.clearProperty("kvflow.cuda.cache");
-            } else {
-                System.setProperty("kvflow.cuda.cache", cache);
             }
         }
     }

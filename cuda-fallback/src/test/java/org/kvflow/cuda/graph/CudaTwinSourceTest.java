@@ -145,8 +145,7 @@ class CudaTwinSourceTest {
     void anEditedKernelIsCompiledAnewNeverServedStale(@TempDir Path dir) throws Exception {
         assumeTrue(TwinModules.nvcc().isPresent(), "no nvcc here to compile an edited kernel");
         assumeTrue(ProbeKernels.available(), "no Java compiler in this runtime to edit a kernel with");
-        String cache = System.setProperty("kvflow.cuda.cache", dir.resolve("cache").toString());
-        try {
+        try (ModuleCacheAt cache = new ModuleCacheAt(dir.resolve("cache"))) {
             CudaTwinSource one = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir.resolve("v1"), "out[getGlobalId()] = 1;"));
             CudaTwinSource two = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir.resolve("v2"), "out[getGlobalId()] = 2;"));
             assertThat(two.hash()).isNotEqualTo(one.hash());
@@ -158,8 +157,6 @@ class CudaTwinSourceTest {
             assertThat(TwinModules.fatbin(one).origin()).isEqualTo("cache");
             assertThat(Files.list(dir.resolve("cache")).map(p -> p.getFileName().toString()).toList())
                     .containsExactlyInAnyOrder(one.moduleName() + ".fatbin", two.moduleName() + ".fatbin");
-        } finally {
-            restore(cache);
         }
     }
 
@@ -167,24 +164,13 @@ class CudaTwinSourceTest {
     void aKernelNvccRefusesIsATypedErrorNamingItAndWhy(@TempDir Path dir) throws Exception {
         assumeTrue(TwinModules.nvcc().isPresent(), "no nvcc here");
         assumeTrue(ProbeKernels.available(), "no Java compiler in this runtime");
-        String cache = System.setProperty("kvflow.cuda.cache", dir.resolve("cache").toString());
-        try {
+        try (ModuleCacheAt cache = new ModuleCacheAt(dir.resolve("cache"))) {
             CudaTwinSource twoDimensional = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir, "out[getGlobalId(1)] = 1;"));
             assertThatThrownBy(() -> CudaBackend.module(twoDimensional, CUDA)).isInstanceOfSatisfying(KernelCompileException.class, e -> {
                 assertThat(e.kernel()).isEqualTo("probe.Probe.run");
                 assertThat(e.getMessage()).startsWith("kernel probe.Probe.run cannot run on cuda:0: nvcc exited ")
                         .contains("identifier \"kvflow_global_id_1\" is undefined");
             });
-        } finally {
-            restore(cache);
-        }
-    }
-
-    private static void restore(String previous) {
-        if (previous == null) {
-            System.clearProperty("kvflow.cuda.cache");
-        } else {
-            System.setProperty("kvflow.cuda.cache", previous);
         }
     }
 }
