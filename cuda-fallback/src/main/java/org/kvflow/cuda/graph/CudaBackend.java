@@ -116,7 +116,7 @@ public final class CudaBackend implements KernelBackend {
         Twin twin = Twins.of(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,
                 "it has no Aparapi twin (task " + label + ")", null));
         twin.bind(t.args());
-        CudaTwinSource source = translate(kernel, twin.kernel(), device);
+        CudaTwinSource source = translate(kernel, twin.kernel(), twin.localSize(), device);
         CUfunction function;
         try {
             function = context.function(source.moduleName(), "run", () -> module(source, device));
@@ -127,13 +127,13 @@ public final class CudaBackend implements KernelBackend {
     }
 
     /**
-     * {@code twin}'s class as CUDA C, translated once per class.
+     * {@code twin}'s class as CUDA C for blocks of {@code localSize}, translated once per class.
      *
      * @throws KernelCompileException naming {@code kernel} if Aparapi cannot write it or the rewrite does not apply
      */
-    static CudaTwinSource translate(String kernel, Kernel twin, Device device) {
+    static CudaTwinSource translate(String kernel, Kernel twin, int localSize, Device device) {
         try {
-            return SOURCES.computeIfAbsent(twin.getClass(), c -> CudaTwinSource.translate(kernel, twin));
+            return SOURCES.computeIfAbsent(twin.getClass(), c -> CudaTwinSource.translate(kernel, twin, localSize));
         } catch (IllegalArgumentException e) {
             throw new KernelCompileException(kernel, device, e.getMessage(), e);
         }

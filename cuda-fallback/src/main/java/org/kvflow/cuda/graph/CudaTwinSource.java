@@ -19,6 +19,8 @@ import org.apache.bcel.Repository;
  * {@code nvcc}: a prelude maps OpenCL's qualifiers and work-item functions onto CUDA's, the
  * helper functions become {@code __device__}, the C++ keyword {@code this} is renamed, and each
  * {@code __local} array parameter becomes a byte offset into the launch's dynamic shared memory.
+ * Launch bounds ask {@code nvcc} to fit a full multiprocessor of blocks (at most 32 registers a
+ * thread for blocks of 256), so a launch of about 8 blocks per multiprocessor runs in one wave.
  * {@link #hash()} names the compiled module: it covers the source and the compiler flags, so an
  * edited kernel never meets a stale module.
  *
@@ -35,7 +37,8 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
 
     private static final String PRELUDE = """
             // Written by kvflow from the OpenCL C that Aparapi made of %s; do not edit.
-            #define __kernel extern "C" __global__
+            // blocks of %d threads, registers capped so that %d blocks fill a multiprocessor's 2,048 threads
+            #define __kernel extern "C" __global__ __launch_bounds__(%d, %d)
             #define __global
             #define __local
             #define __constant
@@ -61,8 +64,14 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
     private static final Pattern PARAM = Pattern.compile("(__global|__local|__constant)?\\s*([A-Za-z_][\\w ]*?)\\s*(\\*?)\\s*(\\w+)");
     private static final String ENTRY = "__kernel void run(";
 
-    /** The CUDA C of {@code twin}'s class ({@code twin} is an instance, as Aparapi's writer wants one). */
-    static CudaTwinSource translate(String kernel, Kernel twin) {
+    /** Threads a multiprocessor of an H100/H200 holds: the launch bounds aim at filling it. */
+    private static final int THREADS_PER_MULTIPROCESSOR = 2048;
+
+    /**
+     * The CUDA C of {@code twin}'s class ({@code twin} is an instance, as Aparapi's writer wants
+     * one), for blocks of {@code localSize} threads.
+     */
+    static CudaTwinSource translate(String kernel, Kernel twin, int localSize) {
         String openCl;
         try {
             // Aparapi reads bytecode through BCEL, whose repository caches classes by name: a kernel
@@ -72,11 +81,16 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
         } catch (Exception e) { // Aparapi's ClassParseException and CodeGenException are checked
             throw new IllegalArgumentException("Aparapi could not write OpenCL C for " + twin.getClass().getName() + ": " + e.getMessage(), e);
         }
-        return fromOpenCl(kernel, twin.getClass().getName(), openCl);
+        return fromOpenCl(kernel, twin.getClass().getName(), openCl, localSize);
     }
 
-    /** The rewrite of Aparapi's OpenCL C {@code openCl} (of class {@code origin}) into CUDA C. */
-    static CudaTwinSource fromOpenCl(String kernel, String origin, String openCl) {
+    /** The rewrite of Aparapi's OpenCL C {@code openCl} (of class {@code origin}) into CUDA C for blocks of {@code localSize}. */
+    static CudaTwinSource fromOpenCl(String kernel, String origin, String openCl, int localSize) {
+        if (localSize < 1 || localSize > THREADS_PER_MULTIPROCESSOR / 2) {
+            throw new IllegalArgumentException("blocks of " + localSize + " threads: the cuda translation takes 1 to "
+                    + THREADS_PER_MULTIPROCESSOR / 2);
+        }
+        int blocks = THREADS_PER_MULTIPROCESSOR / localSize;
         String c = openCl.lines().filter(l -> !l.startsWith("#pragma OPENCL")).reduce("", (a, l) -> a + l + "\n");
         c = THIS.matcher(c).replaceAll("self");
         c = HELPER.matcher(c).replaceAll("__device__ $1");
@@ -117,7 +131,7 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
             params.add(param);
         }
         String shared = carve.isEmpty() ? "" : "\n   extern __shared__ __align__(16) unsigned char kvflow_shared[];" + carve;
-        String source = PRELUDE.formatted(origin) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
+        String source = PRELUDE.formatted(origin, localSize, blocks, localSize, blocks) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
                 + c.substring(bodyStart + 2);
         return new CudaTwinSource(kernel, source, List.copyOf(params), sha256(source + "\n" + String.join(" ", NVCC_FLAGS)));
     }

@@ -25,7 +25,7 @@ public final class TwinModuleBuild {
             }
             int dot = kernel.lastIndexOf('.');
             Twin twin = Twins.of(new KernelRef(kernel.substring(0, dot), kernel.substring(dot + 1))).orElseThrow();
-            CudaTwinSource source = CudaTwinSource.translate(kernel, twin.kernel());
+            CudaTwinSource source = CudaTwinSource.translate(kernel, twin.kernel(), twin.localSize());
             Path module = out.resolve(source.moduleName() + ".fatbin");
             if (!Files.exists(module)) {
                 TwinModules.compile(source, module);

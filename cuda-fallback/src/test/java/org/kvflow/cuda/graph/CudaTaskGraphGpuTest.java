@@ -183,7 +183,7 @@ class CudaTaskGraphGpuTest {
 
     /** Compiles, translates, loads and launches one version of probe.Probe over 256 ints; returns out[255]. */
     private static int runProbe(CudaContext context, Device cuda, CUdeviceptr out, Path dir, String body) throws Exception {
-        CudaTwinSource source = CudaBackend.translate("probe.Probe.run", ProbeKernels.compile(dir, body), cuda);
+        CudaTwinSource source = CudaBackend.translate("probe.Probe.run", ProbeKernels.compile(dir, body), 256, cuda);
         CUfunction f = context.function(source.moduleName(), "run", () -> CudaBackend.module(source, cuda));
         context.makeCurrent();
         cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, null, Pointer.to(Pointer.to(out), Pointer.to(new int[] {0})), null);

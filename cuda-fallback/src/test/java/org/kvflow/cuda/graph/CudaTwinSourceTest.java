@@ -39,7 +39,7 @@ class CudaTwinSourceTest {
         assertThat(compiledTwins()).hasSize(7);
         for (String kernel : compiledTwins()) {
             Kernel twin = twin(kernel);
-            CudaTwinSource source = CudaTwinSource.translate(kernel, twin);
+            CudaTwinSource source = CudaTwinSource.translate(kernel, twin, 256);
             assertThat(source.source()).as(kernel).contains("__kernel void run(").doesNotContain("This* this").doesNotContain("#pragma OPENCL");
             assertThat(source.params().getLast().kind()).isEqualTo(KernelParam.Kind.PASS_ID);
             for (KernelParam p : source.params().subList(0, source.params().size() - 1)) {
@@ -48,7 +48,7 @@ class CudaTwinSourceTest {
             long shared = source.params().stream().filter(p -> p.kind() == KernelParam.Kind.SHARED_ARRAY).count();
             assertThat(source.source().contains("extern __shared__")).as(kernel).isEqualTo(shared > 0);
         }
-        CudaTwinSource topK = CudaTwinSource.translate("topK", twin("org.kvflow.kernels.nsa.IndexerKernels.topKRows"));
+        CudaTwinSource topK = CudaTwinSource.translate("topK", twin("org.kvflow.kernels.nsa.IndexerKernels.topKRows"), 256);
         assertThat(topK.params().stream().filter(p -> p.kind() == KernelParam.Kind.SHARED_ARRAY).map(KernelParam::name))
                 .containsExactlyInAnyOrder("pick", "scan", "hist", "bins");
     }
@@ -92,10 +92,11 @@ class CudaTwinSourceTest {
                    }
                 }
                 """;
-        CudaTwinSource s = CudaTwinSource.fromOpenCl("probe.K.run", "probe.K", openCl);
+        CudaTwinSource s = CudaTwinSource.fromOpenCl("probe.K.run", "probe.K", openCl, 256);
         assertThat(s.params()).containsExactly(new KernelParam(KernelParam.Kind.GLOBAL_ARRAY, "int", "out"),
                 new KernelParam(KernelParam.Kind.SHARED_ARRAY, "int", "tile"), new KernelParam(KernelParam.Kind.SCALAR, "int", "n"),
                 new KernelParam(KernelParam.Kind.PASS_ID, "int", "passid"));
+        assertThat(s.source()).contains("#define __kernel extern \"C\" __global__ __launch_bounds__(256, 8)");
         String body = s.source().substring(s.source().indexOf("typedef"));
         assertThat(body).isEqualTo("""
                 typedef struct This_s{
@@ -127,7 +128,9 @@ class CudaTwinSourceTest {
                 }
                 """);
         assertThat(s.moduleName()).isEqualTo("K-run-" + s.hash()).matches("K-run-[0-9a-f]{24}");
-        assertThatThrownBy(() -> CudaTwinSource.fromOpenCl("probe.K.run", "probe.K", "int f(){}")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> CudaTwinSource.fromOpenCl("probe.K.run", "probe.K", openCl, 2048)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("blocks of 2048 threads: the cuda translation takes 1 to 1024");
+        assertThatThrownBy(() -> CudaTwinSource.fromOpenCl("probe.K.run", "probe.K", "int f(){}", 256)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("no entry point '__kernel void run(...){' in the OpenCL C of probe.K");
     }
 
@@ -135,7 +138,7 @@ class CudaTwinSourceTest {
     void theBuildPutEveryTwinsModuleInTheJar() {
         assumeTrue(TwinModules.nvcc().isPresent(), "no nvcc here: the build compiled no twin module, they compile at first use");
         for (String kernel : compiledTwins()) {
-            TwinModules.Module m = TwinModules.fatbin(CudaTwinSource.translate(kernel, twin(kernel)));
+            TwinModules.Module m = TwinModules.fatbin(CudaTwinSource.translate(kernel, twin(kernel), 256));
             assertThat(m.origin()).as(kernel).isEqualTo("jar");
             assertThat(Arrays.copyOf(m.fatbin(), 4)).as(kernel).containsExactly(0x50, 0xed, 0x55, 0xba); // fatbin magic 0xBA55ED50
         }
@@ -146,8 +149,8 @@ class CudaTwinSourceTest {
         assumeTrue(TwinModules.nvcc().isPresent(), "no nvcc here to compile an edited kernel");
         assumeTrue(ProbeKernels.available(), "no Java compiler in this runtime to edit a kernel with");
         try (ModuleCacheAt cache = new ModuleCacheAt(dir.resolve("cache"))) {
-            CudaTwinSource one = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir.resolve("v1"), "out[getGlobalId()] = 1;"));
-            CudaTwinSource two = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir.resolve("v2"), "out[getGlobalId()] = 2;"));
+            CudaTwinSource one = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir.resolve("v1"), "out[getGlobalId()] = 1;"), 256);
+            CudaTwinSource two = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir.resolve("v2"), "out[getGlobalId()] = 2;"), 256);
             assertThat(two.hash()).isNotEqualTo(one.hash());
             TwinModules.Module first = TwinModules.fatbin(one);
             TwinModules.Module second = TwinModules.fatbin(two);
@@ -165,7 +168,7 @@ class CudaTwinSourceTest {
         assumeTrue(TwinModules.nvcc().isPresent(), "no nvcc here");
         assumeTrue(ProbeKernels.available(), "no Java compiler in this runtime");
         try (ModuleCacheAt cache = new ModuleCacheAt(dir.resolve("cache"))) {
-            CudaTwinSource twoDimensional = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir, "out[getGlobalId(1)] = 1;"));
+            CudaTwinSource twoDimensional = CudaTwinSource.translate("probe.Probe.run", ProbeKernels.compile(dir, "out[getGlobalId(1)] = 1;"), 256);
             assertThatThrownBy(() -> CudaBackend.module(twoDimensional, CUDA)).isInstanceOfSatisfying(KernelCompileException.class, e -> {
                 assertThat(e.kernel()).isEqualTo("probe.Probe.run");
                 assertThat(e.getMessage()).startsWith("kernel probe.Probe.run cannot run on cuda:0: nvcc exited ")
