@@ -4,27 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashSet;
 import java.util.Set;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.kvflow.core.Gen;
 
-/** SPEC §4.1 as properties over cp 1–16, ps 1–256, page ids up to 2^31−1. */
+/** SPEC §4.1 as properties over cp 1–16, ps 1–256, page ids up to 2^31−1 (seeded; a failure names its seed). */
 class OwnershipProperties {
-    @Property
-    void ownerAndLocalPageInvertToThePage(@ForAll @IntRange(min = 1, max = 16) int cp,
-                                          @ForAll @IntRange(min = 1, max = 256) int ps,
-                                          @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int page) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void ownerAndLocalPageInvertToThePage(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(1, 16);
+        int ps = gen.intIn(1, 256);
+        int page = gen.intIn(0, Integer.MAX_VALUE);
         OwnershipMap map = new OwnershipMap(cp, ps);
         int owner = map.owner(page);
         assertThat(owner).isBetween(0, cp - 1);
         assertThat(map.pageId(owner, map.localPage(page))).isEqualTo(page);
     }
 
-    @Property
-    void everySlotOfARankIsOnePage(@ForAll @IntRange(min = 1, max = 16) int cp,
-                                   @ForAll @IntRange(min = 1, max = 256) int ps,
-                                   @ForAll @LongRange(min = 0, max = Integer.MAX_VALUE / 16) long localPage) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void everySlotOfARankIsOnePage(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(1, 16);
+        int ps = gen.intIn(1, 256);
+        long localPage = gen.longIn(0, Integer.MAX_VALUE / 16);
         OwnershipMap map = new OwnershipMap(cp, ps);
         for (int owner = 0; owner < cp; owner++) {
             long page = map.pageId(owner, localPage);
@@ -34,10 +39,13 @@ class OwnershipProperties {
         }
     }
 
-    @Property(tries = 300)
-    void sharedRowsAreInjectiveOverThePool(@ForAll @IntRange(min = 1, max = 16) int cp,
-                                           @ForAll @IntRange(min = 1, max = 256) int ps,
-                                           @ForAll @IntRange(min = 1, max = 8) int pagesPerRank) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void sharedRowsAreInjectiveOverThePool(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(1, 16);
+        int ps = gen.intIn(1, 256);
+        int pagesPerRank = gen.intIn(1, 8);
         OwnershipMap map = new OwnershipMap(cp, ps);
         long locs = (long) cp * pagesPerRank * ps;
         Set<Long> rows = new HashSet<>();
@@ -48,11 +56,14 @@ class OwnershipProperties {
         }
     }
 
-    @Property
-    void sharedRowOfALargeLocStaysInItsRankBlock(@ForAll @IntRange(min = 1, max = 16) int cp,
-                                                @ForAll @IntRange(min = 1, max = 256) int ps,
-                                                @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int page,
-                                                @ForAll @IntRange(min = 0, max = 255) int offset) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void sharedRowOfALargeLocStaysInItsRankBlock(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(1, 16);
+        int ps = gen.intIn(1, 256);
+        int page = gen.intIn(0, Integer.MAX_VALUE);
+        int offset = gen.intIn(0, 255);
         OwnershipMap map = new OwnershipMap(cp, ps);
         long loc = (long) page * ps + offset % ps;
         long pagesPerRank = (long) Integer.MAX_VALUE / cp + 1;

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.kvflow.core.Gen;
 
 class PageAllocatorTest {
     @Test
@@ -61,10 +61,13 @@ class PageAllocatorTest {
         assertThat(a.leakCheck()).containsExactly(1);
     }
 
-    @Property(tries = 200)
-    void randomAllocFreeReturnsToFull(@ForAll @IntRange(min = 1, max = 500) int totalPages, @ForAll long seed) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void randomAllocFreeReturnsToFull(long seed) {
+        Gen gen = new Gen(seed);
+        int totalPages = gen.intIn(1, 500);
         PageAllocator a = new PageAllocator("prop", totalPages, 16);
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = new SplittableRandom(gen.anyLong());
         List<int[]> held = new ArrayList<>();
         for (int step = 0; step < 200; step++) {
             if (random.nextBoolean() && a.freePages() > 0) {

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.kvflow.core.Gen;
 
 class PoolCapacityTest {
     private static final long GIB_40 = 42_949_672_960L;
@@ -51,9 +51,12 @@ class PoolCapacityTest {
         assertThat(cap.capacityRatio(8)).isCloseTo((8.0 * 13_961 - 1) / 13_960, within(1e-12));
     }
 
-    @Property
-    void capacityRatioWithinOnePercentOfCpFromHundredPages(@ForAll @IntRange(min = 1, max = 16) int cp,
-                                                           @ForAll @IntRange(min = 100, max = 1_000_000) int pages) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void capacityRatioWithinOnePercentOfCpFromHundredPages(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(1, 16);
+        int pages = gen.intIn(100, 1_000_000);
         assertThat(PoolCapacity.ofPages(pages, 64).capacityRatio(cp)).isCloseTo(cp, within(cp * 0.01));
     }
 

@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.kvflow.core.Gen;
 
-/** The split of every rank partitions {@code [0, T)}, and rank sizes differ by at most 2 tokens. */
+/** The split of every rank partitions {@code [0, T)}, and rank sizes differ by at most 2 tokens (seeded; a failure names its seed). */
 class CpSplitProperties {
-    @Property
-    void inSeqRangesPartitionTheTokens(@ForAll @IntRange(min = 1, max = 16) int cp,
-                                       @ForAll @IntRange(min = 0, max = 300_000) int tokens) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void inSeqRangesPartitionTheTokens(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(1, 16);
+        int tokens = gen.intIn(0, 300_000);
         SplitPlan plan = CpSplit.inSeq(tokens, cp);
         if (!plan.cpSplit()) {
             assertThat(cp == 1 || tokens < 2 * cp).isTrue();
@@ -38,9 +41,12 @@ class CpSplitProperties {
         assertThat(max - min).isLessThanOrEqualTo(2);
     }
 
-    @Property
-    void roundRobinTokenIdsPartitionTheTokens(@ForAll @IntRange(min = 2, max = 16) int cp,
-                                              @ForAll @IntRange(min = 1, max = 2_000) int perRank) {
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("org.kvflow.core.Gen#seeds")
+    void roundRobinTokenIdsPartitionTheTokens(long seed) {
+        Gen gen = new Gen(seed);
+        int cp = gen.intIn(2, 16);
+        int perRank = gen.intIn(1, 2_000);
         SplitPlan plan = CpSplit.roundRobin((long) cp * perRank, cp);
         boolean[] seen = new boolean[cp * perRank];
         for (RankShare share : plan.shares()) {
