@@ -1,6 +1,5 @@
 package org.kvflow.dsl.tcp;
 
-import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -10,13 +9,15 @@ import org.kvflow.operators.transfer.DecodeReceiver;
 
 /**
  * Runs a {@link DecodeServer} as its own process. Arguments: {@code port pages pageSize layers
- * latent rope index dtype}; {@code layers 0} tracks pages only. Prints {@code LISTENING <port>}
- * when ready and serves until killed.
+ * latent rope index dtype [parentPid]}; {@code layers 0} tracks pages only. Prints
+ * {@code LISTENING <port>} when ready and serves until killed, or, given a parent pid, until that
+ * process exits (so a decode server started by a prefill process dies with it, even after
+ * {@code kill -9}).
  */
 public final class DecodeServerMain {
     private DecodeServerMain() {}
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) {
         int port = Integer.parseInt(args[0]);
         int pages = Integer.parseInt(args[1]);
         int pageSize = Integer.parseInt(args[2]);
@@ -26,17 +27,22 @@ public final class DecodeServerMain {
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(pages, pageSize, layout), "127.0.0.1", port)) {
             System.out.println("LISTENING " + server.port());
             System.out.flush();
-            new CountDownLatch(1).await();
+            if (args.length > 8) {
+                ParentWatch.exitOf(Long.parseLong(args[8])).join();
+            } else {
+                server.awaitClose();
+            }
         }
     }
 
-    /** The arguments that start a server matching {@code layout} (null: pages only). */
+    /** The arguments that start a server matching {@code layout} (null: pages only) that exits with the calling process. */
     public static String[] arguments(int port, int pages, int pageSize, @Nullable KvLayout layout) {
+        String parent = Long.toString(ProcessHandle.current().pid());
         if (layout == null) {
-            return new String[] {Integer.toString(port), Integer.toString(pages), Integer.toString(pageSize), "0", "0", "0", "0", "BF16"};
+            return new String[] {Integer.toString(port), Integer.toString(pages), Integer.toString(pageSize), "0", "0", "0", "0", "BF16", parent};
         }
         ModelShape s = layout.shape();
         return new String[] {Integer.toString(port), Integer.toString(pages), Integer.toString(pageSize), Integer.toString(s.layers()),
-                Integer.toString(s.latentDim()), Integer.toString(s.ropeDim()), Integer.toString(s.indexDim()), layout.dtype().name()};
+                Integer.toString(s.latentDim()), Integer.toString(s.ropeDim()), Integer.toString(s.indexDim()), layout.dtype().name(), parent};
     }
 }

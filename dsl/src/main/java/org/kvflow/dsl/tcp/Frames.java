@@ -141,6 +141,15 @@ final class Frames {
             return new String(b, StandardCharsets.UTF_8);
         }
 
+        /** A request id: a string of at most {@link DecodeServer#MAX_ID_BYTES} bytes. */
+        String id() {
+            int n = buf.getInt(buf.position());
+            if (n > DecodeServer.MAX_ID_BYTES) {
+                throw new IllegalArgumentException("a request id of " + n + " bytes (at most " + DecodeServer.MAX_ID_BYTES + ")");
+            }
+            return str();
+        }
+
         void raw(byte[] into, int off, int len) {
             buf.get(into, off, len);
         }

@@ -12,8 +12,9 @@ import org.kvflow.kernels.gather.KvPageStore;
  * A non-CP decode instance's receiving side (SPEC §8.1): its own allocator and full-layout KV
  * store, one session per request with its page list {@code D}. Pages are accepted only for a
  * known request and only onto that request's decode pages, each position once (I-PD-2, I-PD-3);
- * a request is ready after every prefill rank completed (I-PD-4). Refused pages are counted and
- * never written. Thread-safe.
+ * a request is ready once every prefill rank completed (I-PD-4) and every one of its positions
+ * was written. Refused pages are counted and never written. Ranks outside the request's senders
+ * are refused before anything is recorded. Thread-safe.
  */
 public final class DecodeReceiver {
     private final PageAllocator allocator;
@@ -89,9 +90,20 @@ public final class DecodeReceiver {
         return crc.getValue();
     }
 
+    /**
+     * Opens a request of {@code pageCount} decode pages sent by {@code senders} prefill ranks.
+     *
+     * @throws TransferRejectedException if it is open already, or a count is outside its range
+     */
     public synchronized long[] open(String requestId, int pageCount, int senders) {
         if (sessions.containsKey(requestId)) {
             throw new TransferRejectedException(requestId, "already open");
+        }
+        if (pageCount < 1 || pageCount > allocator.usablePages()) {
+            throw new TransferRejectedException(requestId, pageCount + " pages outside [1, " + allocator.usablePages() + "]");
+        }
+        if (senders < 1) {
+            throw new TransferRejectedException(requestId, senders + " senders; at least 1");
         }
         long[] pages = java.util.Arrays.stream(allocator.allocate(pageCount)).asLongStream().toArray();
         sessions.put(requestId, new Session(pages, senders));
@@ -120,6 +132,10 @@ public final class DecodeReceiver {
             rejectedPages += dst.length;
             throw new TransferRejectedException(requestId, "unknown request (rank " + rank + ", " + dst.length + " pages)");
         }
+        if (rank < 0 || rank >= session.senders) {
+            rejectedPages += dst.length;
+            throw new TransferRejectedException(requestId, "pages from rank " + rank + ", outside [0, " + session.senders + ")");
+        }
         BitSet positions = new BitSet();
         for (long page : dst) {
             Integer pos = session.positionOf.get(page);
@@ -142,16 +158,30 @@ public final class DecodeReceiver {
         if (session == null) {
             throw new TransferRejectedException(requestId, "completion from rank " + rank + " for an unknown request");
         }
+        if (rank < 0 || rank >= session.senders) {
+            throw new TransferRejectedException(requestId, "completion from rank " + rank + ", outside [0, " + session.senders + ")");
+        }
         if (session.completed.get(rank)) {
             throw new TransferRejectedException(requestId, "rank " + rank + " completed twice");
         }
         session.completed.set(rank);
     }
 
-    /** All prefill ranks completed this request. */
+    /** All prefill ranks completed this request, and every position of it was written and verified. */
     public synchronized boolean isReady(String requestId) {
         Session session = sessions.get(requestId);
-        return session != null && session.completed.cardinality() == session.senders;
+        return session != null && session.completed.cardinality() == session.senders && session.written.cardinality() == session.pages.length;
+    }
+
+    /** Decode pages the pool can give one request: the most a frame may name for a request not open. */
+    public int capacityPages() {
+        return allocator.usablePages();
+    }
+
+    /** Decode pages a request holds, or 0 when it is not open: what a frame about it may name. */
+    public synchronized int pageCount(String requestId) {
+        Session session = sessions.get(requestId);
+        return session == null ? 0 : session.pages.length;
     }
 
     /** Positions written so far. */
