@@ -56,6 +56,9 @@ public final class JsonDocuments {
     }
 
     private static JsonNode parseFile(Path file, boolean yaml) {
+        if (Files.isDirectory(file)) {
+            throw new MalformedInputException("$", file + " is a directory, not a file");
+        }
         try (InputStream in = Files.newInputStream(file)) {
             return yaml ? parse(YAML, in, "YAML") : parse(JSON, in, "JSON");
         } catch (NoSuchFileException e) {

@@ -34,8 +34,9 @@ import reactor.netty.tcp.TcpServer;
  *
  * <p>It trusts nothing a peer sends. Every length, count and rank read from a frame is checked
  * against the frame's remaining bytes and the request's negotiated size before anything is
- * allocated. A request belongs to the connection that opened it: PAGES, COMPLETE and ABORT for it
- * from another connection are refused ({@code E-PD-OWNER}); DIGEST and STATS are read-only and
+ * allocated. A request belongs to the connection that opened it until it is ready: PAGES, COMPLETE
+ * and ABORT for it from another connection are refused ({@code E-PD-OWNER}); once ready it is
+ * decode's, and whoever consumes it may release it with ABORT. DIGEST and STATS are read-only and
  * open to any connection. When a connection closes, every request it opened that is not ready is
  * released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
  * nothing for {@link Limits#idle()}, is closed; past {@link Limits#maxConnections()} a new
@@ -200,8 +201,11 @@ public final class DecodeServer implements AutoCloseable {
                         receiver.complete(id, r.i32());
                         yield Frames.ack();
                     }
-                    case Frames.ABORT -> {
-                        String id = owned(r.id());
+                    case Frames.ABORT -> { // a ready request is decode's now: whoever consumes it may release it
+                        String id = r.id();
+                        if (!receiver.isReady(id)) {
+                            owned(id);
+                        }
                         receiver.release(id);
                         owned.remove(id);
                         yield Frames.ack();

@@ -87,9 +87,11 @@ class HostilePeerTest {
             honest.complete("victim", 0);
             assertThat(receiver.isReady("victim")).isTrue();
             assertThat(receiver.store().mla(0)[(int) d[0] * receiver.store().mlaPageBytes() + 7]).isEqualTo((byte) 42);
-            // digests are read-only and open to any connection
+            // digests are read-only and open to any connection; a ready request is decode's to release
             Frames.Reader digest = stranger.exchange(new Frames.Writer(Frames.DIGEST, 32).str("victim").i64(32).bytes());
             assertThat(digest.type()).isEqualTo(Frames.DIGESTED);
+            assertThat(stranger.exchange(new Frames.Writer(Frames.ABORT, 16).str("victim").bytes()).type()).isEqualTo(Frames.ACK);
+            assertThat(receiver.pagesInUse()).isZero();
         }
     }
 

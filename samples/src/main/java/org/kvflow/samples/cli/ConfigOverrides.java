@@ -9,6 +9,7 @@ import org.kvflow.core.config.HiCacheLayout;
 import org.kvflow.core.config.HiCacheStorageBackend;
 import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.core.config.WritePolicy;
+import org.kvflow.core.json.MalformedInputException;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.split.SplitMode;
@@ -45,8 +46,21 @@ final class ConfigOverrides {
     @Option(names = "--hicache-write-policy") WritePolicy writePolicy;
     @Option(names = "--hicache-host-pool-tokens") Long hostPoolTokens;
 
-    /** {@code base} with every given flag applied. */
+    /**
+     * {@code base} with every given flag applied.
+     *
+     * @throws MalformedInputException naming the first flag outside the range a config file allows
+     */
     CpSharedKvConfig apply(CpSharedKvConfig base) {
+        atLeast("--cp", cpSize, 1);
+        atLeast("--page-size", pageSize, 1);
+        atLeast("--prefill-max-requests", prefillMaxRequests, 0);
+        atLeast("--max-prefill-tokens", maxPrefillTokens, 0);
+        atLeast("--device-pool-tokens", devicePoolTokens, 0);
+        atLeast("--hicache-host-pool-tokens", hostPoolTokens, 0);
+        if (chunkedPrefillSize != null && chunkedPrefillSize != -1 && chunkedPrefillSize < 1) {
+            throw new MalformedInputException("--chunked-prefill-size", "must be -1 (off) or >= 1, was " + chunkedPrefillSize);
+        }
         CpSharedKvConfig.Builder b = base.toBuilder();
         if (cpSize != null) b.cpSize(cpSize);
         if (pageSize != null) b.pageSize(pageSize);
@@ -68,6 +82,12 @@ final class ConfigOverrides {
         if (devicePoolTokens != null) b.devicePoolTokens(devicePoolTokens);
         b.hicache(applyHiCache(base.hicache()));
         return b.build();
+    }
+
+    private static void atLeast(String flag, @Nullable Number value, long min) {
+        if (value != null && value.longValue() < min) {
+            throw new MalformedInputException(flag, "must be >= " + min + ", was " + value);
+        }
     }
 
     private HiCacheConfig applyHiCache(HiCacheConfig h) {

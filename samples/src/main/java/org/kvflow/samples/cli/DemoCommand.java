@@ -43,12 +43,22 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the report as JSON") boolean json;
     @Option(names = "--metrics", description = "print every kvflow meter at the end") boolean metrics;
 
+    /** The demo's bounds: it holds every rank's pools and both layouts' runs in one JVM. */
+    static final int MAX_CP = 64;
+    static final int MAX_REQUESTS = 100_000;
+    static final int MAX_LEN = 131_072;
+
+    private static void within(String flag, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new org.kvflow.core.json.MalformedInputException(flag, "must be in [" + min + ", " + max + "], was " + value);
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
-        if (cp < 2 || requests < 1 || maxLen < 1) {
-            throw new org.kvflow.core.json.MalformedInputException(cp < 2 ? "--cp" : requests < 1 ? "--requests" : "--max-len",
-                    "must be >= " + (cp < 2 ? 2 : 1) + ", was " + (cp < 2 ? cp : requests < 1 ? requests : maxLen));
-        }
+        within("--cp", cp, 2, MAX_CP);
+        within("--requests", requests, 1, MAX_REQUESTS);
+        within("--max-len", maxLen, 1, MAX_LEN);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry);
         Path dir = journal != null ? journal : Files.createTempDirectory("kvflow-demo-journal");

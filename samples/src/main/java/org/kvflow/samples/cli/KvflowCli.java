@@ -63,7 +63,15 @@ public final class KvflowCli implements Runnable {
             }
             return fail(err, "internal error: " + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()), EXIT_INTERNAL);
         });
-        int code = cli.execute(args);
+        int code;
+        try {
+            code = cli.execute(args);
+        } catch (Error e) { // picocli hands on Errors (OutOfMemoryError, InternalError from a damaged mapping): one line unless traced
+            if ("1".equals(System.getenv("KVFLOW_TRACE"))) {
+                e.printStackTrace(err);
+            }
+            code = fail(err, "internal error: " + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()), EXIT_INTERNAL);
+        }
         out.flush();
         err.flush();
         return code;

@@ -1,0 +1,38 @@
+package org.kvflow.samples.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** Flags outside what a config file or the demo allows, and a directory where a file belongs: exit 2, one line naming the flag. */
+class OutOfRangeInputTest {
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            validate-config --cp 0                    | kvflow: --cp: must be >= 1, was 0
+            validate-config --cp -8                   | kvflow: --cp: must be >= 1, was -8
+            validate-config --device-pool-tokens -1   | kvflow: --device-pool-tokens: must be >= 0, was -1
+            validate-config --chunked-prefill-size 0  | kvflow: --chunked-prefill-size: must be -1 (off) or >= 1, was 0
+            demo --max-len 2000000000                 | kvflow: --max-len: must be in [1, 131072], was 2000000000
+            demo --cp 1000                            | kvflow: --cp: must be in [2, 64], was 1000
+            demo --requests 0                         | kvflow: --requests: must be in [1, 100000], was 0
+            """)
+    void refusedWithTheLimitInTheMessage(String command, String expected) {
+        Cli.Result r = Cli.run(command.split(" "));
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo(expected + System.lineSeparator());
+    }
+
+    @Test
+    void aDirectoryGivenAsAnInputFileIsMalformedInput(@TempDir Path dir) {
+        for (String[] command : new String[][] {{"validate-config", "--config", dir.toString()}, {"simulate", "--scenario", dir.toString()}}) {
+            Cli.Result r = Cli.run(command);
+            assertThat(r.exit()).as(command[0]).isEqualTo(2);
+            assertThat(r.err()).isEqualTo("kvflow: $: " + dir + " is a directory, not a file" + System.lineSeparator());
+        }
+    }
+}
