@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,10 +21,10 @@ import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.TransferRejectedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
+import reactor.netty.channel.AbortedException;
 import reactor.netty.tcp.TcpServer;
 
 /**
@@ -95,24 +96,30 @@ public final class DecodeServer implements AutoCloseable {
                     c.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN, Frames.MAX_FRAME + 16, 0, 4, 0, 4, true));
                 })
                 .handle((in, out) -> {
-                    String[] peer = {"?"};
-                    in.withConnection(c -> peer[0] = peer(c));
-                    Session session = new Session(peer[0]);
-                    Disposable deadline = Mono.delay(limits.handshake()).subscribe(t -> {
-                        if (!session.hello) {
-                            refusals.refused(session.peer, "connection", "no HELLO within " + limits.handshake().toMillis() + " ms");
-                            in.withConnection(Connection::dispose);
-                        }
+                    Session[] session = new Session[1];
+                    ScheduledFuture<?>[] deadline = new ScheduledFuture<?>[1];
+                    in.withConnection(c -> {
+                        session[0] = new Session(peer(c));
+                        // on the connection's own event loop: timers there take no lock (BlockHound-clean)
+                        deadline[0] = c.channel().eventLoop().schedule(() -> {
+                            if (!session[0].hello) {
+                                refusals.refused(session[0].peer, "connection", "no HELLO within " + limits.handshake().toMillis() + " ms");
+                                c.dispose();
+                            }
+                        }, limits.handshake().toMillis(), TimeUnit.MILLISECONDS);
                     });
-                    return out.sendByteArray(in.receive().map(session::answer)).then()
+                    Session s = session[0];
+                    return out.sendByteArray(in.receive().map(s::answer)).then()
                             .onErrorResume(e -> {
-                                refusals.refused(session.peer, "connection", e instanceof ReadTimeoutException
-                                        ? "idle for " + limits.idle().toMillis() + " ms" : e.toString());
+                                if (!(e instanceof AbortedException)) { // aborted: closed here already, and counted then
+                                    refusals.refused(s.peer, "connection", e instanceof ReadTimeoutException
+                                            ? "idle for " + limits.idle().toMillis() + " ms" : e.toString());
+                                }
                                 return Mono.empty();
                             })
                             .doFinally(signal -> {
-                                deadline.dispose();
-                                session.closed();
+                                deadline[0].cancel(false);
+                                s.closed();
                             });
                 })
                 .bindNow();

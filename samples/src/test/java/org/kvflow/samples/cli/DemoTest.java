@@ -41,9 +41,28 @@ class DemoTest {
         assertThat(absent.err()).contains("materialize=opencl:99: no kernel device 'opencl:99': found [");
     }
 
+    /** What a sample prints on standard output while it runs. */
+    private static String stdoutOf(Runnable sample) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream original = System.out;
+        System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            sample.run();
+        } finally {
+            System.setOut(original);
+        }
+        return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     @Test
-    void samplesRun() {
-        org.kvflow.samples.ComposePipeline.main(new String[0]);
-        org.kvflow.samples.StreamWithBackpressure.main(new String[0]);
+    void samplesComposeStreamAndTheirResultsAreWhatTheySay() {
+        String composed = stdoutOf(() -> org.kvflow.samples.ComposePipeline.main(new String[0]));
+        assertThat(composed.lines().filter(l -> l.contains(" -> Completed") || l.contains(" -> Failed"))).containsExactly("hello -> Completed, decode ready: true",
+                "short -> Completed, decode ready: true", "long -> Completed, decode ready: true");
+        String streamed = stdoutOf(() -> org.kvflow.samples.StreamWithBackpressure.main(new String[0]));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("500 results; the source was asked for (\\d+) requests").matcher(streamed);
+        assertThat(m.find()).as(streamed).isTrue();
+        // backpressure: the endless source is asked for the 500 taken plus what the queue (16) and the stages in flight hold
+        assertThat(Integer.parseInt(m.group(1))).isBetween(500, 600);
     }
 }
