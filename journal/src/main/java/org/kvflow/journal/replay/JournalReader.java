@@ -1,6 +1,7 @@
 package org.kvflow.journal.replay;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -15,9 +16,13 @@ import org.kvflow.journal.record.RecordDecodeException;
 /**
  * Reads a journal record by record from a start point (SPEC §11.4), decoding and checking each:
  * {@link #next()} returns the next good record, or an {@link Item} that carries the refusal of a
- * record that cannot be decoded. Blocking; one thread at a time; close it to release the files.
+ * record that cannot be decoded. A damaged cycle file (truncated, a header overwritten, empty) is
+ * read up to its last intact record ({@link ReadableJournal}) and reported by {@link #damage()};
+ * the records of later cycles are still read. Blocking; one thread at a time; close it to release
+ * the files.
  */
 public final class JournalReader implements AutoCloseable {
+    private final ReadableJournal view;
     private final SingleChronicleQueue queue;
     private final ExcerptTailer tailer;
     private final ExcerptTailer lookup;
@@ -30,9 +35,11 @@ public final class JournalReader implements AutoCloseable {
 
     private JournalReader(Path dir, ReplayStart start) {
         Objects.requireNonNull(dir, "dir");
+        this.view = ReadableJournal.of(dir);
         try {
-            this.queue = SingleChronicleQueueBuilder.single(dir.toFile()).readOnly(true).build();
+            this.queue = SingleChronicleQueueBuilder.single(view.dir().toFile()).readOnly(!view.writable()).build();
         } catch (RuntimeException e) {
+            view.close();
             throw new JournalIoException("cannot open the journal at " + dir + ": " + e.getMessage(), e);
         }
         this.tailer = queue.createTailer();
@@ -100,6 +107,11 @@ public final class JournalReader implements AutoCloseable {
         }
     }
 
+    /** Damaged cycle files: what the reader could not read, after every record before the damage. */
+    public List<JournalDamage> damage() {
+        return view.damage(queue.rollCycle());
+    }
+
     /** The queue the reader reads (for summaries in this package). */
     SingleChronicleQueue queue() {
         return queue;
@@ -110,5 +122,6 @@ public final class JournalReader implements AutoCloseable {
         tailer.close();
         lookup.close();
         queue.close();
+        view.close();
     }
 }

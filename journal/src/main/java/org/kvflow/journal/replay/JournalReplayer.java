@@ -46,6 +46,7 @@ public final class JournalReplayer {
         long bytes = 0;
         long applied = 0;
         int checkpoints = 0;
+        List<JournalDamage> damage;
         try (JournalReader reader = JournalReader.open(dir, start)) {
             JournalReader.Item item;
             while ((item = reader.next()) != null) {
@@ -69,8 +70,12 @@ public final class JournalReplayer {
                 }
                 progress.onRecord(records, bytes);
             }
+            damage = reader.damage();
         }
-        return new ReplayReport(records, bytes, applied, checkpoints, rejected);
+        if (onCorrupt == OnCorrupt.FAIL && !damage.isEmpty()) {
+            throw new JournalCorruptionException(damage.getFirst().firstBadIndex(), damage.getFirst().reason());
+        }
+        return new ReplayReport(records, bytes, applied, checkpoints, rejected, damage);
     }
 
     private static String restore(PageBackup page, JournalLayout layout, HostPageCache cache) {
@@ -95,7 +100,7 @@ public final class JournalReplayer {
         rejected.add(new ReplayReport.Rejected(index, reason));
     }
 
-    /** Cycles, records, bytes on disk, first and last index of a journal. */
+    /** Cycles, records (and how many fail their checks: CRC32C, format, a checkpoint's target), bytes on disk, first and last index, and damage. */
     public static JournalInfo info(Path dir) {
         JournalLayout layout = JournalLayout.read(dir);
         try (JournalReader reader = JournalReader.open(dir, ReplayStart.fromStart()); Stream<Path> files = Files.list(dir)) {
@@ -105,15 +110,30 @@ public final class JournalReplayer {
                 bytes += Files.size(p);
             }
             long records = 0;
-            while (reader.next() != null) {
+            long refused = 0;
+            long first = -1;
+            long last = -1;
+            JournalReader.Item item;
+            while ((item = reader.next()) != null) {
                 records++;
+                first = records == 1 ? item.index() : first;
+                last = item.index();
+                if (item.refusal() != null) {
+                    refused++;
+                }
             }
-            return new JournalInfo(layout, cycles.size(), records, bytes, reader.queue().firstIndex(), reader.queue().lastIndex());
+            // the indexes of records read, not Chronicle's own last index: a damaged cycle's header can name records past the damage
+            return new JournalInfo(layout, cycles.size(), records, refused, bytes, first, last, reader.damage());
         } catch (IOException e) {
             throw new JournalIoException("cannot read " + dir + ": " + e.getMessage(), e);
         }
     }
 
-    /** Summary of a journal directory. */
-    public record JournalInfo(JournalLayout layout, int cycles, long records, long bytesOnDisk, long firstIndex, long lastIndex) {}
+    /** Summary of a journal directory; first and last index are -1 when it holds no record. */
+    public record JournalInfo(JournalLayout layout, int cycles, long records, long refused, long bytesOnDisk, long firstIndex, long lastIndex,
+                              List<JournalDamage> damage) {
+        public JournalInfo {
+            damage = List.copyOf(damage);
+        }
+    }
 }

@@ -24,15 +24,22 @@ final class JournalInfoCommand implements Callable<Integer> {
         JournalReplayer.JournalInfo info = JournalReplayer.info(journal);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            JsonOutput.print(out, JsonNodeFactory.instance.objectNode().put("layout", info.layout().toString())
-                    .put("cycles", info.cycles()).put("records", info.records()).put("bytes", info.bytesOnDisk())
-                    .put("firstIndex", JournalIndex.format(info.firstIndex())).put("lastIndex", JournalIndex.format(info.lastIndex())));
+            var o = JsonNodeFactory.instance.objectNode().put("layout", info.layout().toString())
+                    .put("cycles", info.cycles()).put("records", info.records()).put("refused", info.refused()).put("bytes", info.bytesOnDisk())
+                    .put("firstIndex", JournalIndex.format(info.firstIndex())).put("lastIndex", JournalIndex.format(info.lastIndex()));
+            var damage = o.putArray("damage");
+            info.damage().forEach(d -> damage.addObject().put("file", d.file()).put("firstBadIndex", JournalIndex.format(d.firstBadIndex()))
+                    .put("bytesLost", d.bytesLost()).put("reason", d.reason()));
+            JsonOutput.print(out, o);
         } else {
             out.println("journal " + journal + ": " + info.layout());
-            out.println("cycles " + info.cycles() + ", records " + info.records() + ", bytes on disk " + info.bytesOnDisk());
+            out.println("cycles " + info.cycles() + ", records " + info.records() + " (" + info.refused()
+                    + " refused by their CRC32C or format checks), bytes on disk " + info.bytesOnDisk());
             out.println("first index " + JournalIndex.format(info.firstIndex()) + ", last index " + JournalIndex.format(info.lastIndex()));
+            info.damage().forEach(d -> out.println("damaged " + d.file() + " from record " + JournalIndex.format(d.firstBadIndex()) + ": "
+                    + d.reason() + " (" + d.bytesLost() + " bytes lost)"));
             out.flush();
         }
-        return KvflowCli.EXIT_OK;
+        return info.damage().isEmpty() && info.refused() == 0 ? KvflowCli.EXIT_OK : ReplayCommand.EXIT_VERIFY_FAILED;
     }
 }

@@ -52,15 +52,20 @@ final class ReplayCommand implements Callable<Integer> {
                     .put("checkpoints", report.checkpoints()).put("hostEntries", cache.size()).put("hostBytes", cache.bytes());
             ArrayNode rejected = o.putArray("rejected");
             report.rejected().forEach(r -> rejected.addObject().put("index", JournalIndex.format(r.index())).put("reason", r.reason()));
+            ArrayNode damage = o.putArray("damage");
+            report.damage().forEach(d -> damage.addObject().put("file", d.file()).put("firstBadIndex", JournalIndex.format(d.firstBadIndex()))
+                    .put("bytesLost", d.bytesLost()).put("reason", d.reason()));
             JsonOutput.print(out, o);
         } else {
             out.printf(Locale.ROOT, "replayed %d records (%d applied, %d checkpoints): %d host entries, %.1f MB restored%n",
                     report.records(), report.applied(), report.checkpoints(), cache.size(), report.payloadBytes() / 1e6);
             out.printf(Locale.ROOT, "refused %d record(s)%n", report.rejected().size());
             report.rejected().forEach(r -> out.println("  " + JournalIndex.format(r.index()) + ": " + r.reason()));
+            report.damage().forEach(d -> out.println("damaged " + d.file() + " from record " + JournalIndex.format(d.firstBadIndex())
+                    + ": " + d.reason() + " (" + d.bytesLost() + " bytes lost; every record before it was replayed)"));
             out.flush();
         }
-        return verify && !report.rejected().isEmpty() ? EXIT_VERIFY_FAILED : KvflowCli.EXIT_OK;
+        return !report.damage().isEmpty() || verify && !report.rejected().isEmpty() ? EXIT_VERIFY_FAILED : KvflowCli.EXIT_OK;
     }
 
     /** Records, MB, MB/s and ETA on stderr when stderr is a terminal; silent otherwise. */

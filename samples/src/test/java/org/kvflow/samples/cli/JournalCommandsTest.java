@@ -74,6 +74,37 @@ class JournalCommandsTest {
         Cli.Result verify = Cli.run("replay", "--journal", dir.toString(), "--verify");
         assertThat(verify.exit()).isEqualTo(3);
         assertThat(verify.out()).contains("refused 1 record(s)").contains(": crc32c mismatch");
+        Cli.Result info = Cli.run("journal-info", "--journal", dir.toString());
+        assertThat(info.exit()).as("journal-info checks CRCs too").isEqualTo(3);
+        assertThat(info.out()).contains("records 6 (1 refused by their CRC32C or format checks)");
+    }
+
+    /** A power loss cut the cycle file: replay and journal-info read every record before the cut, report it, and exit 3. */
+    @Test
+    void aTruncatedCycleIsReportedAndEverythingBeforeItReplayed() throws Exception {
+        List<Long> indices = writeJournal(3);
+        Path cycle;
+        try (var files = Files.list(dir)) {
+            cycle = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        byte[] content = Files.readAllBytes(cycle);
+        int end = content.length;
+        while (content[end - 1] == 0) {
+            end--;
+        }
+        try (var f = new java.io.RandomAccessFile(cycle.toFile(), "rw")) {
+            f.setLength(end - 3); // inside the last record
+        }
+        Cli.Result replay = Cli.run("replay", "--journal", dir.toString());
+        assertThat(replay.exit()).isEqualTo(3);
+        assertThat(replay.err()).isEmpty();
+        assertThat(replay.out()).startsWith("replayed 5 records").contains("damaged " + cycle.getFileName() + " from record 0x"
+                + Long.toHexString(indices.getLast()) + ": the document at byte ").contains("every record before it was replayed");
+        Cli.Result info = Cli.run("journal-info", "--journal", dir.toString(), "--json");
+        assertThat(info.exit()).isEqualTo(3);
+        JsonNode o = new ObjectMapper().readTree(info.out());
+        assertThat(o.get("records").asLong()).isEqualTo(5);
+        assertThat(o.get("damage").get(0).get("firstBadIndex").asText()).isEqualTo("0x" + Long.toHexString(indices.getLast()));
     }
 
     @Test

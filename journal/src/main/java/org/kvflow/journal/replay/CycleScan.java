@@ -1,0 +1,71 @@
+package org.kvflow.journal.replay;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One cycle file walked with plain reads, before Chronicle maps it: a mapped read past the end of
+ * a truncated file is a SIGBUS that kills the reader, so the walk finds where the intact documents
+ * end first. A Chronicle document starts with a 4-byte little-endian header (bit 31: not complete,
+ * bit 30: metadata, the rest: length), is padded to 4 bytes, and the data ends at a zero header.
+ *
+ * @param records   data documents (journal records) before the end or the damage
+ * @param intactEnd byte offset where the intact documents end
+ * @param declaredEnd where the damaged document claims to end (its header position plus its
+ *                  length), or {@code intactEnd} when there is no damage
+ * @param damage    what is wrong, or null for an intact file
+ */
+record CycleScan(Path file, long size, long records, long intactEnd, long declaredEnd, @Nullable String damage) {
+    private static final int NOT_COMPLETE = 0x80000000;
+    private static final int META_DATA = 0x40000000;
+    private static final int LENGTH = 0x3FFFFFFF;
+
+    /** Bytes past the intact documents that replay cannot read. */
+    long bytesLost() {
+        return damage == null ? 0 : size - intactEnd;
+    }
+
+    static CycleScan of(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size == 0) {
+                return new CycleScan(file, 0, 0, 0, 0, "the cycle file is empty: a cycle that should hold records holds none");
+            }
+            ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+            long pos = 0;
+            long records = 0;
+            while (true) {
+                if (pos + 4 > size && pos + 4 > (size = ch.size())) {
+                    return new CycleScan(file, size, records, pos, pos + 4, "the file ends at byte " + size + " without an end mark");
+                }
+                word.clear();
+                ch.read(word, pos);
+                int header = word.getInt(0);
+                if (header == 0 || (header & NOT_COMPLETE) != 0) { // the end, or a write a crash cut short (readers skip it)
+                    return new CycleScan(file, size, records, pos, pos, null);
+                }
+                boolean meta = (header & META_DATA) != 0;
+                if (pos == 0 && !meta) {
+                    return new CycleScan(file, size, 0, 0, 0, "it does not start with a Chronicle file header");
+                }
+                long end = pos + 4 + (header & LENGTH);
+                if (end > size) {
+                    size = ch.size(); // a live journal may have grown since the walk began
+                }
+                if (end > size) {
+                    return new CycleScan(file, size, records, pos, end, "the document at byte " + pos + " declares " + (header & LENGTH)
+                            + " bytes, but the file ends at byte " + size);
+                }
+                if (!meta) {
+                    records++;
+                }
+                pos = (end + 3) & ~3L;
+            }
+        }
+    }
+}
