@@ -42,6 +42,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--journal", paramLabel = "DIR", description = "keep the HiCache journal here (default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;
     @Option(names = "--metrics", description = "print every kvflow meter at the end") boolean metrics;
+    @Option(names = "--host-bytes", defaultValue = "1073741824", description = "host cache the final journal replay fills, in bytes (default ${DEFAULT-VALUE})")
+    long hostBytes;
 
     /** The demo's bounds: it holds every rank's pools and both layouts' runs in one JVM. */
     static final int MAX_CP = 64;
@@ -60,7 +62,8 @@ final class DemoCommand implements Callable<Integer> {
         within("--requests", requests, 1, MAX_REQUESTS);
         within("--max-len", maxLen, 1, MAX_LEN);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry);
+        within("--host-bytes", hostBytes, 1, Long.MAX_VALUE);
+        Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry, hostBytes);
         Path dir = journal != null ? journal : Files.createTempDirectory("kvflow-demo-journal");
         try {
             demo.checkShared(dir.resolve("check"));

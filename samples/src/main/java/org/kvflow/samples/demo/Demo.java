@@ -61,8 +61,11 @@ public final class Demo {
     private final long seed;
     private final String backend;
     private final MeterRegistry registry;
+    private final long hostBytes;
 
-    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry) {
+    /** @param hostBytes capacity of the host cache the final replay of the journal fills */
+    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes) {
+        this.hostBytes = hostBytes;
         this.cpSize = cpSize;
         this.requests = requests;
         this.maxLen = maxLen;
@@ -150,7 +153,7 @@ public final class Demo {
             }).blockLast(Duration.ofMinutes(30));
             double seconds = (System.nanoTime() - start) / 1e9;
             ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
-                    new HostPageCache(Long.MAX_VALUE), (r, b) -> { });
+                    new HostPageCache(hostBytes), (r, b) -> { });
             return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
                     (long) (registry.counter("kvflow.batches").count() - batchesBefore), seconds,
                     Objects.requireNonNull(shared.lastGroup()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
