@@ -1,12 +1,41 @@
 package org.kvflow.core;
 
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
 /**
  * CP shared-KV diagnostics (SPEC §12): on with env {@code CPSKV_DEBUG=1} or system property
- * {@code cpskv.debug=true}. Diagnostics synchronise devices and add checks on hot paths, so
- * benchmark harnesses refuse to report while it is on.
+ * {@code cpskv.debug=true}. Diagnostics synchronise devices and add checks on hot paths (owner
+ * writes, the full view against a replicated reference, page groups where the fast path skips
+ * them), so benchmark harnesses refuse to report while it is on. {@link #check} runs one check and
+ * counts it; the count is reported by {@code kvflow demo --json}.
  */
 public final class DebugMode {
+    private static final AtomicLong CHECKS = new AtomicLong();
+
     private DebugMode() {}
+
+    /**
+     * When diagnostics are on, evaluates {@code holds} and counts the check; a check that does not
+     * hold throws. When they are off, evaluates nothing.
+     *
+     * @throws DiagnosticCheckException with {@code failure}'s message when the check fails
+     */
+    public static void check(BooleanSupplier holds, Supplier<String> failure) {
+        if (!enabled()) {
+            return;
+        }
+        CHECKS.incrementAndGet();
+        if (!holds.getAsBoolean()) {
+            throw new DiagnosticCheckException(failure.get());
+        }
+    }
+
+    /** Diagnostic checks run in this JVM so far. */
+    public static long checksRun() {
+        return CHECKS.get();
+    }
 
     /** Whether diagnostics are on for this JVM. */
     public static boolean enabled() {

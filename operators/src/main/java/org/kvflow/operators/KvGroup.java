@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
+import org.kvflow.core.DebugMode;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.ownership.RequestPageTable;
@@ -31,6 +32,8 @@ public final class KvGroup {
     private final KvPools pools;
     private final @Nullable KvModel model;
     private final List<KvPageStore> rankStores;
+    /** In debug mode under shared KV: every row also at its logical loc, the replicated reference the full view is compared with. */
+    private final @Nullable KvPageStore reference;
     private final @Nullable PrefixCache cache;
     private final @Nullable HostPrefixSource hostCache;
     private final Set<RequestState> live = new LinkedHashSet<>();
@@ -52,6 +55,9 @@ public final class KvGroup {
             }
         }
         this.rankStores = List.copyOf(stores);
+        this.reference = model != null && layout == PoolLayout.SHARED && DebugMode.enabled()
+                ? new KvPageStore(model.layout(), config.pageSize(), Math.toIntExact((long) config.cpSize() * capacity.pagesPerRank()))
+                : null;
         this.cache = prefixCaching ? new PrefixCache() : null;
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
@@ -109,6 +115,11 @@ public final class KvGroup {
     }
 
     /** Physical page of logical page {@code page} on {@code rank}'s store (its owner's local page, or the id itself when replicated). */
+    /** The replicated reference of debug mode (every row at its logical loc), or null when diagnostics are off or KV is replicated. */
+    public @Nullable KvPageStore reference() {
+        return reference;
+    }
+
     public long physicalPage(int page) {
         return layout() == PoolLayout.SHARED ? ownership().localPage(page) : page;
     }

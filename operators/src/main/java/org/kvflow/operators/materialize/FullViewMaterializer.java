@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.kvflow.core.DebugMode;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
@@ -73,6 +74,24 @@ public final class FullViewMaterializer {
             view.copyPagesFrom(group.rankStore(r), src, dst);
         }
         long[] referenced = compact.keySet().stream().mapToLong(Long::longValue).toArray();
+        KvPageStore reference = group.reference();
+        if (reference != null) {
+            compact.forEach((page, k) -> checkAgainstReference(view, k, reference, page));
+        }
         return new FullView(view, referenced, compact);
+    }
+
+    /** Debug mode: view page {@code k} holds the bytes the replicated reference holds for logical page {@code page}, every layer. */
+    private void checkAgainstReference(KvPageStore view, int k, KvPageStore reference, long page) {
+        int mla = view.mlaPageBytes();
+        int index = view.indexPageBytes();
+        for (int l = 0; l < view.layers(); l++) {
+            int layer = l;
+            DebugMode.check(() -> Arrays.equals(view.mla(layer), k * mla, (k + 1) * mla, reference.mla(layer), (int) page * mla, (int) (page + 1) * mla)
+                    && Arrays.equals(view.index(layer), k * index, (k + 1) * index, reference.index(layer), (int) page * index,
+                    (int) (page + 1) * index),
+                    () -> "full view page " + k + " (logical page " + page + ", owner rank " + group.ownership().owner((int) page)
+                            + ") differs from the replicated reference in layer " + layer);
+        }
     }
 }

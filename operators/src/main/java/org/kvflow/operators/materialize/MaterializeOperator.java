@@ -73,7 +73,13 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
         if (model == null || valid.isEmpty()) {
             return;
         }
-        FullView view = materializer.gather(tables);
+        FullView view;
+        try {
+            view = materializer.gather(tables);
+        } catch (RuntimeException e) { // the batch's view cannot be trusted (a diagnostic check): its requests fail, later batches go on
+            valid.forEach(entry -> fail(entry.state(), e));
+            return;
+        }
         for (int i = 0; i < valid.size(); i++) {
             PrefillBatch.Entry entry = valid.get(i);
             long[] positions = sampler.positions(entry.state(), entry.chunkStart(), entry.chunkStart() + entry.chunkLen());

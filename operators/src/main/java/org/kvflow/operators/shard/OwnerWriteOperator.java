@@ -2,6 +2,7 @@ package org.kvflow.operators.shard;
 
 import java.util.Objects;
 import java.util.function.Function;
+import org.kvflow.core.DebugMode;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
@@ -93,14 +94,33 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             int lastRank = shared ? firstRank : group.ownership().cpSize() - 1;
             long physical = group.physicalPage(page);
             for (int r = firstRank; r <= lastRank; r++) {
-                KvPageStore store = group.rankStore(r);
-                for (int l = 0; l < model.layerCount(); l++) {
-                    System.arraycopy(kv, l * store.mlaPageBytes(), store.mla(l), Math.toIntExact(physical * store.mlaPageBytes()), store.mlaPageBytes());
-                    System.arraycopy(index, l * store.indexPageBytes(), store.index(l), Math.toIntExact(physical * store.indexPageBytes()),
-                            store.indexPageBytes());
-                }
+                putPage(group.rankStore(r), physical, kv, index, model.layerCount());
+            }
+            KvPageStore reference = group.reference();
+            if (reference != null) {
+                putPage(reference, page, kv, index, model.layerCount());
             }
         }
+    }
+
+    private static void putPage(KvPageStore store, long page, byte[] kv, byte[] index, int layers) {
+        for (int l = 0; l < layers; l++) {
+            System.arraycopy(kv, l * store.mlaPageBytes(), store.mla(l), Math.toIntExact(page * store.mlaPageBytes()), store.mlaPageBytes());
+            System.arraycopy(index, l * store.indexPageBytes(), store.index(l), Math.toIntExact(page * store.indexPageBytes()), store.indexPageBytes());
+        }
+    }
+
+    /**
+     * Debug mode's owner-write check: a row rank {@code rank} stores at {@code row} is the row of
+     * token loc {@code loc} (SPEC §4.4), i.e. the ownership map sends it back to that loc.
+     *
+     * @throws org.kvflow.core.DiagnosticCheckException naming the request, the loc, the rank and the row
+     */
+    static void checkOwnerRow(OwnershipMap ownership, long loc, int rank, long row, String context) {
+        int ps = ownership.pageSize();
+        DebugMode.check(() -> ownership.pageId(rank, row / ps) * ps + row % ps == loc,
+                () -> context + ": loc " + loc + " was written to rank " + rank + " row " + row + ", which holds loc "
+                        + (ownership.pageId(rank, row / ps) * ps + row % ps));
     }
 
     private void writeChunk(KvModel model, ChunkRows rows, RequestState state, long from, long to) {
@@ -111,6 +131,13 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         int rowBytes = layout.mlaRowBytes();
         int indexPageBytes = (int) layout.indexPageBytes(ps);
         long[] locs = state.reqToToken();
+        long fullFrom = (from + ps - 1) / ps * ps;
+        long fullTo = to / ps * ps;
+        DebugMode.check(() -> fullTo <= fullFrom || PageGroups.validatePageAlignedTokenIndices(
+                java.util.Arrays.copyOfRange(locs, (int) fullFrom, (int) fullTo), ps, "owner write req " + state.id()) > 0,
+                () -> "owner write req " + state.id() + ": no page group");
+        KvPageStore reference = group.reference();
+        boolean checkRows = shared && DebugMode.enabled();
         int n = Math.toIntExact(to - from);
         int[] tokenIds = new int[n];
         long[] positions = new long[n];
@@ -129,12 +156,22 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                 int lastRank = shared ? firstRank : ownership.cpSize() - 1;
                 long row = shared ? ownership.localRow(loc) : loc;
                 for (int r = firstRank; r <= lastRank; r++) {
-                    KvPageStore store = group.rankStore(r);
-                    System.arraycopy(chunk.mla(), i * rowBytes, store.mla(l), Math.toIntExact(row * rowBytes), rowBytes);
-                    IndexRows.put(chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, dimI, ps, (int) (row % ps), store.index(l),
-                            Math.toIntExact(row / ps * indexPageBytes));
+                    if (checkRows && l == 0) {
+                        checkOwnerRow(ownership, loc, r, row, "owner write req " + state.id());
+                    }
+                    putRow(group.rankStore(r), l, row, chunk, i, rowBytes, dimI, blocks, ps, indexPageBytes);
+                }
+                if (reference != null) {
+                    putRow(reference, l, loc, chunk, i, rowBytes, dimI, blocks, ps, indexPageBytes);
                 }
             }
         }
+    }
+
+    private static void putRow(KvPageStore store, int l, long row, SyntheticRows.Rows chunk, int i, int rowBytes, int dimI, int blocks, int ps,
+                               int indexPageBytes) {
+        System.arraycopy(chunk.mla(), i * rowBytes, store.mla(l), Math.toIntExact(row * rowBytes), rowBytes);
+        IndexRows.put(chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, dimI, ps, (int) (row % ps), store.index(l),
+                Math.toIntExact(row / ps * indexPageBytes));
     }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.kvflow.core.DebugMode;
+import org.kvflow.core.DiagnosticCheckException;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.pool.PoolCapacity;
@@ -98,5 +100,41 @@ class MaterializeOperatorTest {
         }
         // the view is rank-independent (I-MAT-2): building it again gives the same bytes
         assertThat(sm.gather(sharedTables).store().mla(1)).isEqualTo(sv.store().mla(1));
+    }
+
+    /** Debug mode (SPEC §12): the full view is compared with a replicated reference, so a flipped owner byte fails its request. */
+    @Test
+    void debugModeFindsAnOwnerPageThatDiffersFromTheReplicatedReference() {
+        for (boolean debug : new boolean[] {false, true}) {
+            String before = System.setProperty("cpskv.debug", Boolean.toString(debug));
+            try {
+                KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
+                long checks = DebugMode.checksRun();
+                int[] tokens = new int[13];
+                java.util.Arrays.setAll(tokens, i -> 100 + i);
+                PrefillBatch batch = prepared(group, List.of(new PrefillRequest("r", tokens, 0)));
+                RequestState state = batch.entries().getFirst().state();
+                assertThat(group.reference() != null).isEqualTo(debug);
+                assertThat(DebugMode.checksRun() - checks).as("owner-write and page-group checks").isEqualTo(debug ? 13 + 1 : 0);
+                int page = (int) (state.reqToToken()[4] / 4); // the request's second page
+                group.rankStore(group.ownership().owner(page)).mla(1)[(int) group.physicalPage(page) * group.rankStore(0).mlaPageBytes() + 3] ^= 1;
+                Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
+                if (debug) {
+                    assertThat(state.failure()).isInstanceOf(DiagnosticCheckException.class).hasMessage("diagnostic check failed: full view page 1"
+                            + " (logical page " + page + ", owner rank " + group.ownership().owner(page) + ") differs from the replicated reference in layer 1");
+                    assertThat(state.isReleased()).isTrue();
+                } else {
+                    assertThat(state.failed()).as("without diagnostics the flipped byte goes unseen").isFalse();
+                    group.release(state, false);
+                }
+                assertThat(group.leakCheck()).isEmpty();
+            } finally {
+                if (before == null) {
+                    System.clearProperty("cpskv.debug");
+                } else {
+                    System.setProperty("cpskv.debug", before);
+                }
+            }
+        }
     }
 }

@@ -92,6 +92,7 @@ final class DemoCommand implements Callable<Integer> {
         if (json) {
             ObjectNode o = JsonNodeFactory.instance.objectNode();
             o.put("cpSize", report.cpSize()).put("requests", report.requests()).put("completed", report.completed())
+                    .put("debugChecks", org.kvflow.core.DebugMode.checksRun())
                     .put("failed", report.failed()).put("tokens", report.tokens()).put("batches", report.batches())
                     .put("seconds", Math.round(report.seconds() * 1000) / 1000.0)
                     .put("peakPhysicalPagesShared", report.peakSharedPages()).put("peakPhysicalPagesReplicated", report.peakReplicatedPages())

@@ -13,6 +13,25 @@ class DemoTest {
     @TempDir
     Path dir;
 
+    /** With diagnostics on (SPEC §12) the demo runs its owner-write, page-group and full-view checks and reports how many. */
+    @Test
+    void demoWithDiagnosticsRunsAndCountsItsChecks() throws Exception {
+        String before = System.setProperty("cpskv.debug", "true");
+        try {
+            Cli.Result r = Cli.run("demo", "--cp", "4", "--requests", "8", "--max-len", "100", "--json");
+            assertThat(r.exit()).as(r.err()).isZero();
+            JsonNode o = new ObjectMapper().readTree(r.out());
+            assertThat(o.get("checksPassed").asInt()).isEqualTo(8);
+            assertThat(o.get("debugChecks").asLong()).isGreaterThan(o.get("tokens").asLong());
+        } finally {
+            if (before == null) {
+                System.clearProperty("cpskv.debug");
+            } else {
+                System.setProperty("cpskv.debug", before);
+            }
+        }
+    }
+
     @Test
     void demoRunsAndEveryCheckPasses() throws Exception {
         Cli.Result r = Cli.run("demo", "--cp", "4", "--requests", "16", "--max-len", "200", "--json", "--journal", dir.toString());
