@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.HashSet;
@@ -81,9 +84,18 @@ public final class DecodeServer implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
 
-    private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits) {
+    private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
-        this.server = TcpServer.create().host(host).port(port)
+        if (tls == null && !loopback(host)) {
+            throw new IllegalArgumentException("decode server on " + host + ": an address beyond loopback needs mutual TLS (the server's"
+                    + " certificate and key, and the CA that signs the prefill clients' certificates)");
+        }
+        TcpServer tcp = TcpServer.create().host(host).port(port);
+        if (tls != null) {
+            SslContext context = tls.serverContext();
+            tcp = tcp.secure(spec -> spec.sslContext(context));
+        }
+        this.server = tcp
                 .doOnConnection(c -> {
                     int open = connections.incrementAndGet();
                     c.onDispose(connections::decrementAndGet);
@@ -125,6 +137,14 @@ public final class DecodeServer implements AutoCloseable {
                 .bindNow();
     }
 
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("decode server: unknown bind address " + host, e);
+        }
+    }
+
     private static String peer(Connection c) {
         return String.valueOf(c.channel().remoteAddress());
     }
@@ -134,9 +154,19 @@ public final class DecodeServer implements AutoCloseable {
         return start(receiver, host, port, Limits.DEFAULT);
     }
 
-    /** Starts a server on {@code host:port} ({@code 0}: any free port). */
+    /** Starts a server on {@code host:port} ({@code 0}: any free port), without TLS: loopback addresses only. */
     public static DecodeServer start(DecodeReceiver receiver, String host, int port, Limits limits) {
-        return new DecodeServer(receiver, host, port, Objects.requireNonNull(limits, "limits"));
+        return start(receiver, host, port, limits, null);
+    }
+
+    /**
+     * Starts a server on {@code host:port} ({@code 0}: any free port) that requires, when
+     * {@code tls} is given, a client certificate signed by its CA.
+     *
+     * @throws IllegalArgumentException if {@code host} is not a loopback address and {@code tls} is null
+     */
+    public static DecodeServer start(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
+        return new DecodeServer(receiver, host, port, Objects.requireNonNull(limits, "limits"), tls);
     }
 
     public int port() {

@@ -22,8 +22,8 @@ public final class DecodeServerMain {
         int pages = Integer.parseInt(args[1]);
         int pageSize = Integer.parseInt(args[2]);
         int layers = Integer.parseInt(args[3]);
-        @Nullable KvLayout layout = layers == 0 ? null : new KvLayout(new ModelShape("decode", ModelKind.TOY_MLA, layers,
-                Integer.parseInt(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6])), KvDtype.valueOf(args[7]));
+        @Nullable KvLayout layout = layout(layers, Integer.parseInt(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]),
+                KvDtype.valueOf(args[7]));
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(pages, pageSize, layout), "127.0.0.1", port)) {
             System.out.println("LISTENING " + server.port());
             System.out.flush();
@@ -33,6 +33,11 @@ public final class DecodeServerMain {
                 server.awaitClose();
             }
         }
+    }
+
+    /** The row layout of a decode pool of {@code layers} layers, or null for {@code layers 0} (pages only). */
+    public static @Nullable KvLayout layout(int layers, int latent, int rope, int index, KvDtype dtype) {
+        return layers == 0 ? null : new KvLayout(new ModelShape("decode", ModelKind.TOY_MLA, layers, latent, rope, index), dtype);
     }
 
     /** The arguments that start a server matching {@code layout} (null: pages only) that exits with the calling process. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslContext;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Objects;
@@ -44,6 +45,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final @Nullable KvLayout layout;
     private final int prefillCp;
     private final Duration timeout;
+    private final @Nullable SslContext tls;
     private @Nullable Connection connection;
     private Replies replies = new Replies();
     private long bytesSent;
@@ -52,6 +54,16 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      * @param layout the row layout of the pages, or null to send page placements only
      */
     public TcpTransferBackend(String host, int port, int pageSize, @Nullable KvLayout layout, int prefillCp, Duration timeout) {
+        this(host, port, pageSize, layout, prefillCp, timeout, null);
+    }
+
+    /**
+     * @param layout the row layout of the pages, or null to send page placements only
+     * @param tls    this client's certificate and key and the CA of the decode server, or null for plain TCP
+     */
+    public TcpTransferBackend(String host, int port, int pageSize, @Nullable KvLayout layout, int prefillCp, Duration timeout,
+                              @Nullable TransferTls tls) {
+        this.tls = tls == null ? null : tls.clientContext();
         this.host = Objects.requireNonNull(host, "host");
         this.port = port;
         this.pageSize = pageSize;
@@ -242,7 +254,12 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         }
         Connection c;
         try {
-            c = TcpClient.create().host(host).port(port)
+            TcpClient client = TcpClient.create().host(host).port(port);
+            if (tls != null) {
+                SslContext context = tls;
+                client = client.secure(spec -> spec.sslContext(context));
+            }
+            c = client
                     .doOnConnected(conn -> conn.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
                             Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
                     .connectNow(timeout);

@@ -1,7 +1,14 @@
 package org.kvflow.samples.cli;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.kvflow.core.json.MalformedInputException;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.dsl.tcp.DecodeServer;
 import org.kvflow.dsl.tcp.DecodeServerMain;
+import org.kvflow.dsl.tcp.TransferTls;
+import org.kvflow.operators.transfer.DecodeReceiver;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -9,19 +16,37 @@ import picocli.CommandLine.Option;
 @Command(name = "decode-server", mixinStandardHelpOptions = true,
         description = "Run a decode receiver (non-CP, full layout) for the tcp transfer backend; prints LISTENING <port>.")
 final class DecodeServerCommand implements Callable<Integer> {
+    @Option(names = "--bind", defaultValue = "127.0.0.1", description = "address to listen on; beyond loopback mutual TLS is required")
+    String bind;
     @Option(names = "--port", defaultValue = "0", description = "TCP port (0: any free port)") int port;
-    @Option(names = "--pages", defaultValue = "65536", description = "decode pool pages") int pages;
+    @Option(names = "--pages", defaultValue = "4096", description = "decode pool pages (default ${DEFAULT-VALUE}; one layer's buffer must stay under 2 GiB)") int pages;
     @Option(names = "--page-size", defaultValue = "64") int pageSize;
     @Option(names = "--layers", defaultValue = "2", description = "layers of KV (0: track pages only)") int layers;
     @Option(names = "--latent", defaultValue = "512") int latent;
     @Option(names = "--rope", defaultValue = "64") int rope;
     @Option(names = "--index", defaultValue = "128") int index;
-    @Option(names = "--kv-dtype", defaultValue = "FP8_E4M3", description = "BF16 | FP8_E4M3") String dtype;
+    @Option(names = "--kv-dtype", defaultValue = "fp8_e4m3", description = "bf16 | fp8_e4m3") KvDtype dtype;
+    @Option(names = "--tls-cert", description = "this server's certificate chain (PEM)") Path tlsCert;
+    @Option(names = "--tls-key", description = "its private key (PEM, unencrypted PKCS#8)") Path tlsKey;
+    @Option(names = "--tls-client-ca", description = "the CA that signs the prefill clients' certificates (PEM)") Path tlsClientCa;
+    @Option(names = "--handshake-timeout-ms", defaultValue = "10000", description = "close a connection that sends no HELLO in time") long handshakeMs;
+    @Option(names = "--idle-timeout-ms", defaultValue = "120000", description = "close a connection idle this long") long idleMs;
+    @Option(names = "--max-connections", defaultValue = "64", description = "close new connections past this many") int maxConnections;
 
     @Override
-    public Integer call() throws InterruptedException {
-        DecodeServerMain.main(new String[] {Integer.toString(port), Integer.toString(pages), Integer.toString(pageSize),
-                Integer.toString(layers), Integer.toString(latent), Integer.toString(rope), Integer.toString(index), dtype});
+    public Integer call() {
+        int given = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsClientCa != null ? 1 : 0);
+        if (given != 0 && given != 3) {
+            throw new MalformedInputException("--tls-cert", "give --tls-cert, --tls-key and --tls-client-ca together");
+        }
+        TransferTls tls = given == 3 ? new TransferTls(tlsCert, tlsKey, tlsClientCa) : null;
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections);
+        DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, DecodeServerMain.layout(layers, latent, rope, index, dtype));
+        try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls)) {
+            System.out.println("LISTENING " + server.port());
+            System.out.flush();
+            server.awaitClose();
+        }
         return KvflowCli.EXIT_OK;
     }
 }

@@ -8,7 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-/** Flags outside what a config file or the demo allows, and a directory where a file belongs: exit 2, one line naming the flag. */
+/** Flags outside what a config file, the demo or the decode server allows, and a directory where a file belongs: exit 2, one line naming the flag. */
 class OutOfRangeInputTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', textBlock = """
@@ -19,6 +19,9 @@ class OutOfRangeInputTest {
             demo --max-len 2000000000                 | kvflow: --max-len: must be in [1, 131072], was 2000000000
             demo --cp 1000                            | kvflow: --cp: must be in [2, 64], was 1000
             demo --requests 0                         | kvflow: --requests: must be in [1, 100000], was 0
+            decode-server --bind 0.0.0.0              | kvflow: decode server on 0.0.0.0: an address beyond loopback needs mutual TLS (the server's certificate and key, and the CA that signs the prefill clients' certificates)
+            decode-server --tls-cert a.pem            | kvflow: --tls-cert: give --tls-cert, --tls-key and --tls-client-ca together
+            decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64: durations must be positive and the cap at least 1
             """)
     void refusedWithTheLimitInTheMessage(String command, String expected) {
         Cli.Result r = Cli.run(command.split(" "));
