@@ -31,6 +31,8 @@ class MalformedInputTest {
             [1,2]                                                               | kvflow: $: must be an object, was array
             {"kind":"split","mode":"in-seq-split","cpSize":4}                   | kvflow: $.tokens: required field is missing
             {"kind":"split","mode":"in-seq-split","cpSize":0,"tokens":8}        | kvflow: $.cpSize: must be >= 1, was 0
+            {"kind":"split","mode":"in-seq-split","cpSize":1000000,"tokens":2000000} | kvflow: $.cpSize: must be <= 1024, was 1000000
+            {"kind":"split","mode":"round-robin-split","cpSize":4,"tokens":4000000} | kvflow: $.tokens: must be <= 1048576, was 4000000
             {"kind":"split","mode":"in-seq-split","cpSize":4,"tokens":-20}      | kvflow: $.tokens: must be >= 0, was -20
             {"kind":"split","mode":"in-seq-split","cpSize":4,"tokens":"20"}     | kvflow: $.tokens: must be an integer, was string "20"
             {"kind":"split","mode":"in-seq-split","cpSize":4,"tokens":20.0}     | kvflow: $.tokens: must be an integer, was number 20.0

@@ -6,6 +6,9 @@ import org.kvflow.core.json.JsonFields;
 
 /** One scenario kind of SCENARIO-FORMAT.md. */
 interface Scenario {
+    /** Largest CP size a scenario whose answer lists every rank accepts (CP sizes in use are 2 to 64). */
+    long MAX_CP = 1024;
+
     /** The value of {@code "kind"}. */
     String kind();
 

@@ -22,6 +22,9 @@ final class SplitScenario implements Scenario {
         return List.of("mode", "cpSize", "tokens");
     }
 
+    /** Most tokens a round-robin split answers for: it lists each token id. */
+    static final long MAX_ROUND_ROBIN_TOKENS = 1 << 20;
+
     @Override
     public ObjectNode run(JsonFields in) {
         SplitMode mode = in.requireEnum("mode", SplitMode.class);
@@ -29,8 +32,9 @@ final class SplitScenario implements Scenario {
             throw new org.kvflow.core.json.MalformedInputException(in.pathOf("mode"),
                     "must be one of [in-seq-split, round-robin-split], was \"none\"");
         }
-        int cp = (int) in.requireInteger("cpSize", 1, Integer.MAX_VALUE);
-        long tokens = in.requireInteger("tokens", 0, Integer.MAX_VALUE);
+        // the answer lists every rank (and, round-robin, every token id): bounded so that a small input cannot ask for gigabytes
+        int cp = (int) in.requireInteger("cpSize", 1, Scenario.MAX_CP);
+        long tokens = in.requireInteger("tokens", 0, mode == SplitMode.ROUND_ROBIN_SPLIT ? MAX_ROUND_ROBIN_TOKENS : Integer.MAX_VALUE);
         SplitPlan plan = CpSplit.split(mode, tokens, cp);
 
         ObjectNode out = Json.object().put("cpSplit", plan.cpSplit());

@@ -27,7 +27,7 @@ final class TransferScenario implements Scenario {
 
     @Override
     public ObjectNode run(JsonFields in) {
-        int cp = (int) in.requireInteger("cpSize", 1, Integer.MAX_VALUE);
+        int cp = (int) in.requireInteger("cpSize", 1, Scenario.MAX_CP); // the answer plans every rank
         int ps = (int) in.requireInteger("pageSize", 1, Integer.MAX_VALUE);
         long[] prefill = in.requireIntegers("prefillPages", 0, JsonValues.MAX_ID);
         long[] decode = in.requireIntegers("decodePages", 0, JsonValues.MAX_ID);
