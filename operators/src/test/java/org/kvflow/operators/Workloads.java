@@ -12,8 +12,11 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
+import org.kvflow.operators.shard.OwnerWriteOperator;
+import org.kvflow.operators.shard.ShardOperator;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import reactor.core.publisher.Flux;
 
 /** Test fixtures: configs, seeded workloads, and pipelines wired to an in-memory decode receiver. */
 public final class Workloads {
@@ -61,6 +64,30 @@ public final class Workloads {
         DecodeReceiver receiver = new DecodeReceiver(decodePages, config.pageSize(), model == null ? null : model.layout());
         CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), sampler, 32);
         return new Rig(group, receiver, pipeline);
+    }
+
+    /**
+     * Admits each request by hand as one batch of whole requests (the first {@code hostTokens[i]}
+     * tokens of request {@code i} as a host-cache hit) and runs it through own; the write stage is
+     * left to the caller, who may damage the batch first.
+     */
+    public static PrefillBatch owned(KvGroup group, List<PrefillRequest> requests, long... hostTokens) {
+        List<PrefillBatch.Entry> entries = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            PrefillRequest request = requests.get(i);
+            long host = i < hostTokens.length ? hostTokens[i] : 0;
+            RequestState state = group.track(request);
+            if (!group.reserve(state, host, request.seqLen() - host)) {
+                throw new IllegalStateException("no room for " + request.id());
+            }
+            entries.add(new PrefillBatch.Entry(state, host, request.seqLen() - host, true));
+        }
+        return Flux.just(new PrefillBatch(0, entries, List.of(), null)).transform(new ShardOperator(group)).blockLast();
+    }
+
+    /** {@link #owned} then the write stage: a batch ready to materialize and transfer. */
+    public static PrefillBatch written(KvGroup group, List<PrefillRequest> requests) {
+        return Flux.just(owned(group, requests)).transform(new OwnerWriteOperator(group)).blockLast();
     }
 
     public static KvModel toyModel(KvDtype dtype, int layers) {

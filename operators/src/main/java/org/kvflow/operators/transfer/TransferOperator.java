@@ -1,6 +1,7 @@
 package org.kvflow.operators.transfer;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -11,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.core.validate.PageGroups;
 import org.kvflow.kernels.gather.KvPageStore;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
@@ -102,6 +104,11 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
         // From what was sent before, not from the chunk start: a prefix hit's pages go to decode too.
         long end = entry.chunkStart() + entry.chunkLen();
         int[] slice = TransferPlanner.chunkPageSlice(state.sentTokens(), end, entry.lastChunk(), ps);
+        long fullEnd = Math.min((long) slice[1] * ps, end - end % ps);
+        if (fullEnd > (long) slice[0] * ps) { // the chunk's full pages: whole aligned groups of the request's row (SPEC §9)
+            PageGroups.validatePageAlignedTokenIndices(Arrays.copyOfRange(state.reqToToken(), slice[0] * ps, (int) fullEnd), ps,
+                    "pd transfer req " + state.id());
+        }
         state.sentTokens(entry.lastChunk() ? end : end - end % ps);
         int[] pages = state.pageTable();
         for (int rank = 0; rank < ownership.cpSize(); rank++) {

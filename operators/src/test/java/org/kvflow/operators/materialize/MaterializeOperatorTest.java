@@ -2,7 +2,6 @@ package org.kvflow.operators.materialize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.DebugMode;
@@ -20,29 +19,15 @@ import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.RequestState;
 import org.kvflow.operators.Workloads;
-import org.kvflow.operators.shard.OwnerWriteOperator;
-import org.kvflow.operators.shard.ShardOperator;
 import reactor.core.publisher.Flux;
 
 class MaterializeOperatorTest {
     private static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
 
-    /** Admits and writes each request by hand as a single batch through own + write. */
-    private static PrefillBatch prepared(KvGroup group, List<PrefillRequest> requests) {
-        List<PrefillBatch.Entry> entries = new ArrayList<>();
-        for (PrefillRequest request : requests) {
-            RequestState state = group.track(request);
-            assertThat(group.reserve(state, request.seqLen())).isTrue();
-            entries.add(new PrefillBatch.Entry(state, 0, request.seqLen(), true));
-        }
-        PrefillBatch batch = new PrefillBatch(0, entries, List.of(), null);
-        return Flux.just(batch).transform(new ShardOperator(group)).transform(new OwnerWriteOperator(group)).blockLast();
-    }
-
     @Test
     void corruptedTokenRowFailsThatRequestAloneBeforeAnyGather() {
         KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
-        PrefillBatch batch = prepared(group, List.of(new PrefillRequest("ok", new int[13], 0), new PrefillRequest("bad", new int[9], 0)));
+        PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("ok", new int[13], 0), new PrefillRequest("bad", new int[9], 0)));
         RequestState bad = batch.entries().get(1).state();
         bad.reqToToken()[5] += 1; // second page: entry 1 breaks the run
 
@@ -67,7 +52,7 @@ class MaterializeOperatorTest {
     void multiRequestBatchWithoutTheGateFailsFast() {
         CpSharedKvConfig gateOff = Workloads.sharedBsGt1(4, 4, 8, null).toBuilder().bsGt1(false).maxRequests(null).build();
         KvGroup group = KvGroup.create(gateOff, PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
-        PrefillBatch batch = prepared(group, List.of(new PrefillRequest("a", new int[5], 0), new PrefillRequest("b", new int[6], 0)));
+        PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("a", new int[5], 0), new PrefillRequest("b", new int[6], 0)));
         Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
         for (PrefillBatch.Entry entry : batch.entries()) {
             assertThat(entry.state().failure()).isInstanceOf(CpSharedKvBatchException.class)
@@ -84,8 +69,8 @@ class MaterializeOperatorTest {
         KvGroup replicated = KvGroup.create(config, PoolLayout.REPLICATED, PoolCapacity.ofPages(8, 2), MODEL, false);
         List<PrefillRequest> requests = List.of(new PrefillRequest("x", new int[] {1, 2, 3, 4, 5, 6, 7}, 0),
                 new PrefillRequest("y", new int[] {9, 8, 7}, 0));
-        PrefillBatch a = prepared(shared, requests);
-        PrefillBatch b = prepared(replicated, requests);
+        PrefillBatch a = Workloads.written(shared, requests);
+        PrefillBatch b = Workloads.written(replicated, requests);
         FullViewMaterializer sm = new FullViewMaterializer(shared);
         FullViewMaterializer rm = new FullViewMaterializer(replicated);
         List<long[]> sharedTables = a.entries().stream().map(e -> sm.referencedPages(e.state())).toList();
@@ -112,7 +97,7 @@ class MaterializeOperatorTest {
                 long checks = DebugMode.checksRun();
                 int[] tokens = new int[13];
                 java.util.Arrays.setAll(tokens, i -> 100 + i);
-                PrefillBatch batch = prepared(group, List.of(new PrefillRequest("r", tokens, 0)));
+                PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("r", tokens, 0)));
                 RequestState state = batch.entries().getFirst().state();
                 assertThat(group.reference() != null).isEqualTo(debug);
                 assertThat(DebugMode.checksRun() - checks).as("owner-write and page-group checks").isEqualTo(debug ? 13 + 1 : 0);
