@@ -6,7 +6,7 @@ import java.util.stream.LongStream;
 /**
  * Seeded value generators for property tests, in place of a property-testing library: a test is a
  * {@code @ParameterizedTest(name = "seed {0}")} over {@link #seeds()}, draws its inputs from
- * {@code new Gen(seed)}, and a failure names the seed that reproduces it. Ranges are inclusive;
+ * {@code new Gen(seed)}, and a failure names the seed that reproduces it ({@link SeededProperty} says all that). Ranges are inclusive;
  * one draw in eight lands on an end of the range, where boundary bugs live.
  */
 public final class Gen {

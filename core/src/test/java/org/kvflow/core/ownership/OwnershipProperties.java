@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.kvflow.core.Gen;
+import org.kvflow.core.SeededProperty;
 
 /** SPEC §4.1 as properties over cp 1–16, ps 1–256, page ids up to 2^31−1 (seeded; a failure names its seed). */
 class OwnershipProperties {
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void ownerAndLocalPageInvertToThePage(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(1, 16);
@@ -23,8 +21,7 @@ class OwnershipProperties {
         assertThat(map.pageId(owner, map.localPage(page))).isEqualTo(page);
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void everySlotOfARankIsOnePage(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(1, 16);
@@ -39,8 +36,7 @@ class OwnershipProperties {
         }
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void sharedRowsAreInjectiveOverThePool(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(1, 16);
@@ -56,8 +52,7 @@ class OwnershipProperties {
         }
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void sharedRowOfALargeLocStaysInItsRankBlock(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(1, 16);

@@ -7,9 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.kvflow.core.Gen;
+import org.kvflow.core.SeededProperty;
 
 class PageAllocatorTest {
     @Test
@@ -61,8 +60,7 @@ class PageAllocatorTest {
         assertThat(a.leakCheck()).containsExactly(1);
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void randomAllocFreeReturnsToFull(long seed) {
         Gen gen = new Gen(seed);
         int totalPages = gen.intIn(1, 500);

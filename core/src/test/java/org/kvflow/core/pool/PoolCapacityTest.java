@@ -9,9 +9,8 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.kvflow.core.Gen;
+import org.kvflow.core.SeededProperty;
 
 class PoolCapacityTest {
     private static final long GIB_40 = 42_949_672_960L;
@@ -51,8 +50,7 @@ class PoolCapacityTest {
         assertThat(cap.capacityRatio(8)).isCloseTo((8.0 * 13_961 - 1) / 13_960, within(1e-12));
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void capacityRatioWithinOnePercentOfCpFromHundredPages(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(1, 16);

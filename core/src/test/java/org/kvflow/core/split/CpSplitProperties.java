@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.kvflow.core.Gen;
+import org.kvflow.core.SeededProperty;
 
 /** The split of every rank partitions {@code [0, T)}, and rank sizes differ by at most 2 tokens (seeded; a failure names its seed). */
 class CpSplitProperties {
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void inSeqRangesPartitionTheTokens(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(1, 16);
@@ -41,8 +39,7 @@ class CpSplitProperties {
         assertThat(max - min).isLessThanOrEqualTo(2);
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("org.kvflow.core.Gen#seeds")
+    @SeededProperty
     void roundRobinTokenIdsPartitionTheTokens(long seed) {
         Gen gen = new Gen(seed);
         int cp = gen.intIn(2, 16);
