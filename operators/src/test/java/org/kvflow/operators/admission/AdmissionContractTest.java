@@ -1,0 +1,154 @@
+package org.kvflow.operators.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.operators.AdmissionRejectedException;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.PrefillResult;
+import org.kvflow.operators.Workloads;
+import org.reactivestreams.Subscription;
+import reactor.core.Scannable;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+import reactor.test.publisher.TestPublisher;
+
+/** Admission at its boundaries: the pass budgets (SPEC §6.2), upstream demand, the capacity refusal, and what the operator reports to Scannable. */
+class AdmissionContractTest {
+    private static final CpSharedKvConfig BS_GT1 = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(8).sharedKv(true).bsGt1(true).build();
+    private static final CpSharedKvConfig BS1 = Workloads.sharedBsGt1(2, 16, 1, 8192L).toBuilder().bsGt1(false).maxRequests(null).build();
+
+    private static List<String> admitted(AdmissionPass p) {
+        return p.admitted().stream().map(a -> a.name() + "(" + a.extendLen() + ")").toList();
+    }
+
+    private static AdmissionCandidate req(String name, long extend, long maxNew) {
+        return new AdmissionCandidate(name, extend, 0, maxNew);
+    }
+
+    @Test
+    void aRequestNeedsStrictlyLessThanTheTotalBudgetWithItsDecodeReservation() {
+        PrefillAdder adder = new PrefillAdder(BS_GT1);
+        assertThat(adder.pass(130, 1000, null, List.of(req("a", 64, 66))).stop()).isEqualTo(AdmissionStop.NO_TOKEN);
+        AdmissionPass fits = adder.pass(131, 1000, null, List.of(req("a", 64, 66)));
+        assertThat(admitted(fits)).containsExactly("a(64)");
+        assertThat(fits.stop()).as("131 - 64 - 66 = 1 token left").isEqualTo(AdmissionStop.END);
+        assertThat(adder.pass(200, 64, null, List.of(req("a", 64, 0))).stop()).as("the current budget reaches 0").isEqualTo(AdmissionStop.NO_TOKEN);
+        assertThat(adder.pass(200, 65, null, List.of(req("a", 64, 0))).stop()).isEqualTo(AdmissionStop.END);
+    }
+
+    @Test
+    void theInputBudgetStopsOnlyLaterRequestsAndAtItsBoundary() {
+        List<AdmissionCandidate> queue = List.of(req("a", 64, 0), req("b", 60, 0), req("c", 1, 0));
+        AdmissionPass exact = new PrefillAdder(BS_GT1.toBuilder().maxPrefillTokens(128).build()).pass(100_000, 100_000, null, queue);
+        assertThat(admitted(exact)).as("b's 64 paged tokens would use up the 64 left: stop").containsExactly("a(64)");
+        assertThat(exact.stop()).isEqualTo(AdmissionStop.OTHER);
+        AdmissionPass more = new PrefillAdder(BS_GT1.toBuilder().maxPrefillTokens(129).build()).pass(100_000, 100_000, null, queue);
+        assertThat(admitted(more)).containsExactly("a(64)", "b(60)");
+        PrefillAdder adder = new PrefillAdder(BS_GT1.toBuilder().maxPrefillTokens(128).build());
+        AdmissionPass first = adder.pass(100_000, 100_000, null, List.of(req("big", 200, 0)));
+        assertThat(admitted(first)).as("the first request is never held back by the input budget").containsExactly("big(200)");
+    }
+
+    @Test
+    void extendCapAndMaxRequestsCountPageCeiledLengths() {
+        PrefillAdder capped = new PrefillAdder(BS_GT1.toBuilder().maxExtendTokens(128L).build());
+        assertThat(admitted(capped.pass(100_000, 100_000, null, List.of(req("a", 1, 0), req("b", 64, 0), req("c", 1, 0)))))
+                .as("1 -> 64, 64 -> 64: 128 reached").containsExactly("a(1)", "b(64)");
+        PrefillAdder two = new PrefillAdder(BS_GT1.toBuilder().maxRequests(2L).build());
+        assertThat(admitted(two.pass(100_000, 100_000, null, List.of(req("a", 1, 0), req("b", 1, 0), req("c", 1, 0)))))
+                .containsExactly("a(1)", "b(1)");
+    }
+
+    @Test
+    void aChunkedRequestTakesTheChunkAndFinishesWhenItFits() {
+        PrefillAdder adder = new PrefillAdder(BS_GT1.toBuilder().chunkedPrefillSize(128L).build());
+        AdmissionPass rest = adder.pass(100_000, 100_000, req("long", 100, 10), List.of(req("next", 28, 0)));
+        assertThat(admitted(rest)).as("the chunked request finishes (100 -> 128 paged), no room for the next").containsExactly("long(100)");
+        assertThat(rest.chunked()).isNull();
+        AdmissionPass more = adder.pass(100_000, 100_000, req("long", 300, 10), List.of());
+        assertThat(admitted(more)).containsExactly("long(128)");
+        assertThat(more.chunked()).isEqualTo("long");
+        AdmissionPass truncated = adder.pass(100_000, 100_000, null, List.of(req("a", 200, 0)));
+        assertThat(admitted(truncated)).as("a fresh request larger than the chunk is truncated to whole pages").containsExactly("a(128)");
+        assertThat(truncated.chunked()).isEqualTo("a");
+    }
+
+    /** Room = queue capacity - requests waiting - requests asked for and not yet arrived; asked for only while downstream wants batches. */
+    @Test
+    void upstreamIsAskedForTheRoomTheQueueHasLeft() {
+        TestPublisher<PrefillRequest> source = TestPublisher.create();
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false); // 15 usable pages
+        StepVerifier.create(source.flux().transform(new AdmissionOperator(group, 4)), 0)
+                .thenRequest(2)
+                .then(() -> source.assertMinRequested(4).assertMaxRequested(4))
+                .then(() -> source.next(new PrefillRequest("big", new int[200], 0), new PrefillRequest("b", new int[60], 0)))
+                .expectNextCount(1) // big holds 13 pages; b (4 pages) waits with budget left
+                .then(() -> source.assertMinRequested(3).assertMaxRequested(3)) // 2 still coming, + 4 - 1 waiting - 2 coming
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aRequestThatCanNeverFitIsRefusedAtOnceAndOneThatJustFitsWaits() {
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(2, 16), null, false); // 3 usable pages, 48 tokens
+        List<PrefillResult> rejected = new ArrayList<>();
+        List<String> admittedIds = new ArrayList<>();
+        Flux.just(new PrefillRequest("exact", new int[48], 0), new PrefillRequest("under", new int[47], 0))
+                .transform(new AdmissionOperator(group, 4))
+                .doOnNext(b -> {
+                    rejected.addAll(b.rejected());
+                    b.entries().forEach(e -> admittedIds.add(e.state().id()));
+                    b.entries().forEach(e -> group.release(e.state(), false));
+                })
+                .blockLast(Duration.ofSeconds(5));
+        assertThat(rejected).hasSize(1).first().isInstanceOfSatisfying(PrefillResult.Failed.class, f -> {
+            assertThat(f.request().id()).isEqualTo("exact");
+            assertThat(f.error()).isInstanceOf(AdmissionRejectedException.class).hasMessageContaining("48");
+        });
+        assertThat(admittedIds).containsExactly("under");
+    }
+
+    @Test
+    void theOperatorReportsItsStateToScannable() {
+        TestPublisher<PrefillRequest> source = TestPublisher.create();
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        AtomicReference<Subscription> upstreamOfDownstream = new AtomicReference<>();
+        BaseSubscriber<PrefillBatch> downstream = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription subscription) {
+                upstreamOfDownstream.set(subscription);
+            }
+        };
+        source.flux().transform(new AdmissionOperator(group, 4)).subscribe(downstream);
+        Scannable admission = Scannable.from(upstreamOfDownstream.get());
+        assertThat(admission.scanUnsafe(Scannable.Attr.ACTUAL)).isSameAs(downstream);
+        assertThat(admission.scan(Scannable.Attr.PARENT)).isNotNull();
+        assertThat(admission.scan(Scannable.Attr.RUN_STYLE)).isEqualTo(Scannable.Attr.RunStyle.SYNC);
+        assertThat(admission.scan(Scannable.Attr.CANCELLED)).isFalse();
+        assertThat(admission.scan(Scannable.Attr.TERMINATED)).isFalse();
+        downstream.request(1);
+        assertThat(admission.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM)).isEqualTo(1L);
+        source.next(new PrefillRequest("a", new int[20], 0), new PrefillRequest("b", new int[20], 0), new PrefillRequest("c", new int[20], 0));
+        assertThat(admission.scan(Scannable.Attr.REQUESTED_FROM_DOWNSTREAM)).isZero();
+        assertThat(admission.scan(Scannable.Attr.BUFFERED)).as("b and c wait").isEqualTo(2);
+        source.error(new IllegalStateException("upstream broke"));
+        assertThat(admission.scan(Scannable.Attr.ERROR)).hasMessage("upstream broke");
+        downstream.cancel();
+        assertThat(admission.scan(Scannable.Attr.CANCELLED)).isTrue();
+        assertThat(admission.scan(Scannable.Attr.BUFFERED)).as("cancelling released the waiting requests").isEqualTo(0);
+        assertThat(group.liveRequests()).as("only a, which downstream owns").isEqualTo(1);
+        assertThat(Arrays.asList(Scannable.Attr.PREFETCH, Scannable.Attr.CAPACITY)).allSatisfy(attr -> admission.scan(attr));
+    }
+}
