@@ -6,12 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.dsl.Admission;
 import org.kvflow.dsl.DslTest;
+import org.kvflow.dsl.FullView;
+import org.kvflow.dsl.KvFlow;
+import org.kvflow.dsl.Ownership;
+import org.kvflow.dsl.PdTransfer;
+import org.kvflow.dsl.PrefillPipeline;
+import org.kvflow.dsl.Split;
 import org.kvflow.kernels.gather.KvPageStore;
 import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.transfer.PageRun;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
 
 /**
  * Who may connect: beyond loopback the decode server needs mutual TLS, and then only a client whose
@@ -61,6 +73,29 @@ class MutualTlsTest {
                 assertThatThrownBy(plain::connect).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
             }
             assertThat(receiver.openSessions()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aPipelineBuiltWithTheDslTransfersOverTls() {
+        List<PrefillRequest> requests = DslTest.requests(6);
+        DecodeReceiver receiver = new DecodeReceiver(1024, 16, LAYOUT);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, side("server"))) {
+            PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
+                    .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
+                    .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, LAYOUT, 4, TIMEOUT, side("client"))).build();
+            StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
+                    .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
+            for (PrefillRequest r : requests) {
+                assertThat(receiver.isReady(r.id())).as(r.id()).isTrue();
+            }
+            PrefillPipeline plain = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
+                    .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
+                    .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, LAYOUT, 4, TIMEOUT)).build();
+            StepVerifier.create(Flux.fromIterable(DslTest.requests(1)).transform(plain))
+                    .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
+                    .verifyComplete();
+            assertThat(plain.lastGroup().liveRequests()).as("the refused request freed its pages").isZero();
         }
     }
 
