@@ -338,6 +338,11 @@ public final class KvGroup {
         return () -> freeListeners.remove(listener);
     }
 
+    /** How many listeners wait for freed pages: one per live admission subscriber, so a count that only grows is a leak. */
+    public int pageListeners() {
+        return freeListeners.size();
+    }
+
     private long evictablePages() {
         return cache == null ? 0 : cache.evictablePages();
     }

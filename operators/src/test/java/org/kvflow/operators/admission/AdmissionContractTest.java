@@ -1,6 +1,7 @@
 package org.kvflow.operators.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -150,5 +151,125 @@ class AdmissionContractTest {
         assertThat(admission.scan(Scannable.Attr.BUFFERED)).as("cancelling released the waiting requests").isEqualTo(0);
         assertThat(group.liveRequests()).as("only a, which downstream owns").isEqualTo(1);
         assertThat(Arrays.asList(Scannable.Attr.PREFETCH, Scannable.Attr.CAPACITY)).allSatisfy(attr -> admission.scan(attr));
+    }
+
+    @Test
+    void oneMoreBoundaryPerBudget() {
+        CpSharedKvConfig c = BS_GT1;
+        AdmissionPass atTotal = new PrefillAdder(c).pass(130, 1000, null, List.of(req("a", 64, 66)));
+        assertThat(admitted(atTotal)).as("64 + 66 >= 130: not admitted").isEmpty();
+        assertThat(new PrefillAdder(c).pass(64, 1000, null, List.of(req("a", 60, 0))).stop())
+                .as("60 paged to 64 leaves 0 of the total").isEqualTo(AdmissionStop.NO_TOKEN);
+        assertThat(new PrefillAdder(c.toBuilder().maxPrefillTokens(64).build()).pass(1000, 1000, null, List.of(req("a", 64, 0))).stop())
+                .as("the input budget used up exactly").isEqualTo(AdmissionStop.OTHER);
+        assertThat(new PrefillAdder(c.toBuilder().chunkedPrefillSize(64L).build()).pass(1000, 1000, null, List.of(req("a", 64, 0))).stop())
+                .as("the chunk used up exactly").isEqualTo(AdmissionStop.OTHER);
+        AdmissionPass prefillMax = new PrefillAdder(c.toBuilder().prefillMaxRequests(1L).build())
+                .pass(1000, 1000, null, List.of(req("a", 1, 0), req("b", 1, 0)));
+        assertThat(admitted(prefillMax)).containsExactly("a(1)");
+        assertThat(prefillMax.stop()).isEqualTo(AdmissionStop.OTHER);
+    }
+
+    @Test
+    void aChunkedRequestThatFinishesReservesItsDecodeTokens() {
+        PrefillAdder adder = new PrefillAdder(BS_GT1.toBuilder().chunkedPrefillSize(1000L).build());
+        AdmissionPass p = adder.pass(250, 1000, req("long", 100, 100), List.of(req("next", 64, 0)));
+        assertThat(admitted(p)).as("250 - 128 paged - 100 reserved = 22 left, next needs 64").containsExactly("long(100)");
+        assertThat(p.stop()).isEqualTo(AdmissionStop.NO_TOKEN);
+    }
+
+    @Test
+    void aHostHitAtTheThresholdIsLoadedNotRecomputed() {
+        long t = PrefillAdder.LOAD_BACK_THRESHOLD;
+        AdmissionPass p = new PrefillAdder(BS_GT1).pass(100_000, 100_000, null,
+                List.of(new AdmissionCandidate("at", t + 5, t, 0), new AdmissionCandidate("under", t + 5, t - 1, 0)));
+        assertThat(admitted(p)).containsExactly("at(5)", "under(" + (t + 5) + ")");
+    }
+
+    @Test
+    void candidateAndOperatorArgumentsAtTheirBounds() {
+        assertThatThrownBy(() -> new AdmissionCandidate("r", 8, 8, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("r: hostHitLen must be in [0, extendLen), was 8");
+        assertThat(new AdmissionCandidate("r", 8, 7, 0).hostHitLen()).isEqualTo(7);
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        assertThatThrownBy(() -> new AdmissionOperator(group, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("queueCapacity must be >= 1, was 0");
+        List<String> ids = new ArrayList<>();
+        Flux.just(new PrefillRequest("a", new int[20], 0), new PrefillRequest("b", new int[20], 0)).transform(new AdmissionOperator(group, 1))
+                .doOnNext(b -> b.entries().forEach(e -> {
+                    ids.add(e.state().id());
+                    group.release(e.state(), false);
+                }))
+                .blockLast(Duration.ofSeconds(5));
+        assertThat(ids).as("a queue of one still admits every request").containsExactly("a", "b");
+    }
+
+    /** A refusal counts its decode reservation, and every batch, refusals included, gets the next id. */
+    @Test
+    void refusalsCountTheDecodeReservationAndBatchIdsIncrease() {
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false); // 15 usable pages, 240 tokens
+        List<Long> batchIds = new ArrayList<>();
+        List<PrefillResult.Failed> rejected = new ArrayList<>();
+        Flux.just(new PrefillRequest("a", new int[20], 0), new PrefillRequest("long", new int[200], 100), new PrefillRequest("b", new int[20], 0))
+                .transform(new AdmissionOperator(group, 1))
+                .doOnNext(b -> {
+                    batchIds.add(b.batchId());
+                    rejected.addAll(b.rejected());
+                    b.entries().forEach(e -> group.release(e.state(), false));
+                })
+                .blockLast(Duration.ofSeconds(5));
+        assertThat(batchIds).containsExactly(0L, 1L, 2L);
+        assertThat(rejected).singleElement().satisfies(f -> assertThat(f.error()).isInstanceOf(AdmissionRejectedException.class)
+                .hasMessageContaining("long").hasMessageContaining("300"));
+    }
+
+    /**
+     * With pools full and a request waiting, upstream is not asked for more even where the queue has room; with nothing
+     * waiting it is. Upstream is never asked for 0.
+     */
+    @Test
+    void fullPoolsWithAWaitingHeadStopUpstreamDemand() {
+        TestPublisher<PrefillRequest> source = TestPublisher.create();
+        List<Long> asked = new ArrayList<>();
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false); // 240 tokens
+        StepVerifier.create(source.flux().doOnRequest(asked::add).transform(new AdmissionOperator(group, 2)), 0)
+                .thenRequest(10)
+                .then(() -> source.next(new PrefillRequest("full", new int[239], 0)))
+                .expectNextCount(1)
+                .then(() -> assertThat(group.budgetTokens()).isZero())
+                .then(() -> assertThat(asked).as("nothing waits: the queue is refilled").containsExactly(2L, 1L))
+                .then(() -> source.next(new PrefillRequest("b", new int[20], 0), new PrefillRequest("huge", new int[400], 0)))
+                .expectNextMatches(b -> b.rejected().size() == 1)
+                .then(() -> assertThat(asked).as("b waits on full pools: no more, though huge's refusal left room").containsExactly(2L, 1L))
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+        assertThat(group.liveRequests()).as("b released on cancel; full is downstream's").isEqualTo(1);
+    }
+
+    @Test
+    void everyEndUnregistersThePageListener() {
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        Flux.just(new PrefillRequest("a", new int[20], 0)).transform(new AdmissionOperator(group, 2))
+                .doOnNext(b -> b.entries().forEach(e -> group.release(e.state(), false))).blockLast(Duration.ofSeconds(5));
+        assertThat(group.pageListeners()).as("after completion").isZero();
+        StepVerifier.create(Flux.<PrefillRequest>error(new IllegalStateException("x")).transform(new AdmissionOperator(group, 2)))
+                .verifyErrorMessage("x");
+        assertThat(group.pageListeners()).as("after an error").isZero();
+        TestPublisher<PrefillRequest> source = TestPublisher.create();
+        StepVerifier.create(source.flux().transform(new AdmissionOperator(group, 2)), 0)
+                .then(() -> assertThat(group.pageListeners()).isEqualTo(1))
+                .thenCancel().verify(Duration.ofSeconds(5));
+        assertThat(group.pageListeners()).as("after cancellation").isZero();
+    }
+
+    @Test
+    void cancellingWhileARequestIsChunkedReleasesIt() {
+        CpSharedKvConfig chunking = BS1.toBuilder().chunkedPrefillSize(64L).build();
+        KvGroup group = KvGroup.create(chunking, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        StepVerifier.create(Flux.just(new PrefillRequest("long", new int[200], 0)).transform(new AdmissionOperator(group, 2)), 1)
+                .expectNextMatches(b -> !b.entries().getFirst().lastChunk())
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+        assertThat(group.liveRequests()).as("the chunked request is released on cancel").isZero();
     }
 }
