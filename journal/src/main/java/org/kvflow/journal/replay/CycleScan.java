@@ -6,7 +6,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,22 +30,10 @@ record CycleScan(Path file, long size, long records, long intactEnd, long declar
         return damage == null ? 0 : size - intactEnd;
     }
 
-    /** How long a file of 0 bytes gets to grow before it counts as empty: a live writer creates a cycle file, then sizes it. */
-    private static final long CREATION_GRACE_NANOS = 500_000_000L;
-
-    private static long sizeOnceCreated(FileChannel ch) throws IOException {
-        long deadline = System.nanoTime() + CREATION_GRACE_NANOS;
-        long size = ch.size();
-        while (size == 0 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(5_000_000L);
-            size = ch.size();
-        }
-        return size;
-    }
-
     static CycleScan of(Path file) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = sizeOnceCreated(ch);
+            LiveWriterGrace.await(() -> ch.size() > 0);
+            long size = ch.size();
             if (size == 0) {
                 return new CycleScan(file, 0, 0, 0, 0, "the cycle file is empty: a cycle that should hold records holds none");
             }

@@ -120,14 +120,22 @@ final class ReadableJournal implements AutoCloseable {
             return; // Chronicle says what is missing
         }
         try (FileChannel ch = FileChannel.open(metadata, StandardOpenOption.READ)) {
-            ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-            int header = ch.size() < 4 ? 0 : (ch.read(word, 0) == 4 ? word.getInt(0) : 0);
+            LiveWriterGrace.await(() -> {
+                int h = firstWord(ch);
+                return h != 0 && (h & 0x80000000) == 0; // a header written and complete
+            });
+            int header = firstWord(ch);
             boolean sane = (header & 0x40000000) != 0 && (header & 0x80000000) == 0 && 4L + (header & 0x3FFFFFFF) <= ch.size();
             if (!sane) {
                 throw new JournalIoException(metadata + " is damaged: it does not start with a Chronicle table-store header ("
                         + ch.size() + " bytes, first word 0x" + Integer.toHexString(header) + "); replay cannot read the cycles without it");
             }
         }
+    }
+
+    private static int firstWord(FileChannel ch) throws IOException {
+        ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        return ch.size() < 4 ? 0 : (ch.read(word, 0) == 4 ? word.getInt(0) : 0);
     }
 
     private static void link(Path file, Path target) throws IOException {
