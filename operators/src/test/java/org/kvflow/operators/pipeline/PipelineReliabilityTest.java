@@ -23,6 +23,7 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.operators.transfer.DelegatingTransferBackend;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
@@ -63,29 +64,13 @@ class PipelineReliabilityTest {
     @Test
     void failingTransferFailsThatRequestAloneAndFreesItsDecodePages() {
         DecodeReceiver receiver = new DecodeReceiver(400, CONFIG.pageSize(), MODEL.layout());
-        InMemoryTransferBackend healthy = new InMemoryTransferBackend(receiver);
-        TransferBackend flaky = new TransferBackend() {
-            @Override
-            public long[] open(String requestId, int pageCount, int senders) {
-                return healthy.open(requestId, pageCount, senders);
-            }
-
+        TransferBackend flaky = new DelegatingTransferBackend(new InMemoryTransferBackend(receiver)) {
             @Override
             public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
                 if (requestId.equals("r3") && rank == 1) {
                     throw new TransferRejectedException(requestId, "receiver died (injected)");
                 }
-                healthy.send(requestId, rank, run, source);
-            }
-
-            @Override
-            public void complete(String requestId, int rank) {
-                healthy.complete(requestId, rank);
-            }
-
-            @Override
-            public void abort(String requestId) {
-                healthy.abort(requestId);
+                super.send(requestId, rank, run, source);
             }
         };
         KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(40, 16), MODEL, true);

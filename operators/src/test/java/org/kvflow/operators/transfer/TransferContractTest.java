@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.ownership.OwnershipMap;
@@ -24,35 +25,6 @@ import reactor.core.publisher.Flux;
 /** The transfer stage's and the decode receiver's rules at their boundaries: digests, counts, the replicated path, failures. */
 class TransferContractTest {
     private static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
-
-    /** A backend that hands every call on, for tests to override one. */
-    private static class Delegating implements TransferBackend {
-        private final TransferBackend inner;
-
-        Delegating(TransferBackend inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public long[] open(String requestId, int pageCount, int senders) {
-            return inner.open(requestId, pageCount, senders);
-        }
-
-        @Override
-        public void send(String requestId, int rank, PageRun run, KvPageStore source) {
-            inner.send(requestId, rank, run, source);
-        }
-
-        @Override
-        public void complete(String requestId, int rank) {
-            inner.complete(requestId, rank);
-        }
-
-        @Override
-        public void abort(String requestId) {
-            inner.abort(requestId);
-        }
-    }
 
     private static int[] tokens(int n) {
         int[] t = new int[n];
@@ -122,9 +94,9 @@ class TransferContractTest {
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("r", tokens(21), 0)));
         List<Integer> ranksUsed = new ArrayList<>();
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
-        TransferBackend counting = new Delegating(new InMemoryTransferBackend(decode)) {
+        TransferBackend counting = new DelegatingTransferBackend(new InMemoryTransferBackend(decode)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, KvPageStore source) {
+            public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
                 ranksUsed.add(rank);
                 super.send(requestId, rank, run, source);
             }
@@ -144,9 +116,9 @@ class TransferContractTest {
         KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("r", tokens(9), 0)));
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
-        TransferBackend failing = new Delegating(new InMemoryTransferBackend(decode)) {
+        TransferBackend failing = new DelegatingTransferBackend(new InMemoryTransferBackend(decode)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, KvPageStore source) {
+            public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
                 throw new TransferRejectedException(requestId, "decode went away");
             }
         };
