@@ -21,9 +21,9 @@ import org.jspecify.annotations.Nullable;
  * @param damage    what is wrong, or null for an intact file
  */
 record CycleScan(Path file, long size, long records, long intactEnd, long declaredEnd, @Nullable String damage) {
-    private static final int NOT_COMPLETE = 0x80000000;
-    private static final int META_DATA = 0x40000000;
-    private static final int LENGTH = 0x3FFFFFFF;
+    static final int NOT_COMPLETE = 0x80000000;
+    static final int META_DATA = 0x40000000;
+    static final int LENGTH = 0x3FFFFFFF;
 
     /** Bytes past the intact documents that replay cannot read. */
     long bytesLost() {
@@ -44,9 +44,7 @@ record CycleScan(Path file, long size, long records, long intactEnd, long declar
                 if (pos + 4 > size && pos + 4 > (size = ch.size())) {
                     return new CycleScan(file, size, records, pos, pos + 4, "the file ends at byte " + size + " without an end mark");
                 }
-                word.clear();
-                ch.read(word, pos);
-                int header = word.getInt(0);
+                int header = headerAt(ch, word, pos);
                 if (header == 0 || (header & NOT_COMPLETE) != 0) { // the end, or a write a crash cut short (readers skip it)
                     return new CycleScan(file, size, records, pos, pos, null);
                 }
@@ -68,5 +66,11 @@ record CycleScan(Path file, long size, long records, long intactEnd, long declar
                 pos = (end + 3) & ~3L;
             }
         }
+    }
+
+    /** The little-endian header word at {@code pos}, read through {@code word} (4 bytes); 0 where fewer than 4 bytes are there. */
+    static int headerAt(FileChannel ch, ByteBuffer word, long pos) throws IOException {
+        word.clear();
+        return ch.read(word, pos) == 4 ? word.order(ByteOrder.LITTLE_ENDIAN).getInt(0) : 0;
     }
 }

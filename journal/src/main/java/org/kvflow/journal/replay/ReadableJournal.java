@@ -33,7 +33,7 @@ import org.kvflow.journal.JournalIoException;
 final class ReadableJournal implements AutoCloseable {
     static final String METADATA = "metadata.cq4t";
     /** Chronicle's header word for "no more documents in this cycle": not complete, metadata, length 0. */
-    private static final int END_OF_DATA = 0xC0000000;
+    private static final int END_OF_DATA = CycleScan.NOT_COMPLETE | CycleScan.META_DATA;
 
     private final Path dir;
     private final @Nullable Path temporary;
@@ -122,10 +122,11 @@ final class ReadableJournal implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(metadata, StandardOpenOption.READ)) {
             LiveWriterGrace.await(() -> {
                 int h = firstWord(ch);
-                return h != 0 && (h & 0x80000000) == 0; // a header written and complete
+                return h != 0 && (h & CycleScan.NOT_COMPLETE) == 0; // a header written and complete
             });
             int header = firstWord(ch);
-            boolean sane = (header & 0x40000000) != 0 && (header & 0x80000000) == 0 && 4L + (header & 0x3FFFFFFF) <= ch.size();
+            boolean sane = (header & CycleScan.META_DATA) != 0 && (header & CycleScan.NOT_COMPLETE) == 0
+                    && 4L + (header & CycleScan.LENGTH) <= ch.size();
             if (!sane) {
                 throw new JournalIoException(metadata + " is damaged: it does not start with a Chronicle table-store header ("
                         + ch.size() + " bytes, first word 0x" + Integer.toHexString(header) + "); replay cannot read the cycles without it");
@@ -134,8 +135,7 @@ final class ReadableJournal implements AutoCloseable {
     }
 
     private static int firstWord(FileChannel ch) throws IOException {
-        ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-        return ch.size() < 4 ? 0 : (ch.read(word, 0) == 4 ? word.getInt(0) : 0);
+        return CycleScan.headerAt(ch, ByteBuffer.allocate(4), 0);
     }
 
     private static void link(Path file, Path target) throws IOException {
