@@ -23,7 +23,7 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.IndexScorerTest
     kernels.nsa.SparseAttentionTest kernels.nsa.SyntheticKeysTest kernels.nsa.TopKRowsTest kernels.nsa.SyntheticRowsTest
     kernels.nsa.AttentionChainTest kernels.quant.QuantKernelsTest cuda.graph.CudaTwinSourceTest cuda.graph.CudaTaskGraphGpuTest
-    cuda.CudaPageCopierGpuTest)
+    cuda.CudaPageMemoryGpuTest)
   selectors=()
   for c in "${classes[@]}"; do selectors+=(--select-class "org.kvflow.$c"); done
   (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx24g "$crash" -Dkvflow.test.device=cuda -cp "$device/lib/*:$jars/*" \

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
-import org.kvflow.cuda.CudaPageCopier;
-import org.kvflow.kernels.copy.PageBuffer;
+import org.kvflow.cuda.CudaPageMemory;
+import org.kvflow.kernels.pages.PageBuffer;
 
 /**
  * Page copies on a CUDA GPU at page size 64 with the fp8 MLA (41,984 B) and indexer (8,448 B)
@@ -29,7 +29,7 @@ public final class CudaCopyBench {
         int poolPages = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int viewPages = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int hostPages = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-        try (CudaPageCopier cuda = new CudaPageCopier(0)) {
+        try (CudaPageMemory cuda = new CudaPageMemory(0)) {
             System.out.println("{\"device\":\"" + cuda.deviceName() + "\"}");
             PageBuffer mla = cuda.allocate("mla pool", poolPages, MLA);
             PageBuffer index = cuda.allocate("index pool", poolPages, INDEX);
@@ -70,7 +70,7 @@ public final class CudaCopyBench {
      * Times {@code copy} as a whole call (checks, page-list upload, launch, synchronisation) and,
      * for kernel copies, the kernel alone ({@code name + "_kernel"}).
      */
-    private static void report(CudaPageCopier cuda, String name, long bytesMoved, Runnable copy) {
+    private static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
         for (int i = 0; i < WARMUP; i++) {
             copy.run();
         }

@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 import java.util.function.Supplier;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.cuda.CudaPageCopier;
+import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
@@ -21,7 +21,7 @@ import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
-import org.kvflow.kernels.copy.PageBuffer;
+import org.kvflow.kernels.pages.PageBuffer;
 import org.kvflow.kernels.gather.GatherKernels;
 import org.kvflow.kernels.nsa.AttentionChain;
 import org.kvflow.kernels.nsa.AttentionKernels;
@@ -143,7 +143,7 @@ public final class CudaTaskGraphBench {
         }
         double[] dtodWall = new double[ITERATIONS];
         double[] dtodEvent = new double[ITERATIONS];
-        try (CudaPageCopier copier = new CudaPageCopier(cuda.index())) {
+        try (CudaPageMemory copier = new CudaPageMemory(cuda.index())) {
             PageBuffer a = copier.allocate("dtod source", pages, PAGE_WORDS * Long.BYTES);
             PageBuffer b = copier.allocate("dtod destination", pages, PAGE_WORDS * Long.BYTES);
             for (int i = -3; i < ITERATIONS; i++) {

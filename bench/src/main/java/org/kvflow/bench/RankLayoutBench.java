@@ -12,8 +12,8 @@ import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.cuda.CudaPageCopier;
-import org.kvflow.kernels.copy.PageBuffer;
+import org.kvflow.cuda.CudaPageMemory;
+import org.kvflow.kernels.pages.PageBuffer;
 
 /**
  * CP ranks as disjoint pools of one GPU (the single-device case of the multi-GPU layout):
@@ -44,7 +44,7 @@ public final class RankLayoutBench {
         int perRank = pages / cp + 64;
         OwnershipMap ownership = new OwnershipMap(cp, PS);
         long[] ids = sample(new SplittableRandom(7), pages, (long) cp * perRank);
-        try (CudaPageCopier cuda = new CudaPageCopier(0)) {
+        try (CudaPageMemory cuda = new CudaPageMemory(0)) {
             System.out.println("{\"device\":\"" + cuda.deviceName() + "\",\"cp\":" + cp + ",\"tokens\":" + tokens + ",\"pages\":" + pages
                     + ",\"page_bytes\":" + (mlaPage + indexPage) + "}");
             List<PageBuffer> mla = new ArrayList<>();
@@ -102,7 +102,7 @@ public final class RankLayoutBench {
     }
 
     /** Writes a distinct pattern into the owner pages of 32 view positions; returns it by position (others null). */
-    private static byte[][] mark(CudaPageCopier cuda, OwnershipMap ownership, long[] ids, List<PageBuffer> mla, int mlaPage) {
+    private static byte[][] mark(CudaPageMemory cuda, OwnershipMap ownership, long[] ids, List<PageBuffer> mla, int mlaPage) {
         byte[][] marks = new byte[ids.length][];
         SplittableRandom rnd = new SplittableRandom(11);
         for (int s = 0; s < 32; s++) {
@@ -110,17 +110,17 @@ public final class RankLayoutBench {
             byte[] page = new byte[mlaPage];
             rnd.nextBytes(page);
             marks[k] = page;
-            cuda.write(mla.get(ownership.owner(ids[k])), ownership.localPage(ids[k]), page, 0, 1);
+            cuda.writePages(mla.get(ownership.owner(ids[k])), ownership.localPage(ids[k]), page, 0, 1);
         }
         return marks;
     }
 
-    private static void check(CudaPageCopier cuda, long[] ids, byte[][] marks, PageBuffer mlaView, int mlaPage) {
+    private static void check(CudaPageMemory cuda, long[] ids, byte[][] marks, PageBuffer mlaView, int mlaPage) {
         byte[] got = new byte[mlaPage];
         int checked = 0;
         for (int k = 0; k < ids.length; k++) {
             if (marks[k] != null) {
-                cuda.read(mlaView, k, 1, got, 0);
+                cuda.readPages(mlaView, k, 1, got, 0);
                 if (!Arrays.equals(got, marks[k])) {
                     throw new IllegalStateException("view page " + k + " (page id " + ids[k] + ") differs from its owner's page");
                 }
@@ -162,7 +162,7 @@ public final class RankLayoutBench {
         return lo;
     }
 
-    private static void report(CudaPageCopier cuda, String name, long bytesMoved, Runnable copy) {
+    private static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
         for (int i = 0; i < WARMUP; i++) {
             copy.run();
         }

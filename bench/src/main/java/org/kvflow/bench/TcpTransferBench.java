@@ -14,7 +14,8 @@ import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.dsl.tcp.DecodeServer;
 import org.kvflow.dsl.tcp.TcpTransferBackend;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.PageRun;
@@ -33,11 +34,17 @@ public final class TcpTransferBench {
         int pages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         var layout = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 2);
-        KvPageStore source = new KvPageStore(layout, 64, pages);
+        PageStore source = PageStore.onHeap("prefill rank", layout, 64, pages);
         SplittableRandom random = new SplittableRandom(3);
+        byte[][] mla = new byte[2][];
+        byte[][] index = new byte[2][];
         for (int l = 0; l < 2; l++) {
-            random.nextBytes(source.mla(l));
-            random.nextBytes(source.index(l));
+            mla[l] = new byte[pages * source.mlaPageBytes()];
+            index[l] = new byte[pages * source.indexPageBytes()];
+            random.nextBytes(mla[l]);
+            random.nextBytes(index[l]);
+            source.writeBytes(l, KvComponent.MLA, 0, mla[l]);
+            source.writeBytes(l, KvComponent.INDEX, 0, index[l]);
         }
         long perPage = 2L * (source.mlaPageBytes() + source.indexPageBytes());
         long payload = perPage * pages;
@@ -56,7 +63,7 @@ public final class TcpTransferBench {
                 client.complete(id, 0);
                 double kvflow = payload / ((System.nanoTime() - start) / 1e9) / 1e9;
                 client.abort(id);
-                double plain = sink.copy(source, pagesPerFrame) / 1e9;
+                double plain = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame) / 1e9;
                 System.out.printf(Locale.ROOT, "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f}%n",
                         run, kvflow, plain, kvflow / plain);
             }
@@ -89,8 +96,8 @@ public final class TcpTransferBench {
 
         private Socket client;
 
-        /** Bytes per second of copying every page of {@code source} in frames of {@code pagesPerFrame}. */
-        double copy(KvPageStore source, int pagesPerFrame) throws IOException {
+        /** Bytes per second of copying every page (heap copies of the store's layers) in frames of {@code pagesPerFrame}. */
+        double copy(byte[][] mla, byte[][] index, int mlaPageBytes, int indexPageBytes, int pagesPerFrame) throws IOException {
             if (client == null) {
                 client = new Socket("127.0.0.1", server.getLocalPort());
             }
@@ -98,15 +105,16 @@ public final class TcpTransferBench {
             InputStream in = client.getInputStream();
             long bytes = 0;
             long start = System.nanoTime();
-            for (int p = 0; p < source.pages(); p += pagesPerFrame) {
-                int n = Math.min(pagesPerFrame, source.pages() - p);
-                int length = n * 2 * (source.mlaPageBytes() + source.indexPageBytes());
+            int pages = mla[0].length / mlaPageBytes;
+            for (int p = 0; p < pages; p += pagesPerFrame) {
+                int n = Math.min(pagesPerFrame, pages - p);
+                int length = n * 2 * (mlaPageBytes + indexPageBytes);
                 out.writeInt(length);
                 for (int l = 0; l < 2; l++) {
-                    out.write(source.mla(l), p * source.mlaPageBytes(), n * source.mlaPageBytes());
+                    out.write(mla[l], p * mlaPageBytes, n * mlaPageBytes);
                 }
                 for (int l = 0; l < 2; l++) {
-                    out.write(source.index(l), p * source.indexPageBytes(), n * source.indexPageBytes());
+                    out.write(index[l], p * indexPageBytes, n * indexPageBytes);
                 }
                 out.flush();
                 if (in.read() != 1) {

@@ -2,7 +2,7 @@ package org.kvflow.dsl;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
 
@@ -22,7 +22,7 @@ final class MeteredTransferBackend implements TransferBackend {
     }
 
     @Override
-    public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+    public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
         long start = System.nanoTime();
         delegate.send(requestId, rank, run, source);
         metrics.transferred(run.length(), System.nanoTime() - start);

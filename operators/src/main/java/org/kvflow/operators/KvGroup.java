@@ -9,14 +9,12 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.core.DebugMode;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.gather.KvPageStore;
 
 /**
  * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's
@@ -31,9 +29,7 @@ public final class KvGroup {
     private final CpSharedKvConfig config;
     private final KvPools pools;
     private final @Nullable KvModel model;
-    private final List<KvPageStore> rankStores;
-    /** In debug mode under shared KV: every row also at its logical loc, the replicated reference the full view is compared with. */
-    private final @Nullable KvPageStore reference;
+    private final @Nullable RankStores stores;
     private final @Nullable PrefixCache cache;
     private final @Nullable HostPrefixSource hostCache;
     private final Set<RequestState> live = new LinkedHashSet<>();
@@ -48,16 +44,7 @@ public final class KvGroup {
         }
         this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
         this.model = model;
-        List<KvPageStore> stores = new ArrayList<>();
-        if (model != null) {
-            for (int r = 0; r < config.cpSize(); r++) {
-                stores.add(new KvPageStore(model.layout(), config.pageSize(), capacity.pagesPerRank()));
-            }
-        }
-        this.rankStores = List.copyOf(stores);
-        this.reference = model != null && layout == PoolLayout.SHARED && DebugMode.enabled()
-                ? new KvPageStore(model.layout(), config.pageSize(), Math.toIntExact((long) config.cpSize() * capacity.pagesPerRank()))
-                : null;
+        this.stores = model == null ? null : RankStores.onHeap(model, pools.ownership(), layout, capacity.pagesPerRank());
         this.cache = prefixCaching ? new PrefixCache() : null;
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
@@ -106,22 +93,12 @@ public final class KvGroup {
         return model;
     }
 
-    /** Rank {@code r}'s KV bytes; only with a model. */
-    public KvPageStore rankStore(int rank) {
-        if (rankStores.isEmpty()) {
+    /** The ranks' KV bytes; only with a model. */
+    public RankStores stores() {
+        if (stores == null) {
             throw new IllegalStateException("this group plans pages only; it has no KV bytes");
         }
-        return rankStores.get(rank);
-    }
-
-    /** Physical page of logical page {@code page} on {@code rank}'s store (its owner's local page, or the id itself when replicated). */
-    /** The replicated reference of debug mode (every row at its logical loc), or null when diagnostics are off or KV is replicated. */
-    public @Nullable KvPageStore reference() {
-        return reference;
-    }
-
-    public long physicalPage(int page) {
-        return layout() == PoolLayout.SHARED ? ownership().localPage(page) : page;
+        return stores;
     }
 
     public synchronized long capacityTokens() {

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.TransferRejectedException;
 import org.slf4j.Logger;
@@ -398,8 +399,8 @@ public final class DecodeServer implements AutoCloseable {
             receiver.accept(id, rank, dst, (store, pages) -> {
                 for (int l = 0; l < layers; l++) {
                     for (int k = 0; k < length; k++) {
-                        in.getBytes(mlaStart + (l * length + k) * mlaPage, store.mla(l), Math.toIntExact(pages[k] * mlaPage), mlaPage);
-                        in.getBytes(indexStart + (l * length + k) * indexPage, store.index(l), Math.toIntExact(pages[k] * indexPage), indexPage);
+                        store.writePage(l, KvComponent.MLA, pages[k], in.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
+                        store.writePage(l, KvComponent.INDEX, pages[k], in.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
                     }
                 }
             });
@@ -408,16 +409,16 @@ public final class DecodeServer implements AutoCloseable {
     }
 
     /** CRC32C of page {@code k} of a store: every layer's MLA page, then every layer's indexer page. */
-    static int pageCrc(@Nullable KvPageStore store, int k) {
+    static int pageCrc(@Nullable PageStore store, int k) {
         if (store == null) {
             return 0;
         }
         CRC32C crc = new CRC32C();
-        for (int l = 0; l < store.layers(); l++) {
-            crc.update(store.mla(l), k * store.mlaPageBytes(), store.mlaPageBytes());
-        }
-        for (int l = 0; l < store.layers(); l++) {
-            crc.update(store.index(l), k * store.indexPageBytes(), store.indexPageBytes());
+        for (KvComponent component : KvComponent.values()) {
+            int bytes = store.pageBytes(component);
+            for (int l = 0; l < store.layers(); l++) {
+                store.checksum(l, component, (long) k * bytes, bytes, crc);
+            }
         }
         return (int) crc.getValue();
     }

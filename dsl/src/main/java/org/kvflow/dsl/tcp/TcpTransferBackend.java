@@ -13,7 +13,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
 import org.kvflow.operators.transfer.TransferRejectedException;
@@ -89,7 +90,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     @Override
-    public synchronized void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+    public synchronized void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
         boolean data = source != null && layout != null;
         long perPage = data ? (long) source.layers() * (source.mlaPageBytes() + source.indexPageBytes()) : 0;
         int pagesPerFrame = data ? (int) Math.max(1, Frames.MAX_FRAME / perPage) : Integer.MAX_VALUE;
@@ -130,10 +131,10 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     /**
-     * A PAGES frame written straight into a pooled Netty buffer (one copy of the page bytes):
+     * A PAGES frame written straight into a pooled Netty buffer (the store reads its pages into it: one copy of the page bytes):
      * header, a CRC32C per page, then each layer's MLA bytes of the run, then each layer's indexer bytes.
      */
-    private static ByteBuf pagesFrame(String requestId, int rank, long dstStart, int length, int src, @Nullable KvPageStore source) {
+    private static ByteBuf pagesFrame(String requestId, int rank, long dstStart, int length, int src, @Nullable PageStore source) {
         byte[] id = requestId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         long data = source == null ? 0 : (long) length * source.layers() * (source.mlaPageBytes() + source.indexPageBytes());
         int size = Math.toIntExact(4 + 1 + 4 + id.length + 4 + 8 + 4 + 1 + 4L * length + data);
@@ -144,11 +145,12 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
             buf.writeIntLE(source == null ? 0 : DecodeServer.pageCrc(source, src + k));
         }
         if (source != null) {
-            for (int l = 0; l < source.layers(); l++) {
-                buf.writeBytes(source.mla(l), src * source.mlaPageBytes(), length * source.mlaPageBytes());
-            }
-            for (int l = 0; l < source.layers(); l++) {
-                buf.writeBytes(source.index(l), src * source.indexPageBytes(), length * source.indexPageBytes());
+            for (KvComponent component : KvComponent.values()) {
+                int bytes = length * source.pageBytes(component);
+                for (int l = 0; l < source.layers(); l++) {
+                    source.readPages(l, component, src, length, buf.nioBuffer(buf.writerIndex(), bytes));
+                    buf.writerIndex(buf.writerIndex() + bytes);
+                }
             }
         }
         return buf;

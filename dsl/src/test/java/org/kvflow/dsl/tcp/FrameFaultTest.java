@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.DslTest;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.DecodeReceiver;
 
 /** Frames the client never sends: a page whose bytes changed on the way, a frame before the handshake, COMPLETE after a refused page. */
@@ -14,8 +15,8 @@ class FrameFaultTest {
     void aPageThatChangedOnTheWayIsRefusedByItsChecksum() throws Exception {
         KvLayout layout = DslTest.MODEL.layout();
         DecodeReceiver receiver = new DecodeReceiver(64, 16, layout);
-        KvPageStore source = new KvPageStore(layout, 16, 1);
-        source.mla(0)[5] = 9;
+        PageStore source = PageStore.onHeap("prefill rank", layout, 16, 1);
+        source.writeBytes(0, KvComponent.MLA, 5, new byte[] {9});
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0); RawPeer c = new RawPeer(server.port())) {
             Frames.Reader early = c.exchange(new Frames.Writer(Frames.OPEN, 32).str("a").i32(1).i32(1).bytes());
             assertThat(early.type()).isEqualTo(Frames.REJECT);

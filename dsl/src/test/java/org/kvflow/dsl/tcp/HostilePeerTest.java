@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.DslTest;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.PageRun;
 
@@ -69,8 +70,8 @@ class HostilePeerTest {
     @Test
     void aRequestBelongsToTheConnectionThatOpenedIt() throws Exception {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
-        KvPageStore source = new KvPageStore(LAYOUT, 16, 4);
-        source.mla(0)[7] = 42;
+        PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 4);
+        source.writeBytes(0, KvComponent.MLA, 7, new byte[] {42});
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
              TcpTransferBackend honest = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT);
              RawPeer stranger = new RawPeer(server.port())) {
@@ -86,7 +87,7 @@ class HostilePeerTest {
             honest.send("victim", 0, new PageRun(0, d[0], 2), source);
             honest.complete("victim", 0);
             assertThat(receiver.isReady("victim")).isTrue();
-            assertThat(receiver.store().mla(0)[(int) d[0] * receiver.store().mlaPageBytes() + 7]).isEqualTo((byte) 42);
+            assertThat(receiver.store().readBytes(0, KvComponent.MLA, (int) d[0] * receiver.store().mlaPageBytes() + 7, 1)[0]).isEqualTo((byte) 42);
             // digests are read-only and open to any connection; a ready request is decode's to release
             Frames.Reader digest = stranger.exchange(new Frames.Writer(Frames.DIGEST, 32).str("victim").i64(32).bytes());
             assertThat(digest.type()).isEqualTo(Frames.DIGESTED);

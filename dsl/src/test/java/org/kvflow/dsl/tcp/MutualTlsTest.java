@@ -17,7 +17,8 @@ import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.Split;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -55,15 +56,15 @@ class MutualTlsTest {
     @Test
     void aClientTheCaSignedTransfersAndOthersAreTurnedAway() {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
-        KvPageStore source = new KvPageStore(LAYOUT, 16, 2);
-        source.mla(0)[9] = 77;
+        PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 2);
+        source.writeBytes(0, KvComponent.MLA, 9, new byte[] {77});
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, side("server"));
              TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, side("client"))) {
             long[] d = prefill.open("a", 2, 1);
             prefill.send("a", 0, new PageRun(0, d[0], 2), source);
             prefill.complete("a", 0);
             assertThat(receiver.isReady("a")).isTrue();
-            assertThat(receiver.store().mla(0)[(int) d[0] * receiver.store().mlaPageBytes() + 9]).isEqualTo((byte) 77);
+            assertThat(receiver.store().readBytes(0, KvComponent.MLA, (int) d[0] * receiver.store().mlaPageBytes() + 9, 1)[0]).isEqualTo((byte) 77);
 
             TransferTls stranger = new TransferTls(tls("stranger.crt"), tls("stranger.key"), tls("ca.crt"));
             try (TcpTransferBackend other = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, stranger)) {

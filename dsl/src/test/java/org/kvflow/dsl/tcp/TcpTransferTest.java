@@ -24,7 +24,7 @@ import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.Split;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -79,7 +79,7 @@ class TcpTransferTest {
     @Test
     void pagesForUnknownRequestsOrPositionsAreRejectedCountedAndNotWritten() {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, DslTest.MODEL.layout());
-        KvPageStore source = new KvPageStore(DslTest.MODEL.layout(), 16, 8);
+        PageStore source = PageStore.onHeap("prefill rank", DslTest.MODEL.layout(), 16, 8);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
              TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 16, DslTest.MODEL.layout(), 4, TIMEOUT)) {
             assertThatThrownBy(() -> client.send("ghost", 0, new PageRun(0, 1, 2), source)).isInstanceOf(TransferRejectedException.class)

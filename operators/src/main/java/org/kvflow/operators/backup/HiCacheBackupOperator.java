@@ -11,15 +11,14 @@ import java.util.function.Function;
 import org.kvflow.core.config.WritePolicy;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
-import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.journal.HiCacheJournal;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.PageBackup;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,20 +127,12 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     }
 
     private int owner(int page) {
-        return group.layout() == PoolLayout.SHARED ? group.ownership().owner(page) : 0;
+        return group.stores().holder(page);
     }
 
     /** The page of {@code pool} for every layer, layer-major, read from its owner's store. */
     private byte[] payload(int page, HiCachePool pool) {
-        KvModel model = Objects.requireNonNull(group.model());
-        KvPageStore store = group.rankStore(owner(page));
-        long physical = group.physicalPage(page);
-        int pageBytes = pool == HiCachePool.KV ? store.mlaPageBytes() : store.indexPageBytes();
-        byte[] payload = new byte[model.layerCount() * pageBytes];
-        for (int l = 0; l < model.layerCount(); l++) {
-            byte[] source = pool == HiCachePool.KV ? store.mla(l) : store.index(l);
-            System.arraycopy(source, Math.toIntExact(physical * pageBytes), payload, l * pageBytes, pageBytes);
-        }
-        return payload;
+        RankStores stores = group.stores();
+        return stores.rank(stores.holder(page)).readPage(pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX, stores.physicalPage(page));
     }
 }

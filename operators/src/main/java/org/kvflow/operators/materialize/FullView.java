@@ -1,14 +1,14 @@
 package org.kvflow.operators.materialize;
 
 import java.util.Map;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 
 /**
  * A batch's full view (SPEC §7): the pages of its referenced set {@code R} gathered into one
  * store, compact page {@code k} holding logical page {@code R[k]} (first-occurrence order, SPEC
- * §7.1). Read-only once built.
+ * §7.1). Read-only once built; its pages live in the rank stores' memory until {@link #close()}.
  */
-public record FullView(KvPageStore store, long[] referencedPages, Map<Long, Integer> viewPageOf) {
+public record FullView(PageStore store, long[] referencedPages, Map<Long, Integer> viewPageOf) implements AutoCloseable {
     /** The view page holding logical page {@code page}. */
     public int viewPage(long page) {
         Integer k = viewPageOf.get(page);
@@ -16,5 +16,11 @@ public record FullView(KvPageStore store, long[] referencedPages, Map<Long, Inte
             throw new IllegalArgumentException("page " + page + " is not in this view");
         }
         return k;
+    }
+
+    /** Frees the view's pages. */
+    @Override
+    public void close() {
+        store.close();
     }
 }

@@ -6,11 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.kvflow.core.DebugMode;
-import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
 
 /**
@@ -47,7 +48,7 @@ public final class FullViewMaterializer {
         return referenced;
     }
 
-    /** Gathers the union of {@code tables} (batch order, then position order) into a new view. */
+    /** Gathers the union of {@code tables} (batch order, then position order) into a new view, in the rank stores' memory. */
     public FullView gather(List<long[]> tables) {
         Map<Long, Integer> compact = new LinkedHashMap<>();
         for (long[] table : tables) {
@@ -55,41 +56,43 @@ public final class FullViewMaterializer {
                 compact.putIfAbsent(page, compact.size());
             }
         }
-        KvPageStore view = new KvPageStore(group.rankStore(0).layout(), group.config().pageSize(), compact.size());
-        OwnershipMap ownership = group.ownership();
-        int sources = group.layout() == PoolLayout.SHARED ? ownership.cpSize() : 1;
-        List<List<long[]>> bySource = new ArrayList<>(sources);
-        for (int r = 0; r < sources; r++) {
-            bySource.add(new ArrayList<>());
-        }
-        for (Map.Entry<Long, Integer> e : compact.entrySet()) {
-            int page = Math.toIntExact(e.getKey());
-            int source = sources == 1 ? 0 : ownership.owner(page);
-            bySource.get(source).add(new long[] {group.physicalPage(page), e.getValue()});
-        }
-        for (int r = 0; r < sources; r++) {
-            List<long[]> pairs = bySource.get(r);
-            long[] src = pairs.stream().mapToLong(p -> p[0]).toArray();
-            long[] dst = pairs.stream().mapToLong(p -> p[1]).toArray();
-            view.copyPagesFrom(group.rankStore(r), src, dst);
+        RankStores stores = group.stores();
+        PageStore first = stores.rank(0);
+        PageStore view = PageStore.allocate(stores.memory(), "full view", first.layout(), first.pageSize(), compact.size());
+        try {
+            int sources = group.layout() == PoolLayout.SHARED ? group.ownership().cpSize() : 1;
+            List<List<long[]>> bySource = new ArrayList<>(sources);
+            for (int r = 0; r < sources; r++) {
+                bySource.add(new ArrayList<>());
+            }
+            for (Map.Entry<Long, Integer> e : compact.entrySet()) {
+                int page = Math.toIntExact(e.getKey());
+                bySource.get(stores.holder(page)).add(new long[] {stores.physicalPage(page), e.getValue()});
+            }
+            for (int r = 0; r < sources; r++) {
+                List<long[]> pairs = bySource.get(r);
+                long[] src = pairs.stream().mapToLong(p -> p[0]).toArray();
+                long[] dst = pairs.stream().mapToLong(p -> p[1]).toArray();
+                view.copyPagesFrom(stores.rank(r), src, dst);
+            }
+            PageStore reference = stores.reference();
+            if (reference != null) {
+                compact.forEach((page, k) -> checkAgainstReference(view, k, reference, page));
+            }
+        } catch (RuntimeException e) {
+            view.close();
+            throw e;
         }
         long[] referenced = compact.keySet().stream().mapToLong(Long::longValue).toArray();
-        KvPageStore reference = group.reference();
-        if (reference != null) {
-            compact.forEach((page, k) -> checkAgainstReference(view, k, reference, page));
-        }
         return new FullView(view, referenced, compact);
     }
 
     /** Debug mode: view page {@code k} holds the bytes the replicated reference holds for logical page {@code page}, every layer. */
-    private void checkAgainstReference(KvPageStore view, int k, KvPageStore reference, long page) {
-        int mla = view.mlaPageBytes();
-        int index = view.indexPageBytes();
+    private void checkAgainstReference(PageStore view, int k, PageStore reference, long page) {
         for (int l = 0; l < view.layers(); l++) {
             int layer = l;
-            DebugMode.check(() -> Arrays.equals(view.mla(layer), k * mla, (k + 1) * mla, reference.mla(layer), (int) page * mla, (int) (page + 1) * mla)
-                    && Arrays.equals(view.index(layer), k * index, (k + 1) * index, reference.index(layer), (int) page * index,
-                    (int) (page + 1) * index),
+            DebugMode.check(() -> Arrays.equals(view.readPage(layer, KvComponent.MLA, k), reference.readPage(layer, KvComponent.MLA, page))
+                    && Arrays.equals(view.readPage(layer, KvComponent.INDEX, k), reference.readPage(layer, KvComponent.INDEX, page)),
                     () -> "full view page " + k + " (logical page " + page + ", owner rank " + group.ownership().owner((int) page)
                             + ") differs from the replicated reference in layer " + layer);
         }

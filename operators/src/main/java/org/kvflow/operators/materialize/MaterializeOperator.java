@@ -80,13 +80,15 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
             valid.forEach(entry -> fail(entry.state(), e));
             return;
         }
-        for (int i = 0; i < valid.size(); i++) {
-            PrefillBatch.Entry entry = valid.get(i);
-            long[] positions = sampler.positions(entry.state(), entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
-            try {
-                attention.run(model, view, tables.get(i), entry.state(), positions);
-            } catch (RuntimeException e) {
-                fail(entry.state(), e);
+        try (view) {
+            for (int i = 0; i < valid.size(); i++) {
+                PrefillBatch.Entry entry = valid.get(i);
+                long[] positions = sampler.positions(entry.state(), entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
+                try {
+                    attention.run(model, view, tables.get(i), entry.state(), positions);
+                } catch (RuntimeException e) {
+                    fail(entry.state(), e);
+                }
             }
         }
     }

@@ -15,6 +15,7 @@ import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SparseAttention;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
+import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.RequestState;
 
@@ -63,8 +64,8 @@ final class ViewAttention implements AutoCloseable {
             attention = new SparseAttention(width, dims.latent(), device);
         }
         for (int l = 0; l < model.layerCount(); l++) {
-            byte[] mla = view.store().mla(l);
-            byte[] index = view.store().index(l);
+            byte[] mla = view.store().readLayer(l, KvComponent.MLA);
+            byte[] index = view.store().readLayer(l, KvComponent.INDEX);
             for (int j = 0; j < keyCount; j++) {
                 int k = view.viewPage(pageTable[j / ps]);
                 IndexRows.rawRow(index, k * view.store().indexPageBytes(), ps, dimI, j % ps, codes, j * dimI, scales, j * blocks);

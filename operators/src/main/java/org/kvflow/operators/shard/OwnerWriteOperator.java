@@ -10,13 +10,14 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.gather.KvPageStore;
-import org.kvflow.kernels.nsa.IndexRows;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
 import reactor.core.publisher.Flux;
 
@@ -63,7 +64,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             }
             try {
                 if (state.takeHostLoad()) {
-                    loadHostPages(model, state);
+                    loadHostPages(state);
                 }
                 writeChunk(model, rows, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
             } catch (RuntimeException e) {
@@ -78,7 +79,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
      * {@code localPage(p)} (every rank when replicated), each pool for all layers, after the
      * page's token locs pass page-aligned validation (SPEC §9).
      */
-    private void loadHostPages(KvModel model, RequestState state) {
+    private void loadHostPages(RequestState state) {
         HostPrefixSource host = java.util.Objects.requireNonNull(group.hostCache(), "host pages were admitted without a host cache");
         int ps = group.ownership().pageSize();
         int first = state.prefixTokens() / ps;
@@ -89,25 +90,21 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             byte[] hash = state.pageHashes().get(pos);
             byte[] kv = host.payload(hash, HiCachePool.KV);
             byte[] index = host.payload(hash, HiCachePool.INDEXER);
-            boolean shared = group.layout() == PoolLayout.SHARED;
-            int firstRank = shared ? group.ownership().owner(page) : 0;
-            int lastRank = shared ? firstRank : group.ownership().cpSize() - 1;
-            long physical = group.physicalPage(page);
-            for (int r = firstRank; r <= lastRank; r++) {
-                putPage(group.rankStore(r), physical, kv, index, model.layerCount());
+            RankStores stores = group.stores();
+            long physical = stores.physicalPage(page);
+            for (int r : stores.ranksStoring(page)) {
+                putPage(stores.rank(r), physical, kv, index);
             }
-            KvPageStore reference = group.reference();
+            PageStore reference = stores.reference();
             if (reference != null) {
-                putPage(reference, page, kv, index, model.layerCount());
+                putPage(reference, page, kv, index);
             }
         }
     }
 
-    private static void putPage(KvPageStore store, long page, byte[] kv, byte[] index, int layers) {
-        for (int l = 0; l < layers; l++) {
-            System.arraycopy(kv, l * store.mlaPageBytes(), store.mla(l), Math.toIntExact(page * store.mlaPageBytes()), store.mlaPageBytes());
-            System.arraycopy(index, l * store.indexPageBytes(), store.index(l), Math.toIntExact(page * store.indexPageBytes()), store.indexPageBytes());
-        }
+    private static void putPage(PageStore store, long page, byte[] kv, byte[] index) {
+        store.writePage(KvComponent.MLA, page, kv);
+        store.writePage(KvComponent.INDEX, page, index);
     }
 
     /**
@@ -125,18 +122,17 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
 
     private void writeChunk(KvModel model, ChunkRows rows, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
+        RankStores stores = group.stores();
         boolean shared = group.layout() == PoolLayout.SHARED;
         KvLayout layout = model.layout();
         int ps = ownership.pageSize();
-        int rowBytes = layout.mlaRowBytes();
-        int indexPageBytes = (int) layout.indexPageBytes(ps);
         long[] locs = state.reqToToken();
         long fullFrom = (from + ps - 1) / ps * ps;
         long fullTo = to / ps * ps;
         DebugMode.check(() -> fullTo <= fullFrom || PageGroups.validatePageAlignedTokenIndices(
                 java.util.Arrays.copyOfRange(locs, (int) fullFrom, (int) fullTo), ps, "owner write req " + state.id()) > 0,
                 () -> "owner write req " + state.id() + ": no page group");
-        KvPageStore reference = group.reference();
+        PageStore reference = stores.reference();
         boolean checkRows = shared && DebugMode.enabled();
         int n = Math.toIntExact(to - from);
         int[] tokenIds = new int[n];
@@ -147,6 +143,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         }
         int dimI = model.dims().index();
         int blocks = KvLayout.tiles(dimI);
+        int rowBytes = layout.mlaRowBytes();
         for (int l = 0; l < model.layerCount(); l++) {
             SyntheticRows.Rows chunk = rows.of(l, tokenIds, positions);
             for (long t = from; t < to; t++) {
@@ -159,19 +156,17 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                     if (checkRows && l == 0) {
                         checkOwnerRow(ownership, loc, r, row, "owner write req " + state.id());
                     }
-                    putRow(group.rankStore(r), l, row, chunk, i, rowBytes, dimI, blocks, ps, indexPageBytes);
+                    putRow(stores.rank(r), l, row, chunk, i, rowBytes, dimI, blocks);
                 }
                 if (reference != null) {
-                    putRow(reference, l, loc, chunk, i, rowBytes, dimI, blocks, ps, indexPageBytes);
+                    putRow(reference, l, loc, chunk, i, rowBytes, dimI, blocks);
                 }
             }
         }
     }
 
-    private static void putRow(KvPageStore store, int l, long row, SyntheticRows.Rows chunk, int i, int rowBytes, int dimI, int blocks, int ps,
-                               int indexPageBytes) {
-        System.arraycopy(chunk.mla(), i * rowBytes, store.mla(l), Math.toIntExact(row * rowBytes), rowBytes);
-        IndexRows.put(chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, dimI, ps, (int) (row % ps), store.index(l),
-                Math.toIntExact(row / ps * indexPageBytes));
+    private static void putRow(PageStore store, int l, long row, SyntheticRows.Rows chunk, int i, int rowBytes, int dimI, int blocks) {
+        store.writeMlaRow(l, row, chunk.mla(), i * rowBytes);
+        store.writeIndexRow(l, row, chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks);
     }
 }

@@ -6,7 +6,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.pool.PageAllocator;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 
 /**
  * A non-CP decode instance's receiving side (SPEC §8.1): its own allocator and full-layout KV
@@ -18,7 +19,7 @@ import org.kvflow.kernels.gather.KvPageStore;
  */
 public final class DecodeReceiver {
     private final PageAllocator allocator;
-    private final @Nullable KvPageStore store;
+    private final @Nullable PageStore store;
     private final int pageSize;
     private final @Nullable KvLayout layout;
     private final Map<String, Session> sessions = new HashMap<>();
@@ -47,7 +48,7 @@ public final class DecodeReceiver {
      */
     public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout) {
         this.allocator = new PageAllocator("decode pool", pages, pageSize);
-        this.store = layout == null ? null : new KvPageStore(layout, pageSize, pages);
+        this.store = layout == null ? null : PageStore.onHeap("decode pool", layout, pageSize, pages);
         this.pageSize = pageSize;
         this.layout = layout;
     }
@@ -71,7 +72,7 @@ public final class DecodeReceiver {
         if (session == null) {
             throw new TransferRejectedException(requestId, "unknown request");
         }
-        KvPageStore kv = store();
+        PageStore kv = store();
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         KvLayout rows = kv.layout();
         int rowBytes = rows.mlaRowBytes();
@@ -81,10 +82,10 @@ public final class DecodeReceiver {
             int valid = (int) Math.min(pageSize, seqLen - (long) pos * pageSize);
             int page = Math.toIntExact(session.pages[pos]);
             for (int l = 0; l < kv.layers(); l++) {
-                crc.update(kv.mla(l), page * kv.mlaPageBytes(), valid * rowBytes);
-                int indexPage = page * kv.indexPageBytes();
-                crc.update(kv.index(l), indexPage, valid * dim);
-                crc.update(kv.index(l), indexPage + pageSize * dim, valid * scaleBytes);
+                kv.checksum(l, KvComponent.MLA, (long) page * kv.mlaPageBytes(), valid * rowBytes, crc);
+                long indexPage = (long) page * kv.indexPageBytes();
+                kv.checksum(l, KvComponent.INDEX, indexPage, valid * dim, crc);
+                kv.checksum(l, KvComponent.INDEX, indexPage + (long) pageSize * dim, valid * scaleBytes, crc);
             }
         }
         return crc.getValue();
@@ -114,10 +115,10 @@ public final class DecodeReceiver {
     @FunctionalInterface
     public interface PageWriter {
         /** Fills decode pages {@code dstPages} of {@code store} (every layer, both pools). */
-        void write(KvPageStore store, long[] dstPages);
+        void write(PageStore store, long[] dstPages);
     }
 
-    public synchronized void accept(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+    public synchronized void accept(String requestId, int rank, PageRun run, @Nullable PageStore source) {
         accept(requestId, rank, run.dst(), source == null ? null : (store, dst) -> store.copyPagesFrom(source, run.src(), dst));
     }
 
@@ -200,7 +201,7 @@ public final class DecodeReceiver {
     }
 
     /** The decode KV bytes (full layout, indexed by decode page). */
-    public KvPageStore store() {
+    public PageStore store() {
         if (store == null) {
             throw new IllegalStateException("this receiver tracks pages only");
         }

@@ -2,7 +2,7 @@ package org.kvflow.operators.transfer;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 
 /** Transfer to a {@link DecodeReceiver} in the same process: pages are copied straight into its store. */
 public final class InMemoryTransferBackend implements TransferBackend {
@@ -22,7 +22,7 @@ public final class InMemoryTransferBackend implements TransferBackend {
     }
 
     @Override
-    public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+    public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
         receiver.accept(requestId, rank, run, source);
     }
 

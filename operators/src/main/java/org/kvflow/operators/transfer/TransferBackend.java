@@ -1,7 +1,7 @@
 package org.kvflow.operators.transfer;
 
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 
 /**
  * The PD transfer SPI (SPEC §8): how prefill ranks hand pages to a non-CP decode instance. A
@@ -23,7 +23,7 @@ public interface TransferBackend {
      * physical pages) to decode pages {@code run.dst()}. {@code source} is {@code null} when the
      * pipeline plans pages without KV bytes.
      */
-    void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source);
+    void send(String requestId, int rank, PageRun run, @Nullable PageStore source);
 
     /** Rank {@code rank} has sent everything it owns of this request (also with zero pages). */
     void complete(String requestId, int rank);

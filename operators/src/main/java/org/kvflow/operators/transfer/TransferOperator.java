@@ -13,7 +13,7 @@ import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillResult;
@@ -117,7 +117,7 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                     : replicatedPairs(rank, pages, decodePages, slice[0], slice[1]);
             long[] src = pairs.stream().mapToLong(PagePair::srcLocal).toArray();
             long[] dst = pairs.stream().mapToLong(PagePair::dst).toArray();
-            @Nullable KvPageStore source = group.model() == null ? null : group.rankStore(rank);
+            @Nullable PageStore source = group.model() == null ? null : group.stores().rank(rank);
             for (PageRun run : TransferPlanner.groupRuns(src, dst)) {
                 backend.send(state.id(), rank, run, source);
             }

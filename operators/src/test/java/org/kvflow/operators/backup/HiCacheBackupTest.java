@@ -24,7 +24,8 @@ import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -71,7 +72,7 @@ class HiCacheBackupTest {
         List<PrefillRequest> requests = Workloads.requests(21, 10, 120, 30);
         Run run = run(requests, WritePolicy.WRITE_THROUGH);
         HostPageCache cache = replay();
-        KvPageStore decoded = run.receiver().store();
+        PageStore decoded = run.receiver().store();
         int fullPages = 0;
         for (PrefillRequest request : requests) {
             List<byte[]> hashes = PageHashChain.fullPageHashes(request.tokenIds(), 16);
@@ -85,9 +86,9 @@ class HiCacheBackupTest {
                     int mlaBytes = decoded.mlaPageBytes();
                     int indexBytes = decoded.indexPageBytes();
                     assertThat(Arrays.copyOfRange(kv.payload(), l * mlaBytes, (l + 1) * mlaBytes))
-                            .isEqualTo(Arrays.copyOfRange(decoded.mla(l), (int) d[pos] * mlaBytes, (int) (d[pos] + 1) * mlaBytes));
+                            .isEqualTo(decoded.readPage(l, KvComponent.MLA, d[pos]));
                     assertThat(Arrays.copyOfRange(index.payload(), l * indexBytes, (l + 1) * indexBytes))
-                            .isEqualTo(Arrays.copyOfRange(decoded.index(l), (int) d[pos] * indexBytes, (int) (d[pos] + 1) * indexBytes));
+                            .isEqualTo(decoded.readPage(l, KvComponent.INDEX, d[pos]));
                 }
             }
             fullPages += hashes.size();

@@ -12,6 +12,8 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.core.validate.PageGroupViolation;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.CpSharedKvBatchException;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -80,11 +82,11 @@ class MaterializeOperatorTest {
         FullView rv = rm.gather(replicatedTables);
         assertThat(sv.referencedPages()).containsExactly(rv.referencedPages());
         for (int l = 0; l < 2; l++) {
-            assertThat(sv.store().mla(l)).isEqualTo(rv.store().mla(l));
-            assertThat(sv.store().index(l)).isEqualTo(rv.store().index(l));
+            assertThat(sv.store().readLayer(l, KvComponent.MLA)).isEqualTo(rv.store().readLayer(l, KvComponent.MLA));
+            assertThat(sv.store().readLayer(l, KvComponent.INDEX)).isEqualTo(rv.store().readLayer(l, KvComponent.INDEX));
         }
         // the view is rank-independent (I-MAT-2): building it again gives the same bytes
-        assertThat(sm.gather(sharedTables).store().mla(1)).isEqualTo(sv.store().mla(1));
+        assertThat(sm.gather(sharedTables).store().readLayer(1, KvComponent.MLA)).isEqualTo(sv.store().readLayer(1, KvComponent.MLA));
     }
 
     /** Debug mode (SPEC §12): the full view is compared with a replicated reference, so a flipped owner byte fails its request. */
@@ -99,10 +101,14 @@ class MaterializeOperatorTest {
                 java.util.Arrays.setAll(tokens, i -> 100 + i);
                 PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("r", tokens, 0)));
                 RequestState state = batch.entries().getFirst().state();
-                assertThat(group.reference() != null).isEqualTo(debug);
+                assertThat(group.stores().reference() != null).isEqualTo(debug);
                 assertThat(DebugMode.checksRun() - checks).as("owner-write and page-group checks").isEqualTo(debug ? 13 + 1 : 0);
                 int page = (int) (state.reqToToken()[4] / 4); // the request's second page
-                group.rankStore(group.ownership().owner(page)).mla(1)[(int) group.physicalPage(page) * group.rankStore(0).mlaPageBytes() + 3] ^= 1;
+                PageStore owner = group.stores().rank(group.ownership().owner(page));
+                long at = group.stores().physicalPage(page) * owner.mlaPageBytes() + 3;
+                byte[] flipped = owner.readBytes(1, KvComponent.MLA, at, 1);
+                flipped[0] ^= 1;
+                owner.writeBytes(1, KvComponent.MLA, at, flipped);
                 Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
                 if (debug) {
                     assertThat(state.failure()).isInstanceOf(DiagnosticCheckException.class).hasMessage("diagnostic check failed: full view page 1"

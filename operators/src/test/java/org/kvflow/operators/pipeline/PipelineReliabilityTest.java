@@ -14,7 +14,7 @@ import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.AdmissionRejectedException;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -66,7 +66,7 @@ class PipelineReliabilityTest {
         DecodeReceiver receiver = new DecodeReceiver(400, CONFIG.pageSize(), MODEL.layout());
         TransferBackend flaky = new DelegatingTransferBackend(new InMemoryTransferBackend(receiver)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+            public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
                 if (requestId.equals("r3") && rank == 1) {
                     throw new TransferRejectedException(requestId, "receiver died (injected)");
                 }

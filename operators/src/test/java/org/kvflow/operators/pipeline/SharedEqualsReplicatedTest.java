@@ -16,7 +16,8 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.IndexRows;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
@@ -108,8 +109,8 @@ class SharedEqualsReplicatedTest {
     /** I-PD-1: decode page D[i] holds the rows of positions i·ps.. (valid rows only), equal across runs and to the synthetic layer. */
     private static void assertDecodeKv(Workloads.Rig shared, Workloads.Rig replicated, KvModel model, PrefillRequest request) {
         KvLayout layout = model.layout();
-        KvPageStore s = shared.receiver().store();
-        KvPageStore r = replicated.receiver().store();
+        PageStore s = shared.receiver().store();
+        PageStore r = replicated.receiver().store();
         long[] ds = shared.receiver().pages(request.id());
         long[] dr = replicated.receiver().pages(request.id());
         int ps = s.pageSize();
@@ -125,21 +126,25 @@ class SharedEqualsReplicatedTest {
                 SyntheticNsaLayer.TokenKv kv = layer.key(request.tokenId(t), t);
                 MlaRows.encode(kv.latent(), kv.rope(), layout, expectedRow, 0);
                 IndexRows.encode(kv.indexKey(), ps, slot, expectedIndexPage, 0);
-                byte[] sharedRow = slice(s.mla(l), (ds[pos] * ps + slot) * rowBytes, rowBytes);
+                byte[] sharedRow = slice(s, l, KvComponent.MLA, (ds[pos] * ps + slot) * rowBytes, rowBytes);
                 assertThat(sharedRow).as("MLA row of token %d, layer %d, %s", t, l, request.id()).isEqualTo(expectedRow);
-                assertThat(slice(r.mla(l), (dr[pos] * ps + slot) * rowBytes, rowBytes)).isEqualTo(sharedRow);
+                assertThat(slice(r, l, KvComponent.MLA, (dr[pos] * ps + slot) * rowBytes, rowBytes)).isEqualTo(sharedRow);
                 long pageOff = ds[pos] * s.indexPageBytes();
                 long pageOffR = dr[pos] * r.indexPageBytes();
                 int scaleBytes = KvLayout.SCALE_BYTES * KvLayout.tiles(index);
-                assertThat(slice(s.index(l), pageOff + (long) slot * index, index))
+                assertThat(slice(s, l, KvComponent.INDEX, pageOff + (long) slot * index, index))
                         .isEqualTo(slice(expectedIndexPage, (long) slot * index, index))
-                        .isEqualTo(slice(r.index(l), pageOffR + (long) slot * index, index));
+                        .isEqualTo(slice(r, l, KvComponent.INDEX, pageOffR + (long) slot * index, index));
                 long scaleAt = (long) ps * index + (long) slot * scaleBytes;
-                assertThat(slice(s.index(l), pageOff + scaleAt, scaleBytes))
+                assertThat(slice(s, l, KvComponent.INDEX, pageOff + scaleAt, scaleBytes))
                         .isEqualTo(slice(expectedIndexPage, scaleAt, scaleBytes))
-                        .isEqualTo(slice(r.index(l), pageOffR + scaleAt, scaleBytes));
+                        .isEqualTo(slice(r, l, KvComponent.INDEX, pageOffR + scaleAt, scaleBytes));
             }
         }
+    }
+
+    private static byte[] slice(PageStore store, int layer, KvComponent component, long from, int len) {
+        return store.readBytes(layer, component, from, len);
     }
 
     private static byte[] slice(byte[] b, long from, int len) {

@@ -1,7 +1,7 @@
 package org.kvflow.operators.transfer;
 
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.PageStore;
 
 /** A transfer backend that hands every call on to another, for tests to override the one call they fault or count. */
 public class DelegatingTransferBackend implements TransferBackend {
@@ -17,7 +17,7 @@ public class DelegatingTransferBackend implements TransferBackend {
     }
 
     @Override
-    public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+    public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
         inner.send(requestId, rank, run, source);
     }
 

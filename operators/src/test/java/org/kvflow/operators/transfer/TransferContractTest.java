@@ -12,7 +12,8 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.gather.KvPageStore;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
@@ -32,13 +33,23 @@ class TransferContractTest {
         return t;
     }
 
+    private static void flip(PageStore store, int layer, KvComponent component, long offset) {
+        byte[] b = store.readBytes(layer, component, offset, 1);
+        b[0] ^= 1;
+        store.writeBytes(layer, component, offset, b);
+    }
+
     /** Two receivers holding the same rows under other page ids give the same digest; only valid rows count. */
     @Test
     void aDigestCoversTheValidRowsOfEveryLayerAndNothingElse() {
-        KvPageStore source = new KvPageStore(MODEL.layout(), 4, 3);
+        PageStore source = PageStore.onHeap("prefill rank", MODEL.layout(), 4, 3);
         for (int l = 0; l < 2; l++) {
-            Arrays.fill(source.mla(l), (byte) (3 + l));
-            Arrays.fill(source.index(l), (byte) (7 + l));
+            byte[] mla = new byte[3 * source.mlaPageBytes()];
+            byte[] index = new byte[3 * source.indexPageBytes()];
+            Arrays.fill(mla, (byte) (3 + l));
+            Arrays.fill(index, (byte) (7 + l));
+            source.writeBytes(l, KvComponent.MLA, 0, mla);
+            source.writeBytes(l, KvComponent.INDEX, 0, index);
         }
         DecodeReceiver a = new DecodeReceiver(16, 4, MODEL.layout());
         DecodeReceiver b = new DecodeReceiver(16, 4, MODEL.layout());
@@ -50,17 +61,17 @@ class TransferContractTest {
         b.accept("r", 0, new PageRun(0, db[0], 3), source);
         assertThat(a.digest("r", 10)).isEqualTo(b.digest("r", 10));
         long whole = a.digest("r", 10);
-        KvPageStore kv = a.store();
+        PageStore kv = a.store();
         int row = MODEL.layout().mlaRowBytes();
-        kv.mla(1)[(int) da[2] * kv.mlaPageBytes() + 3 * row] ^= 1; // token 11: beyond seqLen 10
+        flip(kv, 1, KvComponent.MLA, (int) da[2] * kv.mlaPageBytes() + 3 * row); // token 11: beyond seqLen 10
         assertThat(a.digest("r", 10)).as("a row past seqLen").isEqualTo(whole);
-        kv.mla(1)[(int) da[2] * kv.mlaPageBytes() + row] ^= 1; // token 9: valid
+        flip(kv, 1, KvComponent.MLA, (int) da[2] * kv.mlaPageBytes() + row); // token 9: valid
         assertThat(a.digest("r", 10)).isNotEqualTo(whole);
-        kv.mla(1)[(int) da[2] * kv.mlaPageBytes() + row] ^= 1;
-        kv.index(0)[(int) da[1] * kv.indexPageBytes()] ^= 1; // token 4's index code
+        flip(kv, 1, KvComponent.MLA, (int) da[2] * kv.mlaPageBytes() + row);
+        flip(kv, 0, KvComponent.INDEX, (int) da[1] * kv.indexPageBytes()); // token 4's index code
         assertThat(a.digest("r", 10)).isNotEqualTo(whole);
-        kv.index(0)[(int) da[1] * kv.indexPageBytes()] ^= 1;
-        kv.index(1)[(int) da[0] * kv.indexPageBytes() + 4 * MODEL.dims().index()] ^= 1; // token 0's scale
+        flip(kv, 0, KvComponent.INDEX, (int) da[1] * kv.indexPageBytes());
+        flip(kv, 1, KvComponent.INDEX, (int) da[0] * kv.indexPageBytes() + 4 * MODEL.dims().index()); // token 0's scale
         assertThat(a.digest("r", 10)).isNotEqualTo(whole);
         assertThatThrownBy(() -> a.digest("ghost", 1)).hasMessage("transfer of request ghost rejected: unknown request");
     }
@@ -96,7 +107,7 @@ class TransferContractTest {
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
         TransferBackend counting = new DelegatingTransferBackend(new InMemoryTransferBackend(decode)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+            public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
                 ranksUsed.add(rank);
                 super.send(requestId, rank, run, source);
             }
@@ -118,7 +129,7 @@ class TransferContractTest {
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
         TransferBackend failing = new DelegatingTransferBackend(new InMemoryTransferBackend(decode)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, @Nullable KvPageStore source) {
+            public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
                 throw new TransferRejectedException(requestId, "decode went away");
             }
         };

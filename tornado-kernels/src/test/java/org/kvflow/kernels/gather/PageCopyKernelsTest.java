@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
-import org.kvflow.core.model.KvDtype;
-import org.kvflow.kernels.nsa.NsaDims;
 
 class PageCopyKernelsTest {
     @Test
@@ -26,18 +24,5 @@ class PageCopyKernelsTest {
                 .isInstanceOf(PageOutOfRangeException.class);
         assertThatThrownBy(() -> PageCopyKernels.copyPages(new byte[4], new long[] {0}, dst, new long[0], 2))
                 .isInstanceOf(IllegalArgumentException.class);
-    }
-
-    @Test
-    void storesCopyEveryLayerAndPool() {
-        NsaDims toy = new NsaDims(8, 16, 4, 8, 4);
-        KvPageStore a = new KvPageStore(toy.layout(KvDtype.FP8_E4M3, 2), 2, 3);
-        KvPageStore b = new KvPageStore(toy.layout(KvDtype.FP8_E4M3, 2), 2, 2);
-        a.mla(1)[2 * a.mlaPageBytes()] = 9;
-        a.index(0)[2 * a.indexPageBytes() + 1] = 7;
-        b.copyPagesFrom(a, new long[] {2}, new long[] {1});
-        assertThat(b.mla(1)[b.mlaPageBytes()]).isEqualTo((byte) 9);
-        assertThat(b.index(0)[b.indexPageBytes() + 1]).isEqualTo((byte) 7);
-        assertThatThrownBy(() -> b.copyPagesFrom(a, new long[] {0}, new long[] {2})).isInstanceOf(PageOutOfRangeException.class);
     }
 }

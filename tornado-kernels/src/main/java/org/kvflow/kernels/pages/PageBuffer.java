@@ -1,8 +1,8 @@
-package org.kvflow.kernels.copy;
+package org.kvflow.kernels.pages;
 
 /**
- * A buffer of {@code pages} whole pages of {@code pageBytes} each, owned by the {@link PageCopier}
- * that allocated it; only that copier may use or free it.
+ * A buffer of {@code pages} whole pages of {@code pageBytes} each, owned by the {@link PageMemory}
+ * that allocated it; only that memory may use or free it.
  */
 public interface PageBuffer {
     String label();

@@ -1,36 +1,36 @@
-package org.kvflow.kernels.copy;
+package org.kvflow.kernels.pages;
 
+import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.zip.Checksum;
 import org.kvflow.kernels.gather.PageCopyKernels;
 
-/** The Java reference copier ({@code java}): buffers are byte arrays, copies are {@code System.arraycopy}. */
-public final class HeapPageCopier implements PageCopier {
+/** The Java reference memory ({@code java}): buffers are byte arrays, copies are {@code System.arraycopy}. */
+public final class HeapPageMemory implements PageMemory {
     /** A heap page buffer; one array, so at most 2 GiB. */
     static final class HeapBuffer implements PageBuffer {
         private final String label;
         private final long pages;
         private final int pageBytes;
-        private final Residency residency;
         final byte[] bytes;
 
-        HeapBuffer(String label, long pages, int pageBytes, Residency residency) {
+        HeapBuffer(String label, long pages, int pageBytes) {
             if (pages < 0 || pageBytes < 1) {
                 throw new IllegalArgumentException(label + ": pages must be >= 0 and pageBytes >= 1, were " + pages + ", " + pageBytes);
             }
             if (pages * pageBytes > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException(label + ": " + pages * pageBytes + " bytes exceed one Java array (2 GiB)");
+                throw new BufferTooLargeException(label, pages, pageBytes);
             }
             this.label = label;
             this.pages = pages;
             this.pageBytes = pageBytes;
-            this.residency = residency;
             this.bytes = new byte[(int) (pages * pageBytes)];
         }
 
         @Override public String label() { return label; }
         @Override public long pages() { return pages; }
         @Override public int pageBytes() { return pageBytes; }
-        @Override public Residency residency() { return residency; }
+        @Override public Residency residency() { return Residency.HEAP; }
     }
 
     @Override
@@ -45,26 +45,47 @@ public final class HeapPageCopier implements PageCopier {
 
     @Override
     public PageBuffer allocate(String label, long pages, int pageBytes) {
-        return new HeapBuffer(label, pages, pageBytes, Residency.HEAP);
+        return new HeapBuffer(label, pages, pageBytes);
     }
 
     @Override
     public PageBuffer allocateHost(String label, long pages, int pageBytes) {
-        return new HeapBuffer(label, pages, pageBytes, Residency.HEAP);
+        return new HeapBuffer(label, pages, pageBytes);
     }
 
     @Override
-    public void write(PageBuffer dst, long firstPage, byte[] src, int srcOffset, int pages) {
+    public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
         HeapBuffer d = own(dst);
-        PageCopyKernels.checkPages(d.label, new long[] {firstPage, firstPage + pages - 1}, d.pages);
-        System.arraycopy(src, srcOffset, d.bytes, (int) (firstPage * d.pageBytes), pages * d.pageBytes);
+        ByteRangeException.check(d, offset, length);
+        System.arraycopy(src, srcOffset, d.bytes, (int) offset, length);
     }
 
     @Override
-    public void read(PageBuffer src, long firstPage, int pages, byte[] dst, int dstOffset) {
+    public void write(PageBuffer dst, long offset, ByteBuffer src) {
+        HeapBuffer d = own(dst);
+        ByteRangeException.check(d, offset, src.remaining());
+        src.get(d.bytes, (int) offset, src.remaining());
+    }
+
+    @Override
+    public void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
         HeapBuffer s = own(src);
-        PageCopyKernels.checkPages(s.label, new long[] {firstPage, firstPage + pages - 1}, s.pages);
-        System.arraycopy(s.bytes, (int) (firstPage * s.pageBytes), dst, dstOffset, pages * s.pageBytes);
+        ByteRangeException.check(s, offset, length);
+        System.arraycopy(s.bytes, (int) offset, dst, dstOffset, length);
+    }
+
+    @Override
+    public void read(PageBuffer src, long offset, ByteBuffer dst) {
+        HeapBuffer s = own(src);
+        ByteRangeException.check(s, offset, dst.remaining());
+        dst.put(s.bytes, (int) offset, dst.remaining());
+    }
+
+    @Override
+    public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+        HeapBuffer s = own(src);
+        ByteRangeException.check(s, offset, length);
+        checksum.update(s.bytes, (int) offset, length);
     }
 
     @Override
@@ -86,7 +107,7 @@ public final class HeapPageCopier implements PageCopier {
     private static HeapBuffer own(PageBuffer buffer) {
         Objects.requireNonNull(buffer, "buffer");
         if (!(buffer instanceof HeapBuffer heap)) {
-            throw new IllegalArgumentException(buffer.label() + " was not allocated by the java copier");
+            throw new ForeignBufferException(buffer.label(), "java");
         }
         return heap;
     }

@@ -1,4 +1,4 @@
-package org.kvflow.kernels.copy;
+package org.kvflow.kernels.pages;
 
 /** Where a page buffer's bytes live. */
 public enum Residency {

@@ -31,6 +31,7 @@ import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.zip.Checksum;
 import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUcontext;
@@ -49,15 +51,16 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
-import org.kvflow.kernels.copy.CopierUnavailableException;
-import org.kvflow.kernels.copy.PageBuffer;
-import org.kvflow.kernels.copy.PageCopier;
-import org.kvflow.kernels.copy.PageCopies;
-import org.kvflow.kernels.copy.Residency;
-import org.kvflow.kernels.gather.PageCopyKernels;
+import org.kvflow.kernels.pages.ByteRangeException;
+import org.kvflow.kernels.pages.ForeignBufferException;
+import org.kvflow.kernels.pages.MemoryUnavailableException;
+import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageCopies;
+import org.kvflow.kernels.pages.Residency;
 
 /**
- * The {@code cuda} page copier: one CUDA context (the device's primary context) and one stream.
+ * The {@code cuda} page memory: device and pinned host buffers on one CUDA context (the device's primary context) and one stream.
  * Copies run the hand-written kernels (16-byte accesses when every page size allows, one block per
  * quarter page, two loads in flight per thread), also to and from pinned host memory, which is mapped into the
  * device's address space; {@link #copyPagesDma} is the DMA alternative. Each call synchronises its
@@ -65,7 +68,7 @@ import org.kvflow.kernels.gather.PageCopyKernels;
  * asynchronously, so a copy costs one small DMA and one launch. Every buffer is freed in
  * {@link #close()}.
  */
-public final class CudaPageCopier implements PageCopier {
+public final class CudaPageMemory implements PageMemory {
     private static final int BLOCK = 128;
     /** Blocks per page: each block copies a quarter page (bench/device/copy_variants.cu). */
     private static final int SLICES = 4;
@@ -95,15 +98,15 @@ public final class CudaPageCopier implements PageCopier {
     /**
      * Opens device {@code ordinal}.
      *
-     * @throws CopierUnavailableException when the driver library or a device is missing
+     * @throws MemoryUnavailableException when the driver library or a device is missing
      */
-    public CudaPageCopier(int ordinal) {
+    public CudaPageMemory(int ordinal) {
         try {
             JCudaDriver.setExceptionsEnabled(true);
             cuInit(0);
             cuDeviceGet(device, ordinal);
         } catch (Throwable e) { // UnsatisfiedLinkError without libcuda, CudaException without a device
-            throw new CopierUnavailableException("cuda", "no CUDA driver or device " + ordinal + " (" + e + ")", e);
+            throw new MemoryUnavailableException("cuda", "no CUDA driver or device " + ordinal + " (" + e + ")", e);
         }
         try {
             byte[] name = new byte[256];
@@ -182,27 +185,56 @@ public final class CudaPageCopier implements PageCopier {
     }
 
     @Override
-    public void write(PageBuffer dst, long firstPage, byte[] src, int srcOffset, int pages) {
+    public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
+        write(dst, offset, Pointer.to(src).withByteOffset(srcOffset), length);
+    }
+
+    @Override
+    public void write(PageBuffer dst, long offset, ByteBuffer src) {
+        int length = src.remaining();
+        write(dst, offset, Pointer.toBuffer(src), length);
+        src.position(src.position() + length);
+    }
+
+    private void write(PageBuffer dst, long offset, Pointer src, int length) {
         DeviceBuffer d = own(dst);
-        PageCopyKernels.checkPages(d.label(), new long[] {firstPage, firstPage + pages - 1}, d.pages());
+        ByteRangeException.check(d, offset, length);
         current();
         try {
-            cuMemcpyHtoD(d.at(firstPage), Pointer.to(src).withByteOffset(srcOffset), (long) pages * d.pageBytes());
+            cuMemcpyHtoD(d.address.withByteOffset(offset), src, length);
         } catch (RuntimeException e) {
-            throw new CudaCopyException("writing pages " + firstPage + ".." + (firstPage + pages - 1) + " of " + d.label(), e);
+            throw new CudaCopyException("writing bytes " + offset + ".." + (offset + length) + " of " + d.label(), e);
         }
     }
 
     @Override
-    public void read(PageBuffer src, long firstPage, int pages, byte[] dst, int dstOffset) {
+    public void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
+        read(src, offset, Pointer.to(dst).withByteOffset(dstOffset), length);
+    }
+
+    @Override
+    public void read(PageBuffer src, long offset, ByteBuffer dst) {
+        int length = dst.remaining();
+        read(src, offset, Pointer.toBuffer(dst), length);
+        dst.position(dst.position() + length);
+    }
+
+    private void read(PageBuffer src, long offset, Pointer dst, int length) {
         DeviceBuffer s = own(src);
-        PageCopyKernels.checkPages(s.label(), new long[] {firstPage, firstPage + pages - 1}, s.pages());
+        ByteRangeException.check(s, offset, length);
         current();
         try {
-            cuMemcpyDtoH(Pointer.to(dst).withByteOffset(dstOffset), s.at(firstPage), (long) pages * s.pageBytes());
+            cuMemcpyDtoH(dst, s.address.withByteOffset(offset), length);
         } catch (RuntimeException e) {
-            throw new CudaCopyException("reading pages " + firstPage + ".." + (firstPage + pages - 1) + " of " + s.label(), e);
+            throw new CudaCopyException("reading bytes " + offset + ".." + (offset + length) + " of " + s.label(), e);
         }
+    }
+
+    @Override
+    public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+        byte[] staged = new byte[length];
+        read(src, offset, length, staged, 0);
+        checksum.update(staged, 0, length);
     }
 
     @Override
@@ -334,7 +366,7 @@ public final class CudaPageCopier implements PageCopier {
         }
     }
 
-    /** Device time of {@code work} (which must use this copier), measured with CUDA events on its stream. */
+    /** Device time of {@code work} (which must use this memory), measured with CUDA events on its stream. */
     public float timeMillis(Runnable work) {
         current();
         CUevent start = new CUevent();
@@ -411,7 +443,7 @@ public final class CudaPageCopier implements PageCopier {
                 cuDevicePrimaryCtxRelease(device);
             }
         } catch (RuntimeException e) {
-            throw new CudaCopyException("closing the CUDA copier", e);
+            throw new CudaCopyException("closing the CUDA page memory", e);
         }
     }
 
@@ -435,14 +467,14 @@ public final class CudaPageCopier implements PageCopier {
     private DeviceBuffer own(PageBuffer buffer) {
         Objects.requireNonNull(buffer, "buffer");
         if (!(buffer instanceof DeviceBuffer d) || !live.contains(d)) {
-            throw new IllegalArgumentException(buffer.label() + " is not a live buffer of this CUDA copier");
+            throw new ForeignBufferException(buffer.label(), "cuda");
         }
         return d;
     }
 
     private void current() {
         if (closed) {
-            throw new IllegalStateException("the CUDA copier is closed");
+            throw new IllegalStateException("the CUDA page memory is closed");
         }
         cuCtxSetCurrent(context);
     }

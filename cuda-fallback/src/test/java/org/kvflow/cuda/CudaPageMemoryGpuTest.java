@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.core.validate.PageGroupValidationException;
-import org.kvflow.kernels.copy.HeapPageCopier;
-import org.kvflow.kernels.copy.PageBuffer;
-import org.kvflow.kernels.copy.PageCopies;
+import org.kvflow.kernels.pages.HeapPageMemory;
+import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.PageCopies;
 import org.kvflow.kernels.gather.PageOutOfRangeException;
 
 /**
@@ -23,13 +23,13 @@ import org.kvflow.kernels.gather.PageOutOfRangeException;
  * launch, and device memory comes back on every path.
  */
 @Tag("cuda")
-class CudaPageCopierGpuTest {
-    private static CudaPageCopier cuda;
-    private static final HeapPageCopier JAVA = new HeapPageCopier();
+class CudaPageMemoryGpuTest {
+    private static CudaPageMemory cuda;
+    private static final HeapPageMemory JAVA = new HeapPageMemory();
 
     @BeforeAll
     static void open() {
-        cuda = new CudaPageCopier(0);
+        cuda = new CudaPageMemory(0);
         System.out.println("CUDA device: " + cuda.deviceName());
     }
 
@@ -69,8 +69,8 @@ class CudaPageCopierGpuTest {
         PageBuffer hd = JAVA.allocate("ref-dst", pages, pageBytes);
         PageBuffer ds = cuda.allocate("src", pages, pageBytes);
         PageBuffer dd = cuda.allocate("dst", pages, pageBytes);
-        JAVA.write(hs, 0, content, 0, pages);
-        cuda.write(ds, 0, content, 0, pages);
+        JAVA.writePages(hs, 0, content, 0, pages);
+        cuda.writePages(ds, 0, content, 0, pages);
         JAVA.copyPages(hs, srcPages, hd, dstPages);
         cuda.copyPages(ds, srcPages, dd, dstPages);
         assertThat(readAll(cuda, dd)).isEqualTo(readAll(JAVA, hd));
@@ -95,17 +95,17 @@ class CudaPageCopierGpuTest {
         PageBuffer indexView = cuda.allocate("index-view", 10, 8448);
         byte[] m = random(1, pages * 41984);
         byte[] x = random(2, pages * 8448);
-        cuda.write(mla, 0, m, 0, pages);
-        cuda.write(index, 0, x, 0, pages);
+        cuda.writePages(mla, 0, m, 0, pages);
+        cuda.writePages(index, 0, x, 0, pages);
         long[] src = permutation(3, 10, pages);
         long[] dst = permutation(4, 10, 10);
         cuda.copyComponents(List.of(mla, index), src, List.of(mlaView, indexView), dst);
         for (int i = 0; i < 10; i++) {
             byte[] page = new byte[41984];
-            cuda.read(mlaView, dst[i], 1, page, 0);
+            cuda.readPages(mlaView, dst[i], 1, page, 0);
             assertThat(page).isEqualTo(java.util.Arrays.copyOfRange(m, (int) src[i] * 41984, (int) (src[i] + 1) * 41984));
             byte[] ipage = new byte[8448];
-            cuda.read(indexView, dst[i], 1, ipage, 0);
+            cuda.readPages(indexView, dst[i], 1, ipage, 0);
             assertThat(ipage).isEqualTo(java.util.Arrays.copyOfRange(x, (int) src[i] * 8448, (int) (src[i] + 1) * 8448));
         }
         List.of(mla, index, mlaView, indexView).forEach(cuda::free);
@@ -130,14 +130,14 @@ class CudaPageCopierGpuTest {
         PageBuffer host = cuda.allocateHost("host pool", 16, pageBytes);
         PageBuffer reloaded = cuda.allocate("reloaded", 32, pageBytes);
         byte[] content = random(5, 32 * pageBytes);
-        cuda.write(device, 0, content, 0, 32);
+        cuda.writePages(device, 0, content, 0, 32);
         // device pages 3,4,5,20 -> host pages 0..3 (token-indexed, validated), then back to 10..13
         long[] deviceTokens = tokens(ps, 3, 4, 5, 20);
         long[] hostTokens = tokens(ps, 0, 1, 2, 3);
         PageCopies.copyTokens(cuda, device, deviceTokens, host, hostTokens, ps, "hicache backup");
         PageCopies.copyTokens(cuda, host, hostTokens, reloaded, tokens(ps, 10, 11, 12, 13), ps, "hicache load");
         byte[] page = new byte[pageBytes];
-        cuda.read(reloaded, 13, 1, page, 0);
+        cuda.readPages(reloaded, 13, 1, page, 0);
         assertThat(page).isEqualTo(java.util.Arrays.copyOfRange(content, 20 * pageBytes, 21 * pageBytes));
         List.of(device, host, reloaded).forEach(cuda::free);
     }
@@ -146,7 +146,7 @@ class CudaPageCopierGpuTest {
     void badInputIsRefusedBeforeAnyLaunchAndLeavesTheDestinationUntouched() {
         PageBuffer src = cuda.allocate("src", 4, 8448);
         PageBuffer dst = cuda.allocate("dst", 4, 8448);
-        cuda.write(src, 0, random(6, 4 * 8448), 0, 4);
+        cuda.writePages(src, 0, random(6, 4 * 8448), 0, 4);
         assertThatThrownBy(() -> cuda.copyPages(src, new long[] {0, 4}, dst, new long[] {0, 1}))
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("src: entry 1 names page 4, outside [0, 4)");
         long[] misaligned = new long[64];
@@ -163,7 +163,7 @@ class CudaPageCopierGpuTest {
     @Test
     void deviceMemoryComesBackOnEveryPath() {
         long before = cuda.freeDeviceBytes();
-        try (CudaPageCopier other = new CudaPageCopier(0)) {
+        try (CudaPageMemory other = new CudaPageMemory(0)) {
             other.allocate("a", 1024, 41984);
             other.allocateHost("b", 64, 41984);
             PageBuffer c = other.allocate("c", 8, 41984);
@@ -187,7 +187,7 @@ class CudaPageCopierGpuTest {
                 chunk[i * pageBytes + 1] = (byte) ((p + i) >> 8);
                 chunk[i * pageBytes + 2] = (byte) ((p + i) >> 16);
             }
-            cuda.write(src, p, chunk, 0, n);
+            cuda.writePages(src, p, chunk, 0, n);
         }
         long[] srcPages = permutation(10, pages, pages);
         long[] dstPages = new long[pages];
@@ -200,8 +200,8 @@ class CudaPageCopierGpuTest {
         byte[] want = new byte[pageBytes];
         for (int k = 0; k < 200; k++) {
             int i = k == 0 ? 0 : k == 1 ? pages - 1 : r.nextInt(pages);
-            cuda.read(dst, i, 1, got, 0);
-            cuda.read(src, srcPages[i], 1, want, 0);
+            cuda.readPages(dst, i, 1, got, 0);
+            cuda.readPages(src, srcPages[i], 1, want, 0);
             assertThat(got).as("view page %d <- page %d", i, srcPages[i]).isEqualTo(want);
             assertThat((got[0] & 0xFF) | (got[1] & 0xFF) << 8 | (got[2] & 0xFF) << 16).isEqualTo((int) (srcPages[i] & 0xFFFFFF));
         }
@@ -219,9 +219,9 @@ class CudaPageCopierGpuTest {
         return t;
     }
 
-    private static byte[] readAll(org.kvflow.kernels.copy.PageCopier copier, PageBuffer b) {
+    private static byte[] readAll(org.kvflow.kernels.pages.PageMemory copier, PageBuffer b) {
         byte[] out = new byte[(int) b.bytes()];
-        copier.read(b, 0, (int) b.pages(), out, 0);
+        copier.readPages(b, 0, (int) b.pages(), out, 0);
         return out;
     }
 }

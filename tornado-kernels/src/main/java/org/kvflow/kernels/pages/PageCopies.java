@@ -1,10 +1,10 @@
-package org.kvflow.kernels.copy;
+package org.kvflow.kernels.pages;
 
 import java.util.List;
 import org.kvflow.core.validate.PageGroups;
 import org.kvflow.kernels.gather.PageCopyKernels;
 
-/** Checks and compositions shared by every {@link PageCopier}. */
+/** Checks and compositions shared by every {@link PageMemory}. */
 public final class PageCopies {
     private PageCopies() {}
 
@@ -34,7 +34,7 @@ public final class PageCopies {
      *
      * @throws org.kvflow.core.validate.PageGroupValidationException for a malformed group (nothing is copied)
      */
-    public static void copyTokens(PageCopier copier, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
+    public static void copyTokens(PageMemory copier, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
                                   int pageSize, String context) {
         PageGroups.validatePageAlignedTokenIndices(srcTokens, pageSize, context + " (source)");
         PageGroups.validatePageAlignedTokenIndices(dstTokens, pageSize, context + " (destination)");
@@ -46,17 +46,17 @@ public final class PageCopies {
     }
 
     /** Gathers {@code pages} of {@code src} into pages {@code 0..n-1} of {@code view}. */
-    public static void gather(PageCopier copier, PageBuffer src, long[] pages, PageBuffer view) {
+    public static void gather(PageMemory copier, PageBuffer src, long[] pages, PageBuffer view) {
         copier.copyPages(src, pages, view, identity(pages.length));
     }
 
     /** Scatters pages {@code 0..n-1} of {@code view} back to {@code pages} of {@code dst}. */
-    public static void scatter(PageCopier copier, PageBuffer view, PageBuffer dst, long[] pages) {
+    public static void scatter(PageMemory copier, PageBuffer view, PageBuffer dst, long[] pages) {
         copier.copyPages(view, identity(pages.length), dst, pages);
     }
 
     /** Copies the same pages of several KV components (MLA, indexer), each its own buffer pair. */
-    public static void copyComponents(PageCopier copier, List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+    public static void copyComponents(PageMemory copier, List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
         if (src.size() != dst.size()) {
             throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
         }

@@ -1,0 +1,17 @@
+package org.kvflow.cuda;
+
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageMemoryProvider;
+
+/** Registers the {@code cuda} page memory (device 0) with {@link java.util.ServiceLoader}. */
+public final class CudaPageMemoryProvider implements PageMemoryProvider {
+    @Override
+    public String name() {
+        return "cuda";
+    }
+
+    @Override
+    public PageMemory open() {
+        return new CudaPageMemory(0);
+    }
+}

@@ -1,0 +1,88 @@
+package org.kvflow.operators;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.DebugMode;
+import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.pages.HeapPageMemory;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageStore;
+
+/**
+ * Where a CP group's KV bytes live: one {@link PageStore} per rank, all in one {@link PageMemory},
+ * and in debug mode under shared KV a replicated reference (every row at its logical loc) that
+ * full views are checked against. Maps a logical page to the rank that holds it and the physical
+ * page there. Stages reach pages only through these stores.
+ */
+public final class RankStores implements AutoCloseable {
+    private final PageMemory memory;
+    private final OwnershipMap ownership;
+    private final PoolLayout layout;
+    private final List<PageStore> stores;
+    private final @Nullable PageStore reference;
+
+    RankStores(PageMemory memory, KvModel model, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.ownership = ownership;
+        this.layout = layout;
+        int ps = ownership.pageSize();
+        List<PageStore> all = new ArrayList<>();
+        for (int r = 0; r < ownership.cpSize(); r++) {
+            all.add(PageStore.allocate(memory, "rank " + r, model.layout(), ps, pagesPerRank));
+        }
+        this.stores = List.copyOf(all);
+        this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()
+                ? PageStore.onHeap("replicated reference", model.layout(), ps, Math.toIntExact((long) ownership.cpSize() * pagesPerRank))
+                : null;
+    }
+
+    /** Rank stores on the Java heap. */
+    static RankStores onHeap(KvModel model, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
+        return new RankStores(new HeapPageMemory(), model, ownership, layout, pagesPerRank);
+    }
+
+    /** The memory every rank store (and every full view built from them) lives in. */
+    public PageMemory memory() {
+        return memory;
+    }
+
+    /** Rank {@code rank}'s store. */
+    public PageStore rank(int rank) {
+        return stores.get(rank);
+    }
+
+    /** The replicated reference of debug mode, or null when diagnostics are off or KV is replicated. */
+    public @Nullable PageStore reference() {
+        return reference;
+    }
+
+    /** The rank whose store holds logical page {@code page} (under replicated KV every rank does; rank 0 is named). */
+    public int holder(int page) {
+        return layout == PoolLayout.SHARED ? ownership.owner(page) : 0;
+    }
+
+    /** Physical page of logical page {@code page} on its holder's store (its owner's local page, or the id itself when replicated). */
+    public long physicalPage(int page) {
+        return layout == PoolLayout.SHARED ? ownership.localPage(page) : page;
+    }
+
+    /** The ranks that store logical page {@code page}: its owner under shared KV, every rank when replicated. */
+    public int[] ranksStoring(int page) {
+        if (layout == PoolLayout.SHARED) {
+            return new int[] {ownership.owner(page)};
+        }
+        return java.util.stream.IntStream.range(0, ownership.cpSize()).toArray();
+    }
+
+    /** Frees every store. */
+    @Override
+    public void close() {
+        stores.forEach(PageStore::close);
+        if (reference != null) {
+            reference.close();
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package org.kvflow.kernels.pages;
+
+/** A named {@link PageMemory} factory, found through {@link java.util.ServiceLoader}. */
+public interface PageMemoryProvider {
+    /** The name callers ask for. */
+    String name();
+
+    /**
+     * Opens the memory.
+     *
+     * @throws MemoryUnavailableException if its device or driver is missing; the caller may choose another
+     */
+    PageMemory open();
+}

@@ -1,0 +1,280 @@
+package org.kvflow.kernels.pages;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.zip.Checksum;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.gather.PageCopyKernels;
+
+/**
+ * The KV pages of one holder (a CP rank, a full view, a decode instance): per layer one MLA buffer
+ * of {@code pages·ps} rows and one indexer buffer of {@code pages} indexer pages (SPEC §3.2,
+ * §3.3), all in one {@link PageMemory}. Page {@code k} occupies bytes
+ * {@code [k·pageBytes, (k+1)·pageBytes)} of each buffer. Every read, write and copy of a page goes
+ * through here and is done by the memory that owns the bytes; a bad page or range is refused
+ * before anything moves. Closing frees the buffers (not the memory). Not thread-safe; writers of
+ * disjoint pages of a heap store may run concurrently.
+ */
+public final class PageStore implements AutoCloseable {
+    private final PageMemory memory;
+    private final String label;
+    private final KvLayout layout;
+    private final int pageSize;
+    private final int pages;
+    private final PageBuffer[] mla;
+    private final PageBuffer[] index;
+
+    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.label = Objects.requireNonNull(label, "label");
+        this.layout = Objects.requireNonNull(layout, "layout");
+        if (!layout.shape().kind().hasIndexer()) {
+            throw new IllegalArgumentException("a KV page store holds NSA MLA layouts (latent + indexer), not "
+                    + layout.shape().kind().wireName());
+        }
+        if (pageSize < 1 || pages < 0) {
+            throw new IllegalArgumentException(label + ": pageSize must be >= 1 and pages >= 0, were " + pageSize + ", " + pages);
+        }
+        this.pageSize = pageSize;
+        this.pages = pages;
+        int layers = layout.shape().layers();
+        this.mla = new PageBuffer[layers];
+        this.index = new PageBuffer[layers];
+        try {
+            for (int l = 0; l < layers; l++) {
+                mla[l] = memory.allocate(label + " mla layer " + l, pages, Math.toIntExact(layout.mlaPageBytes(pageSize)));
+                index[l] = memory.allocate(label + " index layer " + l, pages, Math.toIntExact(layout.indexPageBytes(pageSize)));
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** {@code pages} zeroed pages of {@code layout} in {@code memory}'s own kind of memory. */
+    public static PageStore allocate(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(memory, label, layout, pageSize, pages);
+    }
+
+    /** {@code pages} zeroed pages on the Java heap. */
+    public static PageStore onHeap(String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages);
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public KvLayout layout() {
+        return layout;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public int pages() {
+        return pages;
+    }
+
+    public int layers() {
+        return mla.length;
+    }
+
+    /** The memory that owns these pages. */
+    public PageMemory memory() {
+        return memory;
+    }
+
+    /** Where the bytes live. */
+    public Residency residency() {
+        return mla.length == 0 ? Residency.HEAP : mla[0].residency();
+    }
+
+    /** Bytes of one page of {@code component} in one layer. */
+    public int pageBytes(KvComponent component) {
+        return component == KvComponent.MLA ? mlaPageBytes() : indexPageBytes();
+    }
+
+    public int mlaPageBytes() {
+        return (int) layout.mlaPageBytes(pageSize);
+    }
+
+    public int indexPageBytes() {
+        return (int) layout.indexPageBytes(pageSize);
+    }
+
+    /** Stores one token's MLA row ({@link KvLayout#mlaRowBytes()} bytes from {@code src[srcOffset]}) at {@code row} of {@code layer}. */
+    public void writeMlaRow(int layer, long row, byte[] src, int srcOffset) {
+        checkRow(row);
+        int rowBytes = layout.mlaRowBytes();
+        memory.write(mla[layer], row * rowBytes, src, srcOffset, rowBytes);
+    }
+
+    /**
+     * Stores one token's quantised index key at {@code row} of {@code layer} (SPEC §3.3): its
+     * {@code dim} fp8 codes at slot {@code row % ps} of page {@code row / ps}, its per-128 scales in
+     * that page's scale region.
+     */
+    public void writeIndexRow(int layer, long row, byte[] codes, int codesOffset, float[] scales, int scalesOffset) {
+        checkRow(row);
+        int dim = layout.shape().indexDim();
+        int blocks = KvLayout.tiles(dim);
+        long page = row / pageSize;
+        int slot = (int) (row % pageSize);
+        long pageStart = page * indexPageBytes();
+        memory.write(index[layer], pageStart + (long) slot * dim, codes, codesOffset, dim);
+        byte[] scaleBytes = new byte[blocks * KvLayout.SCALE_BYTES];
+        ByteBuffer.wrap(scaleBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(scales, scalesOffset, blocks);
+        memory.write(index[layer], pageStart + (long) pageSize * dim + (long) slot * scaleBytes.length, scaleBytes, 0, scaleBytes.length);
+    }
+
+    /** Page {@code page} of {@code component} in every layer, layer-major: the payload of a HiCache record (SPEC §11.4). */
+    public byte[] readPage(KvComponent component, long page) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        byte[] payload = new byte[layers() * bytes];
+        for (int l = 0; l < layers(); l++) {
+            memory.read(buffer(l, component), page * bytes, bytes, payload, l * bytes);
+        }
+        return payload;
+    }
+
+    /** Page {@code page} of {@code component} in {@code layer}. */
+    public byte[] readPage(int layer, KvComponent component, long page) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        byte[] out = new byte[bytes];
+        memory.read(buffer(layer, component), page * bytes, bytes, out, 0);
+        return out;
+    }
+
+    /** Writes a layer-major payload ({@link #readPage(KvComponent, long)}'s form) into page {@code page} of every layer. */
+    public void writePage(KvComponent component, long page, byte[] payload) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        if (payload.length != layers() * bytes) {
+            throw new ByteRangeException(label + " " + component + " payload of page " + page, 0, payload.length, (long) layers() * bytes);
+        }
+        for (int l = 0; l < layers(); l++) {
+            memory.write(buffer(l, component), page * bytes, payload, l * bytes, bytes);
+        }
+    }
+
+    /** Reads {@code count} pages of {@code component} in {@code layer} from {@code firstPage} into {@code dst} (filling {@code count} pages of it). */
+    public void readPages(int layer, KvComponent component, long firstPage, int count, ByteBuffer dst) {
+        checkRun(firstPage, count);
+        int bytes = pageBytes(component);
+        memory.read(buffer(layer, component), firstPage * bytes, dst.slice(dst.position(), count * bytes));
+        dst.position(dst.position() + count * bytes);
+    }
+
+    /** Writes one page of {@code component} in {@code layer} from the next {@code pageBytes} bytes of {@code src}. */
+    public void writePage(int layer, KvComponent component, long page, ByteBuffer src) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        memory.write(buffer(layer, component), page * bytes, src.slice(src.position(), bytes));
+        src.position(src.position() + bytes);
+    }
+
+    /** A copy of a whole layer buffer of {@code component} (every page), for host code that reads it row by row. */
+    public byte[] readLayer(int layer, KvComponent component) {
+        PageBuffer buffer = buffer(layer, component);
+        return readBytes(layer, component, 0, Math.toIntExact(buffer.bytes()));
+    }
+
+    /** A copy of bytes {@code [offset, offset + length)} of a layer buffer of {@code component}. */
+    public byte[] readBytes(int layer, KvComponent component, long offset, int length) {
+        byte[] out = new byte[length];
+        memory.read(buffer(layer, component), offset, length, out, 0);
+        return out;
+    }
+
+    /** Overwrites bytes of a layer buffer of {@code component} from {@code offset} with {@code src}. */
+    public void writeBytes(int layer, KvComponent component, long offset, byte[] src) {
+        memory.write(buffer(layer, component), offset, src, 0, src.length);
+    }
+
+    /** Feeds bytes {@code [offset, offset + length)} of a layer buffer of {@code component} to {@code checksum}. */
+    public void checksum(int layer, KvComponent component, long offset, int length, Checksum checksum) {
+        memory.checksum(buffer(layer, component), offset, length, checksum);
+    }
+
+    /**
+     * {@code this[dstPages[i]] ← src[srcPages[i]]}, every layer, both components: done by the
+     * memory owning both stores, or staged through the host when they live in different memories.
+     * Every page of both lists is checked first.
+     *
+     * @throws IncompatibleStoresException if the stores differ in layout or page size
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its store
+     */
+    public void copyPagesFrom(PageStore src, long[] srcPages, long[] dstPages) {
+        if (!src.layout.equals(layout) || src.pageSize != pageSize) {
+            throw new IncompatibleStoresException(src, this);
+        }
+        if (srcPages.length != dstPages.length) {
+            throw new IllegalArgumentException("page lists differ in length: " + srcPages.length + " source vs "
+                    + dstPages.length + " destination pages");
+        }
+        PageCopyKernels.checkPages(src.label, srcPages, src.pages);
+        PageCopyKernels.checkPages(label, dstPages, pages);
+        for (KvComponent component : KvComponent.values()) {
+            for (int l = 0; l < layers(); l++) {
+                if (src.memory == memory) {
+                    memory.copyPages(src.buffer(l, component), srcPages, buffer(l, component), dstPages);
+                } else {
+                    int bytes = pageBytes(component);
+                    byte[] staged = new byte[bytes];
+                    for (int i = 0; i < srcPages.length; i++) {
+                        src.memory.read(src.buffer(l, component), srcPages[i] * bytes, bytes, staged, 0);
+                        memory.write(buffer(l, component), dstPages[i] * bytes, staged, 0, bytes);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Frees the buffers in the memory; idempotent. */
+    @Override
+    public void close() {
+        for (int l = 0; l < mla.length; l++) {
+            if (mla[l] != null) {
+                memory.free(mla[l]);
+                mla[l] = null;
+            }
+            if (index[l] != null) {
+                memory.free(index[l]);
+                index[l] = null;
+            }
+        }
+    }
+
+    private PageBuffer buffer(int layer, KvComponent component) {
+        PageBuffer buffer = component == KvComponent.MLA ? mla[layer] : index[layer];
+        if (buffer == null) {
+            throw new IllegalStateException(label + " is closed");
+        }
+        return buffer;
+    }
+
+    private void checkRow(long row) {
+        if (row < 0 || row >= (long) pages * pageSize) {
+            throw new RowOutOfRangeException(label, row, (long) pages * pageSize);
+        }
+    }
+
+    private void checkPage(long page) {
+        PageCopyKernels.checkPages(label, new long[] {page}, pages);
+    }
+
+    private void checkRun(long firstPage, int count) {
+        if (count > 0) {
+            PageCopyKernels.checkPages(label, new long[] {firstPage, firstPage + count - 1}, pages);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PageStore[" + label + ": " + pages + " pages of " + pageSize + " tokens, " + layers() + " layers, " + memory.name() + "]";
+    }
+}

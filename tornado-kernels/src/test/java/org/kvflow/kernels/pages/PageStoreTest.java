@@ -1,0 +1,101 @@
+package org.kvflow.kernels.pages;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.gather.PageOutOfRangeException;
+import org.kvflow.kernels.nsa.IndexRows;
+import org.kvflow.kernels.nsa.NsaDims;
+
+class PageStoreTest {
+    private static final NsaDims TOY = new NsaDims(8, 16, 4, 8, 4);
+    private static final KvLayout LAYOUT = TOY.layout(KvDtype.FP8_E4M3, 2);
+    private static final int PS = 2;
+
+    private static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (seed * 31 + i);
+        }
+        return b;
+    }
+
+    @Test
+    void pagesCopyEveryLayerAndComponentOnTheirMemory() {
+        HeapPageMemory memory = new HeapPageMemory();
+        PageStore a = PageStore.allocate(memory, "rank 0", LAYOUT, PS, 3);
+        PageStore b = PageStore.allocate(memory, "view", LAYOUT, PS, 2);
+        byte[] mla = pattern(a.layers() * a.mlaPageBytes(), 1);
+        byte[] index = pattern(a.layers() * a.indexPageBytes(), 2);
+        a.writePage(KvComponent.MLA, 2, mla);
+        a.writePage(KvComponent.INDEX, 2, index);
+        b.copyPagesFrom(a, new long[] {2}, new long[] {1});
+        assertThat(b.readPage(KvComponent.MLA, 1)).isEqualTo(mla);
+        assertThat(b.readPage(KvComponent.INDEX, 1)).isEqualTo(index);
+        assertThat(b.readPage(KvComponent.MLA, 0)).containsOnly(0);
+        assertThatThrownBy(() -> b.copyPagesFrom(a, new long[] {0}, new long[] {2})).isInstanceOf(PageOutOfRangeException.class)
+                .hasMessage("view: entry 0 names page 2, outside [0, 2)");
+    }
+
+    @Test
+    void storesInDifferentMemoriesCopyThroughTheHost() {
+        PageStore device = PageStore.onHeap("rank 1", LAYOUT, PS, 2);
+        PageStore decode = PageStore.onHeap("decode", LAYOUT, PS, 4);
+        assertThat(device.memory()).isNotSameAs(decode.memory());
+        byte[] mla = pattern(device.layers() * device.mlaPageBytes(), 3);
+        device.writePage(KvComponent.MLA, 1, mla);
+        decode.copyPagesFrom(device, new long[] {1, 0}, new long[] {3, 0});
+        assertThat(decode.readPage(KvComponent.MLA, 3)).isEqualTo(mla);
+        assertThat(decode.readPage(1, KvComponent.MLA, 3)).isEqualTo(java.util.Arrays.copyOfRange(mla, device.mlaPageBytes(), mla.length));
+    }
+
+    @Test
+    void rowWritesLandWhereTheRowCodecsReadThem() {
+        PageStore store = PageStore.onHeap("rank 0", LAYOUT, PS, 2);
+        byte[] row = pattern(LAYOUT.mlaRowBytes(), 4);
+        store.writeMlaRow(1, 3, row, 0);
+        byte[] layer = store.readLayer(1, KvComponent.MLA);
+        assertThat(java.util.Arrays.copyOfRange(layer, 3 * row.length, 4 * row.length)).isEqualTo(row);
+        int dim = TOY.index();
+        byte[] codes = pattern(dim, 5);
+        float[] scales = {0.5f};
+        store.writeIndexRow(0, 3, codes, 0, scales, 0);
+        byte[] expected = new byte[store.indexPageBytes()];
+        IndexRows.put(codes, 0, scales, 0, dim, PS, 1, expected, 0);
+        assertThat(store.readPage(0, KvComponent.INDEX, 1)).isEqualTo(expected);
+        assertThatThrownBy(() -> store.writeMlaRow(0, 4, row, 0)).isInstanceOf(RowOutOfRangeException.class)
+                .hasMessage("rank 0: row 4 lies outside [0, 4)");
+    }
+
+    @Test
+    void runsReadIntoAndWriteFromByteBuffers() {
+        PageStore store = PageStore.onHeap("rank 0", LAYOUT, PS, 3);
+        byte[] page = pattern(store.indexPageBytes(), 6);
+        store.writePage(1, KvComponent.INDEX, 2, ByteBuffer.wrap(page));
+        ByteBuffer out = ByteBuffer.allocateDirect(2 * store.indexPageBytes());
+        store.readPages(1, KvComponent.INDEX, 1, 2, out);
+        assertThat(out.position()).isEqualTo(out.capacity());
+        byte[] second = new byte[page.length];
+        out.get(page.length, second);
+        assertThat(second).isEqualTo(page);
+        assertThatThrownBy(() -> store.readPages(0, KvComponent.MLA, 2, 2, ByteBuffer.allocate(2 * store.mlaPageBytes())))
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("rank 0: entry 1 names page 3, outside [0, 3)");
+    }
+
+    @Test
+    void mismatchesAndClosedStoresAreRefused() {
+        PageStore a = PageStore.onHeap("a", LAYOUT, PS, 2);
+        PageStore other = PageStore.onHeap("b", LAYOUT, 4, 2);
+        assertThatThrownBy(() -> other.copyPagesFrom(a, new long[] {0}, new long[] {0})).isInstanceOf(IncompatibleStoresException.class)
+                .hasMessageStartingWith("cannot copy pages from a (").hasMessageContaining("page size 2) to b (");
+        assertThatThrownBy(() -> a.writePage(KvComponent.MLA, 0, new byte[3])).isInstanceOf(ByteRangeException.class)
+                .hasMessage("a MLA payload of page 0: bytes [0, 3) lie outside [0, " + 2 * a.mlaPageBytes() + ")");
+        a.close();
+        a.close();
+        assertThatThrownBy(() -> a.readPage(KvComponent.MLA, 0)).isInstanceOf(IllegalStateException.class).hasMessage("a is closed");
+    }
+}
