@@ -212,7 +212,6 @@ public final class KvGroup {
             state.admittedTokens = state.table().seqLen();
             state.hostPages = (int) (hostTokens / config.pageSize());
             state.hostAllocationPending = state.hostPages > 0;
-            state.hostLoadPending = state.hostPages > 0;
         }
         state.admittedTokens += hostTokens + chunkTokens;
         reservedPages += needed;

@@ -1,18 +1,30 @@
 package org.kvflow.operators;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.split.SplitPlan;
 
 /**
- * One prefill batch as it moves through the stages: the admitted chunks in batch order, requests
- * rejected at intake (passed through to the results), and the CP split once the split stage ran.
+ * One prefill batch as it moves through the stages, as a value: the admitted chunks in batch
+ * order, requests refused at intake (passed through to the results), and the CP split once the
+ * split stage ran. A stage returns a new batch; a request that fails in a stage leaves it as a
+ * failed entry (its pages are released by the stage runner, once) and is reported by the last
+ * stage.
  */
 public record PrefillBatch(long batchId, List<Entry> entries, List<PrefillResult.Failed> rejected, @Nullable SplitPlan split) {
     public PrefillBatch {
         entries = List.copyOf(entries);
         rejected = List.copyOf(rejected);
+    }
+
+    /** A batch of freshly admitted chunks. */
+    public static PrefillBatch admitted(long batchId, List<Entry> entries) {
+        return new PrefillBatch(batchId, entries, List.of(), null);
     }
 
     /** A batch carrying only an intake rejection. */
@@ -24,14 +36,88 @@ public record PrefillBatch(long batchId, List<Entry> entries, List<PrefillResult
         return new PrefillBatch(batchId, entries, rejected, Objects.requireNonNull(plan, "plan"));
     }
 
+    /** The same batch with other entries (same count, same order). */
+    public PrefillBatch withEntries(List<Entry> next) {
+        if (next.size() != entries.size()) {
+            throw new IllegalArgumentException("batch " + batchId + " has " + entries.size() + " entries, not " + next.size());
+        }
+        return new PrefillBatch(batchId, next, rejected, split);
+    }
+
+    /** Entries still in the prefill: not failed, not released (cancelled). */
+    public List<Entry> active() {
+        return entries.stream().filter(Entry::active).toList();
+    }
+
+    /**
+     * Applies {@code step} to every active entry, one at a time: an entry whose step throws
+     * becomes a failed entry and the rest go on. Inactive entries pass unchanged.
+     */
+    public PrefillBatch mapActive(UnaryOperator<Entry> step) {
+        List<Entry> next = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            if (!entry.active()) {
+                next.add(entry);
+                continue;
+            }
+            try {
+                next.add(Objects.requireNonNull(step.apply(entry), "a stage returned no entry"));
+            } catch (RuntimeException e) {
+                next.add(entry.failed(e));
+            }
+        }
+        return withEntries(next);
+    }
+
+    /** Every active entry failed with {@code error} (a problem of the whole batch, e.g. its full view). */
+    public PrefillBatch failActive(Throwable error) {
+        return withEntries(entries.stream().map(e -> e.active() ? e.failed(error) : e).toList());
+    }
+
     /**
      * One request's chunk in this batch: extend tokens {@code [chunkStart, chunkStart + chunkLen)}.
      *
      * @param lastChunk whether the request's prefill completes with this chunk
+     * @param failure   why the request failed in this batch, or null
+     * @param attention attention outputs the chunk's sampled queries produced, keyed {@code layer · seqLen + position}
      */
-    public record Entry(RequestState state, long chunkStart, long chunkLen, boolean lastChunk) {
+    public record Entry(RequestState state, long chunkStart, long chunkLen, boolean lastChunk, @Nullable Throwable failure,
+                        Map<Long, float[]> attention) {
         public Entry {
             Objects.requireNonNull(state, "state");
+            attention = Map.copyOf(attention);
+        }
+
+        /** A chunk that has not run any stage yet. */
+        public Entry(RequestState state, long chunkStart, long chunkLen, boolean lastChunk) {
+            this(state, chunkStart, chunkLen, lastChunk, null, Map.of());
+        }
+
+        /** Still in the prefill: not failed, and its request not released (cancelled or failed in an earlier batch). */
+        public boolean active() {
+            return failure == null && !state.isReleased();
+        }
+
+        /** The entry failed with {@code error}; a failure already recorded wins. */
+        public Entry failed(Throwable error) {
+            return failure != null ? this : new Entry(state, chunkStart, chunkLen, lastChunk, Objects.requireNonNull(error, "error"), attention);
+        }
+
+        /** The entry with {@code outputs} (keyed as {@link #attention()}) added to its attention outputs. */
+        public Entry withAttention(Map<Long, float[]> outputs) {
+            Map<Long, float[]> all = new HashMap<>(attention);
+            all.putAll(outputs);
+            return new Entry(state, chunkStart, chunkLen, lastChunk, failure, all);
+        }
+
+        /** The request's id. */
+        public String id() {
+            return state.id();
+        }
+
+        /** One past the chunk's last token. */
+        public long chunkEnd() {
+            return chunkStart + chunkLen;
         }
     }
 }

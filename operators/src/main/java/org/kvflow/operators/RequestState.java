@@ -1,19 +1,17 @@
 package org.kvflow.operators;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.ownership.RequestPageTable;
 
 /**
  * One request's progress through the pipeline: its page table and request-to-token row, the
- * prefix it reuses, the pages reserved for its next chunk, and what it produced. Created and
- * released by {@link KvGroup}; stages read and update it while it moves through them in order, so
- * only one stage touches it at a time.
+ * prefix it reuses and the pages reserved for its next chunk. Created, changed and released only by
+ * {@link KvGroup}; stages read it. What a stage produces travels in the batch value
+ * ({@link PrefillBatch.Entry}), not here.
  */
 public final class RequestState {
     private final PrefillRequest request;
@@ -21,9 +19,8 @@ public final class RequestState {
     private final List<byte[]> pageHashes;
     /** Pages admitted as a host-cache hit, loaded (not computed) with the first chunk. */
     int hostPages;
-    /** Host pages still to be allocated by the shard stage / loaded by the write stage. */
+    /** Host pages still to be allocated by the shard stage. */
     boolean hostAllocationPending;
-    boolean hostLoadPending;
     final RequestPageTable table;
     /** ReqToTokenPool row: the logical KV loc of each computed token (SPEC §3.5). */
     final long[] reqToToken;
@@ -33,13 +30,6 @@ public final class RequestState {
     long admittedTokens;
     boolean started;
     boolean released;
-    private boolean reported;
-    private long sentTokens;
-    private int batches;
-    private int pagesSent;
-    private long @Nullable [] decodePages;
-    private @Nullable Throwable failure;
-    private final Map<Long, float[]> attention = new HashMap<>();
 
     RequestState(PrefillRequest request, int pageSize, boolean hashPages) {
         this.request = Objects.requireNonNull(request, "request");
@@ -76,11 +66,14 @@ public final class RequestState {
         return hostPages;
     }
 
-    /** Host pages the write stage has yet to load (the shard stage has allocated them); consumes the flag. */
-    public boolean takeHostLoad() {
-        boolean pending = hostLoadPending;
-        hostLoadPending = false;
-        return pending;
+    /** Tokens reused instead of computed: the device prefix hit and the pages loaded from the host cache. */
+    public int reusedTokens() {
+        return (prefixPages + hostPages) * table.pageSize();
+    }
+
+    /** Whether a chunk starting at {@code chunkStart} is the request's first, which also loads its host-hit pages. */
+    public boolean loadsHostPages(long chunkStart) {
+        return hostPages > 0 && chunkStart == (long) reusedTokens();
     }
 
     /** Chained hash keys of the request's full pages (empty when prefix caching is off). */
@@ -113,76 +106,23 @@ public final class RequestState {
         return table.pages();
     }
 
-    /** The ReqToTokenPool row (live; stages that inject faults in tests may corrupt it). */
-    public long[] reqToToken() {
-        return reqToToken;
+    /** The logical KV loc of token {@code t} (SPEC §3.5). */
+    public long loc(long t) {
+        return reqToToken[Math.toIntExact(t)];
     }
 
-    public @Nullable Throwable failure() {
-        return failure;
+    /** A copy of the locs of tokens {@code [from, to)} of the ReqToTokenPool row. */
+    public long[] locs(long from, long to) {
+        return Arrays.copyOfRange(reqToToken, Math.toIntExact(from), Math.toIntExact(to));
     }
 
-    public boolean failed() {
-        return failure != null;
-    }
-
-    /** Marks the request failed; the first failure wins. */
-    public void fail(Throwable error) {
-        if (failure == null) {
-            failure = error;
-        }
-    }
-
-    /** Tokens whose pages have been sent to decode (always page-aligned until the last chunk). */
-    public long sentTokens() {
-        return sentTokens;
-    }
-
-    public void sentTokens(long tokens) {
-        sentTokens = tokens;
-    }
-
-    public void countBatch() {
-        batches++;
-    }
-
-    public void addPagesSent(int pages) {
-        pagesSent += pages;
-    }
-
-    public long @Nullable [] decodePages() {
-        return decodePages;
-    }
-
-    public void decodePages(long[] pages) {
-        decodePages = pages;
-    }
-
-    public void putAttention(int layer, long position, float[] output) {
-        attention.put(layer * (long) request.seqLen() + position, output);
-    }
-
-    /** True the first time only: a request reports its result exactly once. */
-    public boolean markReported() {
-        boolean first = !reported;
-        reported = true;
-        return first;
+    /** Replaces token {@code t}'s loc, as a faulty stage would: the seam tests corrupt a row through. */
+    void overwriteLoc(int t, long loc) {
+        reqToToken[t] = loc;
     }
 
     /** True once its pages went back to the group (finished, failed or cancelled). */
     public boolean isReleased() {
         return released;
-    }
-
-    /** Failed or released: stages skip it. */
-    public boolean isInactive() {
-        return failure != null || released;
-    }
-
-    public PrefillResult result() {
-        if (failure != null) {
-            return new PrefillResult.Failed(request, failure);
-        }
-        return new PrefillResult.Completed(request, (prefixPages + hostPages) * table.pageSize(), batches, pagesSent, attention);
     }
 }

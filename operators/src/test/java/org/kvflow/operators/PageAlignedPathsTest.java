@@ -55,14 +55,14 @@ class PageAlignedPathsTest {
                 8, 8);
         RequestState bad = batch.entries().get(1).state();
         assertThat(bad.hostPages()).isEqualTo(2);
-        bad.reqToToken()[5] += 1; // inside the second host page
-        Flux.just(batch).transform(new OwnerWriteOperator(group)).blockLast();
-        assertThat(bad.failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
+        Workloads.corruptLoc(bad, 5, 1); // inside the second host page
+        PrefillBatch written = Flux.just(batch).transform(new OwnerWriteOperator(group)).blockLast();
+        assertThat(written.entries().get(1).failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
             assertThat(e.kind()).isEqualTo(PageGroupViolation.NON_CONTIGUOUS);
             assertThat(e.context()).isEqualTo("hicache load req bad pos 1");
         });
         assertThat(bad.isReleased()).isTrue();
-        assertThat(batch.entries().getFirst().state().failed()).isFalse();
+        assertThat(written.entries().getFirst().failure()).isNull();
     }
 
     @Test
@@ -70,15 +70,18 @@ class PageAlignedPathsTest {
         KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("ok", tokens(13), 0), new PrefillRequest("bad", tokens(9), 0)));
         RequestState bad = batch.entries().get(1).state();
-        bad.reqToToken()[4] += 4; // the second page's first loc points into another page
+        Workloads.corruptLoc(bad, 4, 4); // the second page's first loc points into another page
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
         List<PrefillResult> results = new ArrayList<>();
         Flux.just(batch).transform(new TransferOperator(group, new InMemoryTransferBackend(decode))).doOnNext(results::add).blockLast();
-        assertThat(bad.failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
-            assertThat(e.kind()).isEqualTo(PageGroupViolation.NON_CONTIGUOUS);
-            assertThat(e.group()).isEqualTo(1);
-            assertThat(e.context()).isEqualTo("pd transfer req bad");
-        });
+        assertThat(results).filteredOn(r -> r.request().id().equals("bad")).singleElement()
+                .isInstanceOfSatisfying(PrefillResult.Failed.class, f -> assertThat(f.error())
+                        .isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
+                            assertThat(e.kind()).isEqualTo(PageGroupViolation.NON_CONTIGUOUS);
+                            assertThat(e.group()).isEqualTo(1);
+                            assertThat(e.context()).isEqualTo("pd transfer req bad");
+                        }));
+        assertThat(bad.isReleased()).isTrue();
         assertThat(decode.writtenPages("bad")).isZero();
         assertThat(decode.isReady("ok")).isTrue();
         assertThat(results).hasSize(2);

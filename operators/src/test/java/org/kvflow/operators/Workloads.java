@@ -82,7 +82,7 @@ public final class Workloads {
             }
             entries.add(new PrefillBatch.Entry(state, host, request.seqLen() - host, true));
         }
-        return Flux.just(new PrefillBatch(0, entries, List.of(), null)).transform(new ShardOperator(group)).blockLast();
+        return Flux.just(PrefillBatch.admitted(0, entries)).transform(new ShardOperator(group)).blockLast();
     }
 
     /** {@link #owned} then the write stage: a batch ready to materialize and transfer. */
@@ -92,5 +92,10 @@ public final class Workloads {
 
     public static KvModel toyModel(KvDtype dtype, int layers) {
         return new KvModel(TOY, dtype, layers, 2026);
+    }
+
+    /** Moves token {@code t}'s loc by {@code delta}, as a faulty stage would corrupt a request-to-token row. */
+    public static void corruptLoc(RequestState state, int t, long delta) {
+        state.overwriteLoc(t, state.loc(t) + delta);
     }
 }

@@ -214,7 +214,7 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
 
         /** One PrefillAdder pass over the chunked request and the waiting queue; null when nothing fits now. */
         private @Nullable PrefillBatch tryAdmit() {
-            if (chunked != null && chunked.isInactive()) {
+            if (chunked != null && chunked.isReleased()) {
                 chunked = null; // failed or cancelled downstream: no further chunks
             }
             if (chunked == null && waiting.isEmpty()) {
@@ -261,7 +261,7 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
                     chunked = entry.state();
                 }
             }
-            return new PrefillBatch(nextBatchId++, entries, List.of(), null);
+            return PrefillBatch.admitted(nextBatchId++, entries);
         }
 
         private static AdmissionCandidate candidate(RequestState state, long extendLen) {

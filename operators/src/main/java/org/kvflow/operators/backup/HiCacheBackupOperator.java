@@ -11,7 +11,6 @@ import java.util.function.Function;
 import org.kvflow.core.config.WritePolicy;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
-import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.journal.HiCacheJournal;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.PageBackup;
@@ -20,6 +19,8 @@ import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
+import org.kvflow.operators.stage.BatchStage;
+import org.kvflow.operators.stage.StageRunner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -66,7 +67,9 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return upstream.concatMap(batch -> Mono.fromCallable(() -> backup(batch)).subscribeOn(Schedulers.boundedElastic()), 1)
+        StageRunner runner = new StageRunner(group);
+        BatchStage stage = this::backup;
+        return upstream.concatMap(batch -> Mono.fromCallable(() -> runner.run(stage, batch)).subscribeOn(Schedulers.boundedElastic()), 1)
                 .name("kvflow.backup");
     }
 
@@ -80,23 +83,19 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         return failures;
     }
 
+    /** Journals the requests that finish in this batch; a bad token row fails its request, a refusing journal only logs. */
     private synchronized PrefillBatch backup(PrefillBatch batch) {
-        for (PrefillBatch.Entry entry : batch.entries()) {
-            RequestState state = entry.state();
-            if (!entry.lastChunk() || state.isInactive()) {
-                continue;
+        return batch.mapActive(entry -> {
+            if (entry.lastChunk()) {
+                try {
+                    backupRequest(entry.state());
+                } catch (JournalIoException e) {
+                    failures++;
+                    LOG.warn("HiCache backup of request {} skipped: {}", entry.id(), e.getMessage());
+                }
             }
-            try {
-                backupRequest(state);
-            } catch (PageGroupValidationException e) {
-                state.fail(e);
-                group.release(state, false);
-            } catch (JournalIoException e) {
-                failures++;
-                LOG.warn("HiCache backup of request {} skipped: {}", state.id(), e.getMessage());
-            }
-        }
-        return batch;
+            return entry;
+        });
     }
 
     private void backupRequest(RequestState state) {
@@ -110,7 +109,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
             boolean due = policy == WritePolicy.WRITE_THROUGH ? pos >= prefixPages : count >= 2;
             if (due && backedUp.add(key)) {
                 byte[] parent = pos == 0 ? null : hashes.get(pos - 1);
-                long[] locs = Arrays.copyOfRange(state.reqToToken(), pos * ps, (pos + 1) * ps);
+                long[] locs = state.locs((long) pos * ps, (long) (pos + 1) * ps);
                 int page = Math.toIntExact(locs[0] / ps);
                 int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
                 for (HiCachePool pool : HiCachePool.values()) {

@@ -38,7 +38,7 @@ public final class FullViewMaterializer {
         int ps = group.config().pageSize();
         long filled = state.filledTokens();
         int fullTokens = (int) (filled - filled % ps);
-        long[] locs = state.reqToToken();
+        long[] locs = state.locs(0, filled);
         PageGroups.validatePageAlignedTokenIndices(Arrays.copyOf(locs, fullTokens), ps, "materialize req " + state.id());
         int pages = (int) ((filled + ps - 1) / ps);
         long[] referenced = new long[pages];

@@ -2,6 +2,7 @@ package org.kvflow.operators.materialize;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +38,11 @@ final class ViewAttention implements AutoCloseable {
         this.device = device;
     }
 
-    synchronized void run(KvModel model, FullView view, long[] pageTable, RequestState state, long[] positions) {
+    /** The attention outputs of the request's sampled {@code positions}, keyed {@code layer · seqLen + position}. */
+    synchronized Map<Long, float[]> run(KvModel model, FullView view, long[] pageTable, RequestState state, long[] positions) {
+        Map<Long, float[]> outputs = new HashMap<>();
         if (positions.length == 0) {
-            return;
+            return outputs;
         }
         NsaDims dims = model.dims();
         KvLayout layout = model.layout();
@@ -84,14 +87,15 @@ final class ViewAttention implements AutoCloseable {
                 bySize.computeIfAbsent(selected[i].length, n -> new ArrayList<>()).add(prepend(i, selected[i]));
             }
             for (Map.Entry<Integer, List<int[]>> group : bySize.entrySet()) {
-                attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, positions, state);
+                attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, positions, state, outputs);
             }
         }
+        return outputs;
     }
 
     /** Sparse attention for the queries (entry 0 of each row: the query; the rest: its selected keys) that select {@code selected} keys. */
     private void attend(int selected, List<int[]> rows, int layer, int width, int latent, float[][] queries, float[] keys,
-                        long[] positions, RequestState state) {
+                        long[] positions, RequestState state, Map<Long, float[]> outputs) {
         int n = rows.size();
         float[] q = new float[n * width];
         float[] chosen = new float[n * selected * width];
@@ -104,7 +108,7 @@ final class ViewAttention implements AutoCloseable {
         }
         float[] out = Objects.requireNonNull(attention).attend(q, chosen, selected);
         for (int r = 0; r < n; r++) {
-            state.putAttention(layer, positions[rows.get(r)[0]], Arrays.copyOfRange(out, r * latent, (r + 1) * latent));
+            outputs.put(layer * (long) state.request().seqLen() + positions[rows.get(r)[0]], Arrays.copyOfRange(out, r * latent, (r + 1) * latent));
         }
     }
 

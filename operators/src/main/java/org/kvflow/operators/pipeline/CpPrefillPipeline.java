@@ -77,7 +77,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
                     .transform(new AdmissionOperator(group, queueCapacity))
                     .doOnNext(onBatch)
                     .transform(batches -> kernels == null ? batches : batches.publishOn(kernels, 1))
-                    .transform(new SplitOperator(group.config()))
+                    .transform(new SplitOperator(group))
                     .transform(new ShardOperator(group))
                     .transform(new OwnerWriteOperator(group, kernelDevice))
                     .transform(new MaterializeOperator(group, sampler, kernelDevice))

@@ -19,6 +19,9 @@ import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
+import org.kvflow.operators.stage.BatchStage;
+import org.kvflow.operators.stage.StageOperator;
+import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
 
 /**
@@ -50,27 +53,34 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         if (model == null) {
             return upstream.name("kvflow.write");
         }
-        return Flux.defer(() -> {
-            ChunkRows rows = new ChunkRows(model, device);
-            return upstream.doOnNext(batch -> write(model, rows, batch)).doFinally(signal -> rows.close());
-        }).name("kvflow.write");
+        return new StageOperator(upstream, "kvflow.write", new StageRunner(group), () -> new WriteStage(model, new ChunkRows(model, device)));
     }
 
-    private void write(KvModel model, ChunkRows rows, PrefillBatch batch) {
-        for (PrefillBatch.Entry entry : batch.entries()) {
-            RequestState state = entry.state();
-            if (state.isInactive()) {
-                continue;
-            }
-            try {
-                if (state.takeHostLoad()) {
+    /** One run's write stage: the chunk-row kernels it holds are freed when the run ends. */
+    private final class WriteStage implements BatchStage {
+        private final KvModel model;
+        private final ChunkRows rows;
+
+        WriteStage(KvModel model, ChunkRows rows) {
+            this.model = model;
+            this.rows = rows;
+        }
+
+        @Override
+        public PrefillBatch apply(PrefillBatch batch) {
+            return batch.mapActive(entry -> {
+                RequestState state = entry.state();
+                if (state.loadsHostPages(entry.chunkStart())) {
                     loadHostPages(state);
                 }
-                writeChunk(model, rows, state, entry.chunkStart(), entry.chunkStart() + entry.chunkLen());
-            } catch (RuntimeException e) {
-                state.fail(e);
-                group.release(state, false);
-            }
+                writeChunk(model, rows, state, entry.chunkStart(), entry.chunkEnd());
+                return entry;
+            });
+        }
+
+        @Override
+        public void close() {
+            rows.close();
         }
     }
 
@@ -84,7 +94,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         int ps = group.ownership().pageSize();
         int first = state.prefixTokens() / ps;
         for (int pos = first; pos < first + state.hostPages(); pos++) {
-            long[] locs = java.util.Arrays.copyOfRange(state.reqToToken(), pos * ps, (pos + 1) * ps);
+            long[] locs = state.locs((long) pos * ps, (long) (pos + 1) * ps);
             PageGroups.validatePageAlignedTokenIndices(locs, ps, "hicache load req " + state.id() + " pos " + pos);
             int page = state.table().page(pos);
             byte[] hash = state.pageHashes().get(pos);
@@ -126,7 +136,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         boolean shared = group.layout() == PoolLayout.SHARED;
         KvLayout layout = model.layout();
         int ps = ownership.pageSize();
-        long[] locs = state.reqToToken();
+        long[] locs = state.locs(0, to);
         long fullFrom = (from + ps - 1) / ps * ps;
         long fullTo = to / ps * ps;
         DebugMode.check(() -> fullTo <= fullFrom || PageGroups.validatePageAlignedTokenIndices(

@@ -4,13 +4,15 @@ import java.util.Objects;
 import java.util.function.Function;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
-import org.kvflow.operators.RequestState;
+import org.kvflow.operators.stage.BatchStage;
+import org.kvflow.operators.stage.StageOperator;
+import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
 
 /**
- * Allocates each chunk's pages against the reservation admission made (SPEC §4.4): logical page
- * ids from the group's allocator, physical pages on their owners, the request's page table and
- * request-to-token row extended. A failure fails that request alone and frees its pages.
+ * The ownership stage: allocates each chunk's pages against the reservation admission made (SPEC
+ * §4.4): logical page ids from the group's allocator, physical pages on their owners, the
+ * request's page table and request-to-token row extended. A failure fails that request alone.
  */
 public final class ShardOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     private final KvGroup group;
@@ -21,22 +23,13 @@ public final class ShardOperator implements Function<Flux<PrefillBatch>, Flux<Pr
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return upstream.doOnNext(this::allocate).name("kvflow.own");
+        return new StageOperator(upstream, "kvflow.own", new StageRunner(group), () -> (BatchStage) this::allocate);
     }
 
-    private void allocate(PrefillBatch batch) {
-        for (PrefillBatch.Entry entry : batch.entries()) {
-            RequestState state = entry.state();
-            if (state.isInactive()) {
-                continue;
-            }
-            try {
-                group.allocate(state, entry.chunkLen());
-                state.countBatch();
-            } catch (RuntimeException e) {
-                state.fail(e);
-                group.release(state, false);
-            }
-        }
+    private PrefillBatch allocate(PrefillBatch batch) {
+        return batch.mapActive(entry -> {
+            group.allocate(entry.state(), entry.chunkLen());
+            return entry;
+        });
     }
 }

@@ -1,11 +1,11 @@
 package org.kvflow.operators.transfer;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -18,21 +18,40 @@ import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.RequestState;
+import org.kvflow.operators.stage.BatchStage;
+import org.kvflow.operators.stage.StageOperator;
+import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
 
 /**
- * The PD transfer stage (SPEC §8): after each chunk every prefill rank sends its pages through the
- * {@link TransferBackend}. Under shared KV a rank sends only the pages it owns, each to the decode
- * page of its logical position (SPEC §8.2); the replicated baseline sends the positional slice of
- * SPEC §8.1. Non-last chunks send only full pages; the last chunk sends the tail page whole and
- * every rank reports completion, then the request's pages go back (full pages to the prefix cache)
- * and its result is emitted. Pages of a prefix-cache hit are sent with the first chunk: decode needs
- * the whole KV. Each request yields exactly one result; intake rejections pass through.
+ * The PD transfer stage (SPEC §8) and the pipeline's end: after each chunk every prefill rank
+ * sends its pages through the {@link TransferBackend}. Under shared KV a rank sends only the pages
+ * it owns, each to the decode page of its logical position (SPEC §8.2); the replicated baseline
+ * sends the positional slice of SPEC §8.1. Non-last chunks send only full pages; the last chunk
+ * sends the tail page whole and every rank reports completion, then the request's pages go back
+ * (full pages to the prefix cache) and its result is emitted. Pages of a prefix-cache hit are sent
+ * with the first chunk: decode needs the whole KV. A request that failed in any stage is reported
+ * failed and its decode session aborted. Each request yields exactly one result; intake
+ * rejections pass through. One instance serves one run: it keeps each open request's transfer
+ * session.
  */
 public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux<PrefillResult>> {
     private final KvGroup group;
     private final TransferBackend backend;
-    private final Set<String> open = ConcurrentHashMap.newKeySet();
+    private final Map<String, Session> open = new ConcurrentHashMap<>();
+
+    /** One request's transfer so far: its decode pages, what was sent, and the outputs of its chunks. */
+    private static final class Session {
+        final long[] decodePages;
+        long sentTokens;
+        int pagesSent;
+        int chunks;
+        final Map<Long, float[]> attention = new HashMap<>();
+
+        Session(long[] decodePages) {
+            this.decodePages = decodePages;
+        }
+    }
 
     public TransferOperator(KvGroup group, TransferBackend backend) {
         this.group = Objects.requireNonNull(group, "group");
@@ -43,85 +62,80 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
     public Flux<PrefillResult> apply(Flux<PrefillBatch> upstream) {
         // prefetch 1: demand for results turns into demand for batches one at a time, so admission
         // never forms batches nobody asked for
-        return upstream.concatMapIterable(this::transfer, 1).name("kvflow.transfer");
+        return new StageOperator(upstream, "kvflow.transfer", new StageRunner(group), () -> (BatchStage) this::send)
+                .concatMapIterable(this::results, 1).name("kvflow.transfer");
     }
 
     /** Aborts every decode session still open (the stream was cancelled or failed). */
     public void abortOpen() {
-        for (String id : List.copyOf(open)) {
+        for (String id : List.copyOf(open.keySet())) {
             backend.abort(id);
             open.remove(id);
         }
     }
 
-    private List<PrefillResult> transfer(PrefillBatch batch) {
-        List<PrefillResult> results = new ArrayList<>(batch.rejected());
-        for (PrefillBatch.Entry entry : batch.entries()) {
-            RequestState state = entry.state();
-            if (state.failed()) {
-                report(state, results);
-                continue;
-            }
-            if (state.isReleased()) {
-                continue; // cancelled while in flight
-            }
-            try {
-                sendChunk(entry);
-                if (entry.lastChunk()) {
-                    open.remove(state.id());
-                    group.release(state, true);
-                    report(state, results);
-                }
-            } catch (RuntimeException e) {
-                state.fail(e);
-                group.release(state, false);
-                report(state, results);
-            }
-        }
-        return results.isEmpty() ? Collections.emptyList() : results;
+    private PrefillBatch send(PrefillBatch batch) {
+        return batch.mapActive(entry -> {
+            sendChunk(entry);
+            return entry;
+        });
     }
 
-    private void report(RequestState state, List<PrefillResult> results) {
-        if (state.failed() && open.remove(state.id())) {
-            backend.abort(state.id());
+    /** The batch's results: intake rejections, requests that failed in it, and requests it completed. */
+    private List<PrefillResult> results(PrefillBatch batch) {
+        List<PrefillResult> results = new ArrayList<>(batch.rejected());
+        for (PrefillBatch.Entry entry : batch.entries()) {
+            Throwable failure = entry.failure();
+            if (failure != null) {
+                if (open.remove(entry.id()) != null) {
+                    backend.abort(entry.id());
+                }
+                results.add(new PrefillResult.Failed(entry.state().request(), failure));
+            } else if (entry.active()) {
+                Session session = Objects.requireNonNull(open.get(entry.id()), "a sent chunk has a session");
+                session.chunks++;
+                session.attention.putAll(entry.attention());
+                if (entry.lastChunk()) {
+                    open.remove(entry.id());
+                    group.release(entry.state(), true);
+                    results.add(new PrefillResult.Completed(entry.state().request(), entry.state().reusedTokens(), session.chunks,
+                            session.pagesSent, session.attention));
+                }
+            } // else released while in flight: cancelled, nothing to report
         }
-        if (state.markReported()) {
-            results.add(state.result());
-        }
+        return results.isEmpty() ? Collections.emptyList() : results;
     }
 
     private void sendChunk(PrefillBatch.Entry entry) {
         RequestState state = entry.state();
         OwnershipMap ownership = group.ownership();
         int ps = ownership.pageSize();
-        long[] decodePages = state.decodePages();
-        if (decodePages == null) {
+        Session session = open.get(state.id());
+        if (session == null) {
             int pageCount = (int) RequestPageTable.pagesFor(state.request().seqLen(), ps);
-            decodePages = backend.open(state.id(), pageCount, ownership.cpSize());
-            state.decodePages(decodePages);
-            open.add(state.id());
+            session = new Session(backend.open(state.id(), pageCount, ownership.cpSize()));
+            open.put(state.id(), session);
         }
         // From what was sent before, not from the chunk start: a prefix hit's pages go to decode too.
-        long end = entry.chunkStart() + entry.chunkLen();
-        int[] slice = TransferPlanner.chunkPageSlice(state.sentTokens(), end, entry.lastChunk(), ps);
+        long end = entry.chunkEnd();
+        int[] slice = TransferPlanner.chunkPageSlice(session.sentTokens, end, entry.lastChunk(), ps);
         long fullEnd = Math.min((long) slice[1] * ps, end - end % ps);
         if (fullEnd > (long) slice[0] * ps) { // the chunk's full pages: whole aligned groups of the request's row (SPEC §9)
-            PageGroups.validatePageAlignedTokenIndices(Arrays.copyOfRange(state.reqToToken(), slice[0] * ps, (int) fullEnd), ps,
-                    "pd transfer req " + state.id());
+            PageGroups.validatePageAlignedTokenIndices(state.locs((long) slice[0] * ps, fullEnd), ps, "pd transfer req " + state.id());
         }
-        state.sentTokens(entry.lastChunk() ? end : end - end % ps);
+        session.sentTokens = entry.lastChunk() ? end : end - end % ps;
         int[] pages = state.pageTable();
         for (int rank = 0; rank < ownership.cpSize(); rank++) {
             List<PagePair> pairs = group.layout() == PoolLayout.SHARED
-                    ? TransferPlanner.plan(rank, ownership, pages, decodePages, slice[0], slice[1], entry.lastChunk()).pairs()
-                    : replicatedPairs(rank, pages, decodePages, slice[0], slice[1]);
+                    ? TransferPlanner.plan(rank, ownership, pages, session.decodePages, slice[0], slice[1], entry.lastChunk()).pairs()
+                    : replicatedPairs(rank, pages, session.decodePages, slice[0], slice[1]);
             long[] src = pairs.stream().mapToLong(PagePair::srcLocal).toArray();
             long[] dst = pairs.stream().mapToLong(PagePair::dst).toArray();
             @Nullable PageStore source = group.model() == null ? null : group.stores().rank(rank);
             for (PageRun run : TransferPlanner.groupRuns(src, dst)) {
                 backend.send(state.id(), rank, run, source);
             }
-            state.addPagesSent(pairs.size());
+            session.pagesSent += pairs.size();
         }
         if (entry.lastChunk()) {
             for (int rank = 0; rank < ownership.cpSize(); rank++) {

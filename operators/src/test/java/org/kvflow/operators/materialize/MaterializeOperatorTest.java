@@ -31,11 +31,11 @@ class MaterializeOperatorTest {
         KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("ok", new int[13], 0), new PrefillRequest("bad", new int[9], 0)));
         RequestState bad = batch.entries().get(1).state();
-        bad.reqToToken()[5] += 1; // second page: entry 1 breaks the run
+        Workloads.corruptLoc(bad, 5, 1); // second page: entry 1 breaks the run
 
-        Flux.just(batch).transform(new MaterializeOperator(group, new QuerySampler(4, 3))).blockLast();
+        PrefillBatch out = Flux.just(batch).transform(new MaterializeOperator(group, new QuerySampler(4, 3))).blockLast();
 
-        assertThat(bad.failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
+        assertThat(out.entries().get(1).failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
             assertThat(e.kind()).isEqualTo(PageGroupViolation.NON_CONTIGUOUS);
             assertThat(e.group()).isEqualTo(1);
             assertThat(e.offset()).isEqualTo(1);
@@ -43,9 +43,8 @@ class MaterializeOperatorTest {
         });
         assertThat(bad.isReleased()).isTrue();
         RequestState ok = batch.entries().getFirst().state();
-        assertThat(ok.failed()).isFalse();
-        assertThat(ok.result()).isInstanceOfSatisfying(org.kvflow.operators.PrefillResult.Completed.class,
-                c -> assertThat(c.attention()).hasSize(2 * 4));
+        assertThat(out.entries().getFirst().failure()).isNull();
+        assertThat(out.entries().getFirst().attention()).as("4 sampled positions, 2 layers").hasSize(2 * 4);
         group.release(ok, false);
         assertThat(group.leakCheck()).isEmpty();
     }
@@ -55,9 +54,9 @@ class MaterializeOperatorTest {
         CpSharedKvConfig gateOff = Workloads.sharedBsGt1(4, 4, 8, null).toBuilder().bsGt1(false).maxRequests(null).build();
         KvGroup group = KvGroup.create(gateOff, PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("a", new int[5], 0), new PrefillRequest("b", new int[6], 0)));
-        Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
-        for (PrefillBatch.Entry entry : batch.entries()) {
-            assertThat(entry.state().failure()).isInstanceOf(CpSharedKvBatchException.class)
+        PrefillBatch out = Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
+        for (PrefillBatch.Entry entry : out.entries()) {
+            assertThat(entry.failure()).isInstanceOf(CpSharedKvBatchException.class)
                     .hasMessage("CP shared-KV batch size > 1 without --enable-cp-shared-kv-prefill-bs-gt1 (batch of 2)");
         }
         assertThat(group.leakCheck()).isEmpty();
@@ -103,19 +102,19 @@ class MaterializeOperatorTest {
                 RequestState state = batch.entries().getFirst().state();
                 assertThat(group.stores().reference() != null).isEqualTo(debug);
                 assertThat(DebugMode.checksRun() - checks).as("owner-write and page-group checks").isEqualTo(debug ? 13 + 1 : 0);
-                int page = (int) (state.reqToToken()[4] / 4); // the request's second page
+                int page = (int) (state.loc(4) / 4); // the request's second page
                 PageStore owner = group.stores().rank(group.ownership().owner(page));
                 long at = group.stores().physicalPage(page) * owner.mlaPageBytes() + 3;
                 byte[] flipped = owner.readBytes(1, KvComponent.MLA, at, 1);
                 flipped[0] ^= 1;
                 owner.writeBytes(1, KvComponent.MLA, at, flipped);
-                Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
+                PrefillBatch out = Flux.just(batch).transform(new MaterializeOperator(group, QuerySampler.NONE)).blockLast();
                 if (debug) {
-                    assertThat(state.failure()).isInstanceOf(DiagnosticCheckException.class).hasMessage("diagnostic check failed: full view page 1"
+                    assertThat(out.entries().getFirst().failure()).isInstanceOf(DiagnosticCheckException.class).hasMessage("diagnostic check failed: full view page 1"
                             + " (logical page " + page + ", owner rank " + group.ownership().owner(page) + ") differs from the replicated reference in layer 1");
                     assertThat(state.isReleased()).isTrue();
                 } else {
-                    assertThat(state.failed()).as("without diagnostics the flipped byte goes unseen").isFalse();
+                    assertThat(out.entries().getFirst().failure()).as("without diagnostics the flipped byte goes unseen").isNull();
                     group.release(state, false);
                 }
                 assertThat(group.leakCheck()).isEmpty();

@@ -113,11 +113,9 @@ class TransferContractTest {
             }
         };
         List<PrefillResult> results = Flux.just(batch).transform(new TransferOperator(group, counting)).collectList().block();
-        RequestState state = batch.entries().getFirst().state();
-        assertThat(results).hasSize(1).first().isInstanceOf(PrefillResult.Completed.class);
+        assertThat(results).singleElement().isInstanceOfSatisfying(PrefillResult.Completed.class, c -> assertThat(c.pagesSent()).isEqualTo(6));
         assertThat(decode.isReady("r")).isTrue();
         assertThat(decode.writtenPages("r")).isEqualTo(6);
-        assertThat(state.result()).isInstanceOfSatisfying(PrefillResult.Completed.class, c -> assertThat(c.pagesSent()).isEqualTo(6));
         assertThat(ranksUsed).as("every rank sends its share of the positions").contains(0, 1, 2, 3);
         assertThat(group.leakCheck()).isEmpty();
     }
