@@ -100,7 +100,7 @@ public class PipelineBenchmark {
         // not the pages the requests need (and the two layouts differ cp-fold in free memory).
         KvGroup group = KvGroup.create(config, layout, PoolCapacity.ofPages(2048, 64), model, false);
         DecodeReceiver receiver = new DecodeReceiver(4096, 64, model == null ? null : model.layout());
-        CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 64);
+        CpPrefillPipeline pipeline = CpPrefillPipeline.standard(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 64);
         long done = reactor.core.publisher.Flux.fromIterable(workload).transform(pipeline)
                 .doOnNext(result -> receiver.release(result.request().id()))
                 .count().block(Duration.ofMinutes(10));

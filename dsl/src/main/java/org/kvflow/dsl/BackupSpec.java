@@ -10,7 +10,7 @@ public record BackupSpec(Path journalDir) implements StageSpec {
     }
 
     @Override public String stage() { return "backup"; }
-    @Override public int rank() { return 4; }
+    @Override public int rank() { return 5; }
 
     @Override
     public String toString() {

@@ -1,22 +1,42 @@
 package org.kvflow.dsl;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 
 /**
  * The ownership stage (SPEC §4): shared KV by page id, or the replicated baseline, over per-rank
- * pools of {@code capacity}; optionally keeping finished pages as a device prefix cache. Made by
+ * pools sized in pages or from a byte budget (the page size comes from the config, the row size
+ * from the model); optionally keeping finished pages as a device prefix cache. Made by
  * {@link Ownership}.
  */
-public record OwnSpec(PoolLayout layout, PoolCapacity capacity, boolean prefixCaching) implements StageSpec {
+public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullable Long budgetBytes, boolean prefixCaching) implements StageSpec {
     public OwnSpec {
         Objects.requireNonNull(layout, "layout");
-        Objects.requireNonNull(capacity, "capacity");
+    }
+
+    /** Pools of {@code pages} pages per rank. */
+    public OwnSpec pagesPerRank(int pages) {
+        return new OwnSpec(layout, pages, null, prefixCaching);
+    }
+
+    /** Pools sized from a per-rank byte budget (SPEC §3.4); needs the flow's model for the page bytes. */
+    public OwnSpec budgetBytes(long bytes) {
+        return new OwnSpec(layout, null, bytes, prefixCaching);
     }
 
     public OwnSpec prefixCaching(boolean on) {
-        return new OwnSpec(layout, capacity, on);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, on);
+    }
+
+    /** The per-rank capacity at page size {@code pageSize}; {@code kv} is needed for a byte budget. */
+    PoolCapacity capacity(int pageSize, @Nullable KvLayout kv) {
+        if (budgetBytes != null) {
+            return PoolCapacity.fromBudget(budgetBytes, Objects.requireNonNull(kv, "a byte budget needs a model"), pageSize);
+        }
+        return PoolCapacity.ofPages(Objects.requireNonNull(pagesPerRank, "pagesPerRank"), pageSize);
     }
 
     @Override public String stage() { return "own"; }
@@ -24,7 +44,7 @@ public record OwnSpec(PoolLayout layout, PoolCapacity capacity, boolean prefixCa
 
     @Override
     public String toString() {
-        return "own(" + (layout == PoolLayout.SHARED ? "byPageId" : "replicated") + ", " + capacity.pagesPerRank()
-                + " pages x " + capacity.pageSize() + " tokens per rank" + (prefixCaching ? ", prefix cache" : "") + ")";
+        String size = pagesPerRank != null ? pagesPerRank + " pages per rank" : budgetBytes != null ? budgetBytes + " B per rank" : "no size";
+        return "own(" + (layout == PoolLayout.SHARED ? "byPageId" : "replicated") + ", " + size + (prefixCaching ? ", prefix cache" : "") + ")";
     }
 }

@@ -1,25 +1,18 @@
 package org.kvflow.dsl;
 
-import org.kvflow.core.model.KvLayout;
-import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 
-/** Factories for the ownership stage. */
+/** Factories for the ownership stage; size the pools with {@link OwnSpec#pagesPerRank} or {@link OwnSpec#budgetBytes}. */
 public final class Ownership {
     private Ownership() {}
 
-    /** Shared KV: page {@code p} on rank {@code p mod cp} (SPEC §4.1), pools sized in pages. */
-    public static OwnSpec byPageId(int pagesPerRank, int pageSize) {
-        return new OwnSpec(PoolLayout.SHARED, PoolCapacity.ofPages(pagesPerRank, pageSize), true);
+    /** Shared KV: page {@code p} on rank {@code p mod cp} (SPEC §4.1), with a device prefix cache. */
+    public static OwnSpec byPageId() {
+        return new OwnSpec(PoolLayout.SHARED, null, null, true);
     }
 
-    /** Shared KV with pools sized from a per-rank byte budget (SPEC §3.4). */
-    public static OwnSpec byPageId(long budgetBytes, KvLayout layout, int pageSize) {
-        return new OwnSpec(PoolLayout.SHARED, PoolCapacity.fromBudget(budgetBytes, layout, pageSize), true);
-    }
-
-    /** The replicated baseline (plain CP): every rank holds every page. */
-    public static OwnSpec replicated(int pagesPerRank, int pageSize) {
-        return new OwnSpec(PoolLayout.REPLICATED, PoolCapacity.ofPages(pagesPerRank, pageSize), true);
+    /** The replicated baseline (plain CP): every rank holds every page, with a device prefix cache. */
+    public static OwnSpec replicated() {
+        return new OwnSpec(PoolLayout.REPLICATED, null, null, true);
     }
 }

@@ -15,25 +15,59 @@ import org.kvflow.core.config.WritePolicy;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.DeviceNotFoundException;
 import org.kvflow.kernels.api.Devices;
+import org.kvflow.operators.KvModel;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * An immutable, partly built prefill flow: the config and the stages added so far. Every step
- * returns a new flow, so a half-built flow can be reused; nothing runs before the built pipeline
- * is subscribed to.
+ * An immutable, partly built prefill flow: the config, the model, the device, and the stages in
+ * the order they will run. Every step returns a new flow, so a half-built flow can be reused;
+ * nothing runs before the built pipeline is subscribed to.
  */
 public final class PrefillFlow {
     private final CpSharedKvConfig config;
+    private final @Nullable KvModel model;
+    private final String device;
+    private final Scheduler scheduler;
     private final List<StageSpec> stages;
     private final MeterRegistry registry;
 
-    private PrefillFlow(CpSharedKvConfig config, List<StageSpec> stages, MeterRegistry registry) {
+    private PrefillFlow(CpSharedKvConfig config, @Nullable KvModel model, String device, Scheduler scheduler, List<StageSpec> stages,
+                        MeterRegistry registry) {
         this.config = Objects.requireNonNull(config, "config");
+        this.model = model;
+        this.device = Objects.requireNonNull(device, "device");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.stages = List.copyOf(stages);
-        this.registry = registry;
+        this.registry = Objects.requireNonNull(registry, "registry");
     }
 
     static PrefillFlow start(CpSharedKvConfig config) {
-        return new PrefillFlow(config, List.of(), new SimpleMeterRegistry());
+        return new PrefillFlow(config, null, "java", Schedulers.boundedElastic(), List.of(), new SimpleMeterRegistry());
+    }
+
+    /** The model whose KV rows are computed, stored, viewed, backed up and sent; without one the flow plans pages only. */
+    public PrefillFlow model(KvModel m) {
+        return new PrefillFlow(config, Objects.requireNonNull(m, "model"), device, scheduler, stages, registry);
+    }
+
+    /**
+     * Where the whole pipeline computes: {@code java} (the default), {@code auto} (an OpenCL GPU,
+     * then an OpenCL CPU, then Java), or {@code opencl[:n]}. The write stage's rows and the
+     * attention step run there.
+     */
+    public PrefillFlow device(String name) {
+        return new PrefillFlow(config, model, Objects.requireNonNull(name, "device"), scheduler, stages, registry);
+    }
+
+    /** Where the stages after admission run, one batch in flight (default {@code boundedElastic}: journal and transfer calls may block). */
+    public PrefillFlow scheduler(Scheduler s) {
+        return new PrefillFlow(config, model, device, s, stages, registry);
+    }
+
+    /** Where the pipeline's meters go (default: a private {@code SimpleMeterRegistry}). */
+    public PrefillFlow metrics(MeterRegistry target) {
+        return new PrefillFlow(config, model, device, scheduler, stages, Objects.requireNonNull(target, "registry"));
     }
 
     public PrefillFlow admit(AdmitSpec spec) {
@@ -45,6 +79,10 @@ public final class PrefillFlow {
     }
 
     public PrefillFlow own(OwnSpec spec) {
+        return with(spec);
+    }
+
+    public PrefillFlow write(WriteSpec spec) {
         return with(spec);
     }
 
@@ -60,30 +98,27 @@ public final class PrefillFlow {
         return with(spec);
     }
 
-    /** Where the pipeline's meters go (default: a private {@code SimpleMeterRegistry}). */
-    public PrefillFlow metrics(MeterRegistry target) {
-        return new PrefillFlow(config, stages, Objects.requireNonNull(target, "registry"));
-    }
-
     private PrefillFlow with(StageSpec spec) {
         List<StageSpec> next = new ArrayList<>(stages);
         next.add(Objects.requireNonNull(spec, "spec"));
-        return new PrefillFlow(config, next, registry);
+        return new PrefillFlow(config, model, device, scheduler, next, registry);
     }
 
-    /** The plan, one stage per line. */
+    /** The plan, one stage per line, in the order they run. */
     public String describe() {
         StringBuilder sb = new StringBuilder("prefill cp " + config.cpSize() + ", page " + config.pageSize()
-                + (config.sharedKv() ? ", shared KV" : ", no shared KV") + (config.bsGt1() ? ", bs>1" : "") + "\n");
+                + (config.sharedKv() ? ", shared KV" : ", no shared KV") + (config.bsGt1() ? ", bs>1" : "") + ", device " + device
+                + (model == null ? ", pages only" : ", " + model.layerCount() + " layers " + model.dtype().wireName()) + "\n");
         stages.forEach(s -> sb.append("  ").append(s).append('\n'));
         return sb.toString();
     }
 
     /**
      * Checks everything and builds the pipeline: the SPEC §10 matrix on the effective config (the
-     * admit stage's caps applied), each stage present at most once and in order (admit, split, own,
-     * materialize, then backup and transfer), the required stages (transfer in prefill mode), the
-     * split matching the config, a backend that can run here, and the backup's preconditions.
+     * admit stage's caps applied), each stage at most once and in the order that can run (admit,
+     * split, own, write, materialize, backup, transfer), the required stages (write when there is a
+     * model, transfer in prefill mode), the split matching the config, pools the config can size, a
+     * device that exists here, and the backup's preconditions.
      *
      * @throws PipelineDefinitionException listing every problem, each naming the setting
      */
@@ -92,13 +127,14 @@ public final class PrefillFlow {
         AdmitSpec admit = stage(AdmitSpec.class, problems);
         SplitSpec split = stage(SplitSpec.class, problems);
         OwnSpec own = stage(OwnSpec.class, problems);
+        WriteSpec write = stage(WriteSpec.class, problems);
         MaterializeSpec materialize = stage(MaterializeSpec.class, problems);
         BackupSpec backup = stage(BackupSpec.class, problems);
         TransferSpec transfer = stage(TransferSpec.class, problems);
         for (int i = 1; i < stages.size(); i++) {
             if (stages.get(i).rank() < stages.get(i - 1).rank()) {
-                problems.add(stages.get(i).stage() + " after " + stages.get(i - 1).stage() + ": stages go admit, split, own, "
-                        + "materialize, then backup and transfer");
+                problems.add(stages.get(i).stage() + " after " + stages.get(i - 1).stage()
+                        + ": stages run admit, split, own, write, materialize, backup, transfer");
             }
         }
         CpSharedKvConfig effective = config;
@@ -120,20 +156,27 @@ public final class PrefillFlow {
         }
         if (own == null) {
             problems.add("own: missing");
-        } else if (own.capacity().pageSize() != config.pageSize()) {
-            problems.add("own: pools of page size " + own.capacity().pageSize() + " but the config's page size is " + config.pageSize());
+        } else if ((own.pagesPerRank() == null) == (own.budgetBytes() == null)) {
+            problems.add("own: size the pools with pagesPerRank or budgetBytes (one of them)");
+        } else if (own.budgetBytes() != null && model == null) {
+            problems.add("own: budgetBytes=" + own.budgetBytes() + " needs the model's page bytes: give the flow a model");
         }
-        Device kernelDevice = Devices.java();
+        if (write == null && model != null) {
+            problems.add("write: missing; a flow with a model writes its KV rows before it materializes them");
+        } else if (write != null && model == null) {
+            problems.add("write: there are no KV rows to write without a model; give the flow a model");
+        }
         if (materialize == null) {
             problems.add("materialize: missing");
-        } else if (materialize.backend().equals("cuda")) {
-            problems.add("materialize=cuda: the CUDA copier is not wired into the operators yet (pools are host memory); "
-                    + "use java, auto or opencl[:n]");
-        } else if (!materialize.backend().equals("java")) {
+        }
+        Device kernelDevice = Devices.java();
+        if (device.equals("cuda") || device.startsWith("cuda:")) {
+            problems.add("device=" + device + ": rank pools stay in host memory until the pipeline runs on the GPU; use java, auto or opencl[:n]");
+        } else if (!device.equals("java")) {
             try {
-                kernelDevice = Devices.select(materialize.backend());
+                kernelDevice = Devices.select(device);
             } catch (DeviceNotFoundException e) {
-                problems.add("materialize=" + materialize.backend() + ": " + e.getMessage());
+                problems.add("device=" + device + ": " + e.getMessage());
             }
         }
         if (backup != null) {
@@ -143,8 +186,8 @@ public final class PrefillFlow {
             if (config.hicache().writePolicy() == WritePolicy.WRITE_BACK) {
                 problems.add("backup with hicache.writePolicy=write_back: backups happen on device eviction, which the stage does not see");
             }
-            if (materialize != null && materialize.model() == null) {
-                problems.add("backup needs KV bytes: give materialize a model");
+            if (model == null) {
+                problems.add("backup needs KV bytes: give the flow a model");
             }
         }
         if (transfer == null && config.disaggregationMode() == DisaggregationMode.PREFILL) {
@@ -156,9 +199,9 @@ public final class PrefillFlow {
         if (!problems.isEmpty()) {
             throw new PipelineDefinitionException(problems);
         }
-        return new PrefillPipeline(report.normalized().toBuilder().maxRequests(effective.maxRequests())
-                .maxExtendTokens(effective.maxExtendTokens()).build(), Objects.requireNonNull(admit), Objects.requireNonNull(own),
-                Objects.requireNonNull(materialize), kernelDevice, backup, transfer, registry, describe());
+        CpSharedKvConfig normalized = report.normalized().toBuilder().maxRequests(effective.maxRequests())
+                .maxExtendTokens(effective.maxExtendTokens()).build();
+        return new PrefillPipeline(normalized, model, kernelDevice, scheduler, stages, registry, describe());
     }
 
     private <S extends StageSpec> @Nullable S stage(Class<S> type, List<String> problems) {

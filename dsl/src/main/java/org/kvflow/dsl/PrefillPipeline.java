@@ -1,37 +1,38 @@
 package org.kvflow.dsl;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
-import org.kvflow.journal.HiCacheJournal;
 import org.kvflow.kernels.api.Device;
-import org.kvflow.journal.JournalLayout;
-import org.kvflow.journal.JournalOptions;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
-import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
+import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
+import org.kvflow.operators.shard.OwnerWriteOperator;
+import org.kvflow.operators.shard.ShardOperator;
+import org.kvflow.operators.split.SplitOperator;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * A built, validated prefill pipeline: a reusable {@code Function<Flux<PrefillRequest>,
- * Flux<PrefillResult>>}. Each subscription is one run with fresh pools, its own transfer backend
- * and journal handle (closed when the run ends, however it ends). Stages after admission run on
- * {@code boundedElastic}, one batch in flight, so transfer and journal calls never block a
- * non-blocking Reactor thread. A subscriber {@code Context} key {@value #TRACE_KEY} tags the
- * per-request debug log lines.
+ * Flux<PrefillResult>>} that runs the stages its flow named, in that order. Each subscription is
+ * one independent run with fresh pools, its own transfer backend and journal handle (closed when
+ * the run ends, however it ends); {@link #start} also hands back the run's own facts. Stages after
+ * admission run on the flow's scheduler, one batch in flight. A subscriber {@code Context} key
+ * {@value #TRACE_KEY} tags the per-request debug log lines.
  */
 public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flux<PrefillResult>> {
     /** Context key whose value is logged with each result. */
@@ -39,26 +40,20 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private static final Logger LOG = LoggerFactory.getLogger(PrefillPipeline.class);
 
     private final CpSharedKvConfig config;
-    private final AdmitSpec admit;
-    private final OwnSpec own;
-    private final MaterializeSpec materialize;
-    private final Device kernelDevice;
-    private final @Nullable BackupSpec backup;
-    private final @Nullable TransferSpec transfer;
+    private final @Nullable KvModel model;
+    private final Device device;
+    private final Scheduler scheduler;
+    private final List<StageSpec> stages;
     private final MeterRegistry registry;
     private final String plan;
-    private final AtomicReference<@Nullable KvGroup> lastGroup = new AtomicReference<>();
-    private final java.util.concurrent.atomic.AtomicLong lastPeakViewBytes = new java.util.concurrent.atomic.AtomicLong();
 
-    PrefillPipeline(CpSharedKvConfig config, AdmitSpec admit, OwnSpec own, MaterializeSpec materialize, Device kernelDevice,
-                    @Nullable BackupSpec backup, @Nullable TransferSpec transfer, MeterRegistry registry, String plan) {
+    PrefillPipeline(CpSharedKvConfig config, @Nullable KvModel model, Device device, Scheduler scheduler, List<StageSpec> stages,
+                    MeterRegistry registry, String plan) {
         this.config = config;
-        this.admit = admit;
-        this.own = own;
-        this.materialize = materialize;
-        this.kernelDevice = kernelDevice;
-        this.backup = backup;
-        this.transfer = transfer;
+        this.model = model;
+        this.device = device;
+        this.scheduler = scheduler;
+        this.stages = List.copyOf(stages);
         this.registry = registry;
         this.plan = plan;
     }
@@ -77,64 +72,86 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return registry;
     }
 
-    /** The pools of the latest run (its pages, peaks and cache), or null before the first. */
-    public @Nullable KvGroup lastGroup() {
-        return lastGroup.get();
-    }
-
-    /** The kernel device the write stage's KV rows and the attention step are computed on (chosen at build() from the materialize backend). */
-    public Device kernelDevice() {
-        return kernelDevice;
-    }
-
-    /** The largest full view one batch of the latest run needed (scratch beside the pools, SPEC §7). */
-    public long lastPeakViewBytes() {
-        return lastPeakViewBytes.get();
+    /** The kernel device the write stage's KV rows and the attention step are computed on. */
+    public Device device() {
+        return device;
     }
 
     @Override
     public Flux<PrefillResult> apply(Flux<PrefillRequest> requests) {
-        return Flux.defer(() -> {
-            KvModel model = materialize.model();
-            KvGroup group = KvGroup.create(config, own.layout(), own.capacity(), model, own.prefixCaching());
-            lastGroup.set(group);
-            long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
-            KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()));
-            TransferBackend backend = transfer != null ? transfer.backend().get()
-                    : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
-                    config.pageSize(), null));
-            HiCacheJournal journal = backup == null ? null : HiCacheJournal.open(JournalOptions.of(backup.journalDir(),
-                    new JournalLayout(config.pageSize(), Objects.requireNonNull(model).layout())));
-            HiCacheBackupOperator backupStage = journal == null ? null
-                    : new HiCacheBackupOperator(group, journal, config.hicache().writePolicy());
-            metrics.bind(group, () -> backupStage == null ? 0L : backupStage.pagesJournaled());
-            Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backupFn = backupStage == null ? Function.identity() : backupStage;
-            CpPrefillPipeline inner = new CpPrefillPipeline(group, new MeteredTransferBackend(backend, metrics), materialize.sampler(),
-                    admit.queueCapacity(), backupFn, Schedulers.boundedElastic(), metrics::batch, kernelDevice);
-            return Flux.deferContextual(ctx -> {
-                        Object trace = ctx.getOrDefault(TRACE_KEY, "-");
-                        return requests.transform(inner).doOnNext(result -> {
-                            metrics.result(result);
-                            if (transfer == null) {
-                                backend.abort(result.request().id()); // nobody decodes: free the local receiver's pages
-                            }
-                            LOG.debug("[{}] {} {}", trace, result.request().id(), result.getClass().getSimpleName());
-                        });
-                    })
-                    .doFinally(signal -> {
-                        lastPeakViewBytes.set(metrics.peakViewBytes());
-                        metrics.unbind();
-                        if (journal != null) {
-                            journal.close();
+        return start(requests).results();
+    }
+
+    /** One run over {@code requests}: its results (nothing runs before they are subscribed to) and its own facts. */
+    public PrefillRun start(Flux<PrefillRequest> requests) {
+        PrefillRun run = new PrefillRun();
+        run.results(Flux.defer(() -> runOnce(requests, run)).name("kvflow.prefill"));
+        return run;
+    }
+
+    private Flux<PrefillResult> runOnce(Flux<PrefillRequest> requests, PrefillRun run) {
+        OwnSpec own = spec(OwnSpec.class);
+        KvGroup group = KvGroup.create(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()), model,
+                own.prefixCaching());
+        run.started(group);
+        long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
+        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()));
+        TransferSpec transfer = stages.stream().filter(TransferSpec.class::isInstance).map(TransferSpec.class::cast).findFirst().orElse(null);
+        RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
+        TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
+                : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
+                config.pageSize(), null));
+        List<AutoCloseable> resources = new ArrayList<>();
+        List<CpPrefillPipeline.Stage> operators = new ArrayList<>();
+        HiCacheBackupOperator[] backup = new HiCacheBackupOperator[1];
+        for (StageSpec spec : stages) {
+            switch (spec) {
+                case SplitSpec s -> operators.add(new SplitOperator(group)::apply);
+                case OwnSpec s -> operators.add(new ShardOperator(group)::apply);
+                case WriteSpec s -> operators.add(new OwnerWriteOperator(group, device)::apply);
+                case MaterializeSpec m -> operators.add(new MaterializeOperator(group, m.sampler(), device)::apply);
+                case BackupSpec b -> {
+                    backup[0] = HiCacheBackupOperator.journaling(group, b.journalDir(), config.hicache().writePolicy());
+                    resources.add(backup[0]);
+                    operators.add(backup[0]::apply);
+                }
+                case AdmitSpec a -> { } // the pipeline's head
+                case TransferSpec t -> { } // the pipeline's end
+            }
+        }
+        metrics.bind(group, () -> backup[0] == null ? 0L : backup[0].pagesJournaled());
+        CpPrefillPipeline inner = new CpPrefillPipeline(group, spec(AdmitSpec.class).queueCapacity(), operators,
+                new MeteredTransferBackend(backend, metrics), scheduler, batch -> {
+                    metrics.batch(batch);
+                    run.viewBytes(metrics.peakViewBytes());
+                });
+        return Flux.deferContextual(ctx -> {
+                    Object trace = ctx.getOrDefault(TRACE_KEY, "-");
+                    return requests.transform(inner).doOnNext(result -> {
+                        metrics.result(result);
+                        if (transfer == null) {
+                            backend.abort(result.request().id()); // nobody decodes: free the local receiver's pages
                         }
-                        if (backend instanceof AutoCloseable closeable) {
-                            try {
-                                closeable.close();
-                            } catch (Exception e) {
-                                LOG.warn("closing the transfer backend failed: {}", e.toString());
-                            }
-                        }
+                        LOG.debug("[{}] {} {}", trace, result.request().id(), result.getClass().getSimpleName());
                     });
-        }).name("kvflow.prefill");
+                })
+                .doFinally(signal -> {
+                    metrics.unbind();
+                    if (backend instanceof AutoCloseable closeable) {
+                        resources.add(closeable);
+                    }
+                    for (AutoCloseable resource : resources) {
+                        try {
+                            resource.close();
+                        } catch (Exception e) {
+                            LOG.warn("closing {} after the run failed: {}", resource, e.toString());
+                        }
+                    }
+                });
+    }
+
+    private <S extends StageSpec> S spec(Class<S> type) {
+        return stages.stream().filter(type::isInstance).map(type::cast).findFirst()
+                .orElseThrow(() -> new IllegalStateException("build() admitted a flow without " + type.getSimpleName()));
     }
 }

@@ -1,26 +1,25 @@
 package org.kvflow.dsl;
 
 import java.util.Objects;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.operators.transfer.TransferBackend;
 
 /**
- * The PD transfer stage (SPEC §8): which backend kind, and how to get a backend for one run of the
- * pipeline. Made by {@link PdTransfer}.
- */
-/**
+ * The PD transfer stage (SPEC §8): which backend kind, where it sends, and how to make a backend
+ * for one run of the pipeline from the run's shape. Made by {@link PdTransfer}.
+ *
  * @param kind the config backend it implements, or null for the in-process receiver
  */
-public record TransferSpec(@Nullable TransferBackendKind kind, String target, Supplier<TransferBackend> backend) implements StageSpec {
+public record TransferSpec(@Nullable TransferBackendKind kind, String target, Function<RunShape, TransferBackend> backend) implements StageSpec {
     public TransferSpec {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(backend, "backend");
     }
 
     @Override public String stage() { return "transfer"; }
-    @Override public int rank() { return 4; }
+    @Override public int rank() { return 6; }
 
     @Override
     public String toString() {

@@ -36,9 +36,8 @@ class BlockHoundTest {
     @Test
     void blockingHappensOnlyOnBoundedElastic() {
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(4096, 16, DslTest.MODEL.layout()), "127.0.0.1", 0)) {
-            PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
-                    .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
-                    .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, DslTest.MODEL.layout(), 4, Duration.ofSeconds(5))).build();
+            PrefillPipeline pipeline = DslTest.modelFlow()
+                    .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(5)))).build();
             StepVerifier.create(Flux.fromIterable(DslTest.requests(20)).publishOn(Schedulers.parallel()).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed)
                     .expectComplete()

@@ -43,12 +43,23 @@ public class DslTest {
         return out;
     }
 
-    public static PrefillFlow flow(DecodeReceiver receiver) {
-        return KvFlow.prefill(CONFIG)
+    /** CP4 shared KV, the toy model on Java: admit, split, own, write, materialize; the transfer is the caller's. */
+    public static PrefillFlow modelFlow() {
+        return KvFlow.prefill(CONFIG).model(MODEL)
                 .admit(Admission.batchGate().maxRequests(4))
                 .split(Split.inSeq())
-                .own(Ownership.byPageId(64, 16))
-                .materialize(FullView.copier("java").model(MODEL).sample(new QuerySampler(2, 1)))
+                .own(Ownership.byPageId().pagesPerRank(64))
+                .write(Write.ownerRows())
+                .materialize(Materialize.fullView());
+    }
+
+    public static PrefillFlow flow(DecodeReceiver receiver) {
+        return KvFlow.prefill(CONFIG).model(MODEL)
+                .admit(Admission.batchGate().maxRequests(4))
+                .split(Split.inSeq())
+                .own(Ownership.byPageId().pagesPerRank(64))
+                .write(Write.ownerRows())
+                .materialize(Materialize.fullView().sample(new QuerySampler(2, 1)))
                 .transfer(PdTransfer.inMemory(receiver));
     }
 
@@ -56,30 +67,49 @@ public class DslTest {
     void buildListsEveryProblemWithItsSetting() {
         CpSharedKvConfig prefill = CONFIG.toBuilder().split(SplitMode.ROUND_ROBIN_SPLIT).disaggregationMode(DisaggregationMode.PREFILL)
                 .transferBackend(TransferBackendKind.NIXL).build();
-        PrefillFlow bad = KvFlow.prefill(prefill)
+        PrefillFlow bad = KvFlow.prefill(prefill).model(MODEL).device("cuda")
                 .admit(Admission.batchGate())
-                .own(Ownership.byPageId(64, 32))
-                .materialize(FullView.copier("cuda"))
+                .own(Ownership.byPageId())
+                .materialize(Materialize.fullView())
                 .split(Split.inSeq())
                 .admit(Admission.batchGate());
         assertThatThrownBy(bad::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems()).containsExactly(
                 "admit: given 2 times; at most once",
-                "split after materialize: stages go admit, split, own, materialize, then backup and transfer",
-                "admit after split: stages go admit, split, own, materialize, then backup and transfer",
+                "split after materialize: stages run admit, split, own, write, materialize, backup, transfer",
+                "admit after split: stages run admit, split, own, write, materialize, backup, transfer",
                 "config E-CP-3: round-robin CP shared KV is not wired for materialization/PD transfer (split=round-robin-split)",
                 "config E-CP-8: toy-mla is for tests; not valid with PD disaggregation (disaggregationMode=prefill)",
                 "config E-PD-1: CP shared KV requires a transfer backend with owner filtering + logical-page-position selection (mooncake, tcp) (transferBackend=nixl)",
                 "split=in-seq-split but the config's split is round-robin-split",
-                "own: pools of page size 32 but the config's page size is 16",
-                "materialize=cuda: the CUDA copier is not wired into the operators yet (pools are host memory); use java, auto or opencl[:n]",
+                "own: size the pools with pagesPerRank or budgetBytes (one of them)",
+                "write: missing; a flow with a model writes its KV rows before it materializes them",
+                "device=cuda: rank pools stay in host memory until the pipeline runs on the GPU; use java, auto or opencl[:n]",
                 "transfer: required with disaggregationMode=prefill"))
-                .hasMessageStartingWith("10 problems: [");
+                .hasMessageStartingWith("11 problems: [");
+    }
+
+    @Test
+    void stagesThatCannotRunAsWrittenAreBuildProblems() {
+        PrefillFlow noModel = KvFlow.prefill(CONFIG).admit(Admission.batchGate()).split(Split.inSeq())
+                .own(Ownership.byPageId().budgetBytes(1 << 20)).write(Write.ownerRows()).materialize(Materialize.fullView())
+                .backup(HiCacheBackup.journal(java.nio.file.Path.of("journal")));
+        assertThatThrownBy(noModel::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems()).containsExactly(
+                "own: budgetBytes=1048576 needs the model's page bytes: give the flow a model",
+                "write: there are no KV rows to write without a model; give the flow a model",
+                "backup=journal needs hicache.enabled",
+                "backup needs KV bytes: give the flow a model"));
+        PrefillFlow transferFirst = modelFlow().transfer(PdTransfer.inMemory(new DecodeReceiver(64, 16, null)))
+                .backup(HiCacheBackup.journal(java.nio.file.Path.of("journal")));
+        assertThatThrownBy(transferFirst::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())
+                .contains("backup after transfer: stages run admit, split, own, write, materialize, backup, transfer"));
+        assertThatThrownBy(() -> modelFlow().device("opencl:99").build()).isInstanceOfSatisfying(PipelineDefinitionException.class,
+                e -> assertThat(e.problems()).singleElement().asString().startsWith("device=opencl:99: "));
     }
 
     @Test
     void capsGivenToAdmitAreValidatedLikeConfigCaps() {
         PrefillFlow noGate = KvFlow.prefill(CONFIG.toBuilder().bsGt1(false).build()).admit(Admission.batchGate().maxExtendTokens(100))
-                .split(Split.inSeq()).own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java"));
+                .split(Split.inSeq()).own(Ownership.byPageId().pagesPerRank(64)).materialize(Materialize.fullView());
         assertThatThrownBy(noGate::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())
                 .anyMatch(p -> p.startsWith("config E-ADM-2"))
                 .anyMatch(p -> p.startsWith("config E-ADM-4")));
@@ -88,19 +118,43 @@ public class DslTest {
     @Test
     void flowsAreImmutableAndPipelinesReusable() {
         DecodeReceiver receiver = new DecodeReceiver(4096, 16, MODEL.layout());
-        PrefillFlow base = KvFlow.prefill(CONFIG).admit(Admission.batchGate()).split(Split.inSeq());
-        PrefillFlow a = base.own(Ownership.byPageId(64, 16)).materialize(FullView.copier("auto").model(MODEL))
+        PrefillFlow base = KvFlow.prefill(CONFIG).model(MODEL).admit(Admission.batchGate()).split(Split.inSeq());
+        PrefillFlow a = base.own(Ownership.byPageId().pagesPerRank(64)).write(Write.ownerRows()).materialize(Materialize.fullView())
                 .transfer(PdTransfer.inMemory(receiver));
         assertThat(base.describe()).doesNotContain("own(");
-        assertThat(a.describe()).contains("own(byPageId, 64 pages x 16 tokens per rank, prefix cache)");
+        assertThat(a.describe()).contains("own(byPageId, 64 pages per rank, prefix cache)\n  write(owner rows)\n  materialize(full view)");
         PrefillPipeline pipeline = a.build();
         List<PrefillRequest> first = requests(12);
         StepVerifier.create(Flux.fromIterable(first).transform(pipeline))
                 .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
         List<PrefillRequest> second = requests(12).stream().map(r -> new PrefillRequest("again-" + r.id(), r.tokenIds(), 0)).toList();
-        StepVerifier.create(Flux.fromIterable(second).transform(pipeline))
+        PrefillRun run = pipeline.start(Flux.fromIterable(second));
+        StepVerifier.create(run.results())
                 .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
-        assertThat(pipeline.lastGroup().leakCheck()).isEmpty();
+        assertThat(run.group().leakCheck()).isEmpty();
+    }
+
+    /** A pipeline built once and subscribed twice at the same time: two runs with their own pools, results and facts. */
+    @Test
+    void twoSubscriptionsAreTwoIndependentRuns() {
+        DecodeReceiver receiver = new DecodeReceiver(8192, 16, MODEL.layout());
+        PrefillPipeline pipeline = flow(receiver).build();
+        List<PrefillRequest> left = requests(10).stream().map(r -> new PrefillRequest("left-" + r.id(), r.tokenIds(), 0)).toList();
+        List<PrefillRequest> right = requests(10).stream().map(r -> new PrefillRequest("right-" + r.id(), r.tokenIds(), 0)).toList();
+        PrefillRun a = pipeline.start(Flux.fromIterable(left));
+        PrefillRun b = pipeline.start(Flux.fromIterable(right));
+        List<List<PrefillResult>> results = reactor.core.publisher.Mono.zip(a.results().collectList(), b.results().collectList(),
+                (x, y) -> List.of(x, y)).block(Duration.ofMinutes(1));
+        assertThat(results.get(0)).extracting(r -> r.request().id()).containsExactlyInAnyOrderElementsOf(left.stream().map(PrefillRequest::id).toList());
+        assertThat(results.get(1)).extracting(r -> r.request().id()).containsExactlyInAnyOrderElementsOf(right.stream().map(PrefillRequest::id).toList());
+        assertThat(a.group()).isNotSameAs(b.group());
+        assertThat(a.group().peakPhysicalPages()).isPositive();
+        assertThat(a.peakViewBytes()).isPositive();
+        for (PrefillRequest request : left) {
+            assertThat(receiver.digest(request.id(), request.seqLen()))
+                    .as("the same prompt gives the same KV in either run")
+                    .isEqualTo(receiver.digest("right-" + request.id().substring("left-".length()), request.seqLen()));
+        }
     }
 
     @Test
@@ -124,15 +178,29 @@ public class DslTest {
     @Test
     void cancellationReleasesEverything() {
         DecodeReceiver receiver = new DecodeReceiver(4096, 16, MODEL.layout());
-        PrefillPipeline pipeline = flow(receiver).build();
-        StepVerifier.create(Flux.fromIterable(requests(30)).transform(pipeline), 2)
+        PrefillRun run = flow(receiver).build().start(Flux.fromIterable(requests(30)));
+        StepVerifier.create(run.results(), 2)
                 .expectNextCount(2).thenCancel().verify(Duration.ofSeconds(10));
         // the run's stages may still be finishing a batch on boundedElastic: wait for the release
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (pipeline.lastGroup().liveRequests() > 0 && System.nanoTime() < deadline) {
+        while (run.group().liveRequests() > 0 && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertThat(pipeline.lastGroup().liveRequests()).isZero();
-        assertThat(pipeline.lastGroup().leakCheck()).isEmpty();
+        assertThat(run.group().liveRequests()).isZero();
+        assertThat(run.group().leakCheck()).isEmpty();
+    }
+
+    @Test
+    void anInjectedSchedulerRunsTheStages() {
+        reactor.core.scheduler.Scheduler single = reactor.core.scheduler.Schedulers.newSingle("kvflow-stages");
+        try {
+            List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+            PrefillPipeline pipeline = flow(new DecodeReceiver(4096, 16, MODEL.layout())).scheduler(single).build();
+            StepVerifier.create(Flux.fromIterable(requests(4)).transform(pipeline).doOnNext(r -> threads.add(Thread.currentThread().getName())))
+                    .expectNextCount(4).verifyComplete();
+            assertThat(threads).allMatch(t -> t.startsWith("kvflow-stages"));
+        } finally {
+            single.dispose();
+        }
     }
 }

@@ -17,14 +17,15 @@ import org.kvflow.operators.transfer.DecodeReceiver;
 import reactor.core.publisher.Flux;
 
 /**
- * {@code materialize(opencl)}: the write stage's keys and the attention step (indexer scores,
+ * {@code device(opencl)}: the write stage's keys and the attention step (indexer scores,
  * top-k, sparse attention) run on OpenCL; attention agrees with the Java run within the kernels'
  * bound and the decode KV, computed on the device, is the same bytes.
  */
 class OpenClAttentionTest {
     private static Map<String, PrefillResult.Completed> run(String backend, DecodeReceiver receiver, List<PrefillRequest> requests) {
-        PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
-                .own(Ownership.byPageId(64, 16)).materialize(FullView.copier(backend).model(DslTest.MODEL).sample(new QuerySampler(3, 5)))
+        PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).model(DslTest.MODEL).device(backend)
+                .admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq()).own(Ownership.byPageId().pagesPerRank(64))
+                .write(Write.ownerRows()).materialize(Materialize.fullView().sample(new QuerySampler(3, 5)))
                 .transfer(PdTransfer.inMemory(receiver)).build();
         List<PrefillResult> results = Flux.fromIterable(requests).transform(pipeline).collectList().block();
         assertThat(results).allMatch(r -> r instanceof PrefillResult.Completed);

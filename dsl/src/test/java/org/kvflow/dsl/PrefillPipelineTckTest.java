@@ -17,7 +17,7 @@ public class PrefillPipelineTckTest extends PublisherVerification<PrefillResult>
     private static final CpSharedKvConfig CONFIG = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(4).pageSize(16)
             .model(ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
     private final PrefillPipeline pipeline = KvFlow.prefill(CONFIG).admit(Admission.batchGate()).split(Split.inSeq())
-            .own(Ownership.byPageId(256, 16)).materialize(FullView.copier("java")).build();
+            .own(Ownership.byPageId().pagesPerRank(256)).materialize(Materialize.fullView()).build();
 
     public PrefillPipelineTckTest() {
         super(new TestEnvironment(1000));

@@ -3,12 +3,14 @@ package org.kvflow.operators;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
@@ -16,6 +18,7 @@ import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.operators.shard.ShardOperator;
 import org.kvflow.operators.transfer.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.operators.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
 
 /** Test fixtures: configs, seeded workloads, and pipelines wired to an in-memory decode receiver. */
@@ -62,7 +65,7 @@ public final class Workloads {
                           boolean prefixCaching, QuerySampler sampler, int decodePages) {
         KvGroup group = KvGroup.create(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize()), model, prefixCaching);
         DecodeReceiver receiver = new DecodeReceiver(decodePages, config.pageSize(), model == null ? null : model.layout());
-        CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), sampler, 32);
+        CpPrefillPipeline pipeline = CpPrefillPipeline.standard(group, new InMemoryTransferBackend(receiver), sampler, 32);
         return new Rig(group, receiver, pipeline);
     }
 
@@ -97,5 +100,12 @@ public final class Workloads {
     /** Moves token {@code t}'s loc by {@code delta}, as a faulty stage would corrupt a request-to-token row. */
     public static void corruptLoc(RequestState state, int t, long delta) {
         state.overwriteLoc(t, state.loc(t) + delta);
+    }
+
+    /** The standard stages, then {@code backup}, then transfer through {@code backend}; no query sampling. */
+    public static CpPrefillPipeline withBackup(KvGroup group, TransferBackend backend, Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup) {
+        List<CpPrefillPipeline.Stage> stages = new ArrayList<>(CpPrefillPipeline.standardStages(group, QuerySampler.NONE, Devices.java()));
+        stages.add(backup::apply);
+        return new CpPrefillPipeline(group, 8, stages, backend, null, b -> { });
     }
 }

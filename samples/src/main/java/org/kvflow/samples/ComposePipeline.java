@@ -5,12 +5,13 @@ import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.dsl.Admission;
-import org.kvflow.dsl.FullView;
 import org.kvflow.dsl.KvFlow;
+import org.kvflow.dsl.Materialize;
 import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.Split;
+import org.kvflow.dsl.Write;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -28,11 +29,12 @@ public final class ComposePipeline {
         KvModel model = new KvModel(new NsaDims(16, 64, 16, 32, 32), KvDtype.FP8_E4M3, 2, 1);
         DecodeReceiver decode = new DecodeReceiver(1024, 16, model.layout());
 
-        PrefillPipeline pipeline = KvFlow.prefill(config)
+        PrefillPipeline pipeline = KvFlow.prefill(config).model(model).device("java")
                 .admit(Admission.batchGate().maxRequests(8))
                 .split(Split.inSeq())
-                .own(Ownership.byPageId(128, 16))
-                .materialize(FullView.copier("java").model(model))
+                .own(Ownership.byPageId().pagesPerRank(128))
+                .write(Write.ownerRows())
+                .materialize(Materialize.fullView())
                 .transfer(PdTransfer.inMemory(decode))
                 .build();
         System.out.print(pipeline.describe());

@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.dsl.Admission;
-import org.kvflow.dsl.FullView;
 import org.kvflow.dsl.KvFlow;
+import org.kvflow.dsl.Materialize;
 import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.Split;
@@ -26,8 +26,8 @@ public final class StreamWithBackpressure {
         PrefillPipeline pipeline = KvFlow.prefill(config)
                 .admit(Admission.batchGate().queueCapacity(16))
                 .split(Split.inSeq())
-                .own(Ownership.byPageId(32, 64))
-                .materialize(FullView.copier("java")) // no model: plan pages only
+                .own(Ownership.byPageId().pagesPerRank(32))
+                .materialize(Materialize.fullView()) // no model: plan pages only
                 .build();
         AtomicLong pulled = new AtomicLong();
         Flux<PrefillRequest> endless = Flux.generate(() -> 0, (i, sink) -> {

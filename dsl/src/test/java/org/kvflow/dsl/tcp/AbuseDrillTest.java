@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.Admission;
 import org.kvflow.dsl.DslTest;
-import org.kvflow.dsl.FullView;
 import org.kvflow.dsl.KvFlow;
 import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
+import org.kvflow.dsl.TcpTarget;
 import org.kvflow.dsl.Split;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -49,9 +49,8 @@ class AbuseDrillTest {
             probe.connect();
             long heapBefore = usedHeapAfterGc();
             CompletableFuture<List<PrefillResult>> honest = CompletableFuture.supplyAsync(() -> Flux.fromIterable(requests)
-                    .transform(KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
-                            .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
-                            .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, LAYOUT, 4, Duration.ofSeconds(10))).build())
+                    .transform(DslTest.modelFlow()
+                            .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)))).build())
                     .collectList().block(Duration.ofMinutes(2)));
 
             RawPeer attacker = new RawPeer(server.port());

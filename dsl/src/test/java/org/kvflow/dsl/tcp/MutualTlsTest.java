@@ -11,11 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.Admission;
 import org.kvflow.dsl.DslTest;
-import org.kvflow.dsl.FullView;
 import org.kvflow.dsl.KvFlow;
 import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
+import org.kvflow.dsl.TcpTarget;
 import org.kvflow.dsl.PrefillPipeline;
+import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
@@ -82,21 +83,20 @@ class MutualTlsTest {
         List<PrefillRequest> requests = DslTest.requests(6);
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, LAYOUT);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, side("server"))) {
-            PrefillPipeline pipeline = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
-                    .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
-                    .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, LAYOUT, 4, TIMEOUT, side("client"))).build();
+            PrefillPipeline pipeline = DslTest.modelFlow()
+                    .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT).tls(side("client")))).build();
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
             for (PrefillRequest r : requests) {
                 assertThat(receiver.isReady(r.id())).as(r.id()).isTrue();
             }
-            PrefillPipeline plain = KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
-                    .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
-                    .transfer(PdTransfer.tcp("127.0.0.1", server.port(), 16, LAYOUT, 4, TIMEOUT)).build();
-            StepVerifier.create(Flux.fromIterable(DslTest.requests(1)).transform(plain))
+            PrefillPipeline plain = DslTest.modelFlow()
+                    .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT))).build();
+            PrefillRun run = plain.start(Flux.fromIterable(DslTest.requests(1)));
+            StepVerifier.create(run.results())
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
                     .verifyComplete();
-            assertThat(plain.lastGroup().liveRequests()).as("the refused request freed its pages").isZero();
+            assertThat(run.group().liveRequests()).as("the refused request freed its pages").isZero();
         }
     }
 

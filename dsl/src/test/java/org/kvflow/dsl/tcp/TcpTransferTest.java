@@ -18,11 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.dsl.Admission;
 import org.kvflow.dsl.DslTest;
-import org.kvflow.dsl.FullView;
 import org.kvflow.dsl.KvFlow;
 import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
+import org.kvflow.dsl.TcpTarget;
 import org.kvflow.dsl.PrefillPipeline;
+import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
@@ -39,9 +40,8 @@ class TcpTransferTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private static PrefillPipeline pipeline(int port) {
-        return KvFlow.prefill(DslTest.CONFIG).admit(Admission.batchGate().maxRequests(4)).split(Split.inSeq())
-                .own(Ownership.byPageId(64, 16)).materialize(FullView.copier("java").model(DslTest.MODEL))
-                .transfer(PdTransfer.tcp("127.0.0.1", port, 16, DslTest.MODEL.layout(), 4, TIMEOUT)).build();
+        return DslTest.modelFlow()
+                .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", port).timeout(TIMEOUT))).build();
     }
 
     @Test
@@ -104,7 +104,8 @@ class TcpTransferTest {
         List<PrefillRequest> requests = DslTest.requests(9);
         List<Process> started = new ArrayList<>(List.of(decode));
         try {
-            StepVerifier.create(source.asFlux().transform(pipeline))
+            PrefillRun run = pipeline.start(source.asFlux());
+            StepVerifier.create(run.results())
                     .then(() -> requests.subList(0, 3).forEach(source::tryEmitNext))
                     .expectNextMatches(r -> r instanceof PrefillResult.Completed)
                     .expectNextMatches(r -> r instanceof PrefillResult.Completed)
@@ -116,7 +117,7 @@ class TcpTransferTest {
                     })
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
-                    .then(() -> assertThat(pipeline.lastGroup().liveRequests()).as("failed requests freed their pages").isZero())
+                    .then(() -> assertThat(run.group().liveRequests()).as("failed requests freed their pages").isZero())
                     .then(() -> {
                         started.add(startDecodeProcess(port));
                         requests.subList(5, 9).forEach(source::tryEmitNext);
@@ -124,10 +125,10 @@ class TcpTransferTest {
                     })
                     .expectNextCount(4)
                     .verifyComplete();
+            assertThat(run.group().leakCheck()).isEmpty();
         } finally {
             started.forEach(Process::destroyForcibly);
         }
-        assertThat(pipeline.lastGroup().leakCheck()).isEmpty();
     }
 
     private static int freePort() throws IOException {

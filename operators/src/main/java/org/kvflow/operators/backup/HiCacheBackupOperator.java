@@ -1,5 +1,6 @@
 package org.kvflow.operators.backup;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,10 +13,13 @@ import org.kvflow.core.config.WritePolicy;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.journal.HiCacheJournal;
+import org.kvflow.journal.JournalLayout;
+import org.kvflow.journal.JournalOptions;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.PageBackup;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
@@ -37,7 +41,7 @@ import reactor.core.scheduler.Schedulers;
  * order. A page whose token row fails validation fails its request; a journal that cannot take
  * more (full, unwritable) is logged and counted, and the prefill goes on: the host cache is a cache.
  */
-public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
+public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HiCacheBackupOperator.class);
 
     private final KvGroup group;
@@ -63,6 +67,22 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         if (group.model() == null) {
             throw new IllegalArgumentException("the backup stage journals KV bytes: the group needs a KvModel");
         }
+    }
+
+    /**
+     * A stage that journals into a HiCache journal it opens in {@code dir} (page size and row
+     * layout from the group) and closes with {@link #close()}.
+     */
+    public static HiCacheBackupOperator journaling(KvGroup group, Path dir, WritePolicy policy) {
+        KvModel model = Objects.requireNonNull(group.model(), "the backup stage journals KV bytes: the group needs a KvModel");
+        HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(group.config().pageSize(), model.layout())));
+        return new HiCacheBackupOperator(group, journal, policy);
+    }
+
+    /** Closes the journal. */
+    @Override
+    public void close() {
+        journal.close();
     }
 
     @Override

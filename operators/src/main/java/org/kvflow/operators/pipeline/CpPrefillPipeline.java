@@ -1,5 +1,6 @@
 package org.kvflow.operators.pipeline;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -23,46 +24,49 @@ import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * admit → split → own → write → materialize → (backup) → transfer over one {@link KvGroup} (SPEC §13).
- * Nothing runs before subscription; when the stream is cancelled or fails, every page still held
- * by a request and every open decode session is released. One subscription at a time per group.
+ * admit → the given batch stages, in the given order → transfer, over one {@link KvGroup} (SPEC
+ * §13). Nothing runs before subscription; when the stream is cancelled or fails, every page still
+ * held by a request and every open decode session is released. One subscription at a time per
+ * group.
  */
 public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, Flux<PrefillResult>> {
+    /** A stage between admission and transfer. */
+    public interface Stage extends Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
+    }
+
     private final KvGroup group;
-    private final TransferBackend backend;
-    private final QuerySampler sampler;
     private final int queueCapacity;
-    private final Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup;
-    private final @Nullable Scheduler kernels;
+    private final List<Stage> stages;
+    private final TransferBackend backend;
+    private final @Nullable Scheduler scheduler;
     private final Consumer<PrefillBatch> onBatch;
-    private final Device kernelDevice;
 
     /**
      * @param queueCapacity most requests waiting for admission at once
+     * @param stages        the stages after admission, in the order they run
+     * @param scheduler     where the stages after admission run (one batch in flight); null: on
+     *                      the thread that emits the batch
+     * @param onBatch       sees every batch admission emits (metrics)
      */
-    public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
-        this(group, backend, sampler, queueCapacity, Function.identity(), null, batch -> { }, Devices.java());
+    public CpPrefillPipeline(KvGroup group, int queueCapacity, List<Stage> stages, TransferBackend backend, @Nullable Scheduler scheduler,
+                             Consumer<PrefillBatch> onBatch) {
+        this.group = Objects.requireNonNull(group, "group");
+        this.queueCapacity = queueCapacity;
+        this.stages = List.copyOf(stages);
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.scheduler = scheduler;
+        this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
     }
 
-    /**
-     * @param backup  the HiCache backup stage, run between materialization and transfer
-     * @param kernels where the stages after admission run (one batch in flight); null: on the
-     *                thread that emits the batch
-     * @param onBatch sees every batch admission emits (metrics)
-     * @param kernelDevice where the kernels of the write stage (the layer's KV rows) and of the
-     *                     attention step (indexer scores and top-k, sparse attention) run
-     */
-    public CpPrefillPipeline(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity,
-                             Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup, @Nullable Scheduler kernels,
-                             Consumer<PrefillBatch> onBatch, Device kernelDevice) {
-        this.group = Objects.requireNonNull(group, "group");
-        this.backend = Objects.requireNonNull(backend, "backend");
-        this.sampler = Objects.requireNonNull(sampler, "sampler");
-        this.queueCapacity = queueCapacity;
-        this.backup = Objects.requireNonNull(backup, "backup");
-        this.kernels = kernels;
-        this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
-        this.kernelDevice = Objects.requireNonNull(kernelDevice, "kernelDevice");
+    /** split → own → write → materialize, kernels on {@code device}: the order SPEC §13 runs them in. */
+    public static List<Stage> standardStages(KvGroup group, QuerySampler sampler, Device device) {
+        return List.of(new SplitOperator(group)::apply, new ShardOperator(group)::apply, new OwnerWriteOperator(group, device)::apply,
+                new MaterializeOperator(group, sampler, device)::apply);
+    }
+
+    /** The standard stages on the plain-Java device, run on the emitting thread. */
+    public static CpPrefillPipeline standard(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
+        return new CpPrefillPipeline(group, queueCapacity, standardStages(group, sampler, Devices.java()), backend, null, batch -> { });
     }
 
     public KvGroup group() {
@@ -73,16 +77,14 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     public Flux<PrefillResult> apply(Flux<PrefillRequest> requests) {
         return Flux.defer(() -> {
             TransferOperator transfer = new TransferOperator(group, backend);
-            return requests
-                    .transform(new AdmissionOperator(group, queueCapacity))
-                    .doOnNext(onBatch)
-                    .transform(batches -> kernels == null ? batches : batches.publishOn(kernels, 1))
-                    .transform(new SplitOperator(group))
-                    .transform(new ShardOperator(group))
-                    .transform(new OwnerWriteOperator(group, kernelDevice))
-                    .transform(new MaterializeOperator(group, sampler, kernelDevice))
-                    .transform(backup)
-                    .transform(transfer)
+            Flux<PrefillBatch> batches = requests.transform(new AdmissionOperator(group, queueCapacity)).doOnNext(onBatch);
+            if (scheduler != null) {
+                batches = batches.publishOn(scheduler, 1);
+            }
+            for (Stage stage : stages) {
+                batches = batches.transform(stage);
+            }
+            return batches.transform(transfer)
                     .doFinally(signal -> {
                         if (signal != SignalType.ON_COMPLETE) {
                             transfer.abortOpen();

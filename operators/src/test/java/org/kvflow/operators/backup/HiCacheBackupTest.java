@@ -52,7 +52,7 @@ class HiCacheBackupTest {
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
-            CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8, backup, null, b -> { }, Devices.java());
+            CpPrefillPipeline pipeline = Workloads.withBackup(group, new InMemoryTransferBackend(receiver), backup);
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof org.kvflow.operators.PrefillResult.Completed)
                     .verifyComplete();

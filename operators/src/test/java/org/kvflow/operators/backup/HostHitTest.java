@@ -48,7 +48,7 @@ class HostHitTest {
 
     private static Map<String, Long> run(KvGroup group, List<PrefillRequest> requests, Map<String, Integer> hits) {
         DecodeReceiver receiver = new DecodeReceiver(2048, 16, MODEL.layout());
-        CpPrefillPipeline pipeline = new CpPrefillPipeline(group, new InMemoryTransferBackend(receiver), new QuerySampler(3, 5), 8);
+        CpPrefillPipeline pipeline = CpPrefillPipeline.standard(group, new InMemoryTransferBackend(receiver), new QuerySampler(3, 5), 8);
         Map<String, Long> digests = new HashMap<>();
         Flux.fromIterable(requests).transform(pipeline).doOnNext(r -> {
             assertThat(r).isInstanceOf(PrefillResult.Completed.class);
@@ -65,8 +65,7 @@ class HostHitTest {
         KvGroup writer = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(128, 16), MODEL, false);
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             DecodeReceiver receiver = new DecodeReceiver(2048, 16, MODEL.layout());
-            new CpPrefillPipeline(writer, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 8,
-                    new HiCacheBackupOperator(writer, journal, WritePolicy.WRITE_THROUGH), null, b -> { }, Devices.java())
+            Workloads.withBackup(writer, new InMemoryTransferBackend(receiver), new HiCacheBackupOperator(writer, journal, WritePolicy.WRITE_THROUGH))
                     .apply(Flux.fromIterable(first)).blockLast(Duration.ofMinutes(1));
         }
         // "after a restart": continuations of the first prompts

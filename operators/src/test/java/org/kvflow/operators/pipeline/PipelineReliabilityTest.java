@@ -74,7 +74,7 @@ class PipelineReliabilityTest {
             }
         };
         KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(40, 16), MODEL, true);
-        CpPrefillPipeline pipeline = new CpPrefillPipeline(group, flaky, QuerySampler.NONE, 8);
+        CpPrefillPipeline pipeline = CpPrefillPipeline.standard(group, flaky, QuerySampler.NONE, 8);
         List<PrefillRequest> requests = Workloads.requests(8, 10, 120, 40);
         List<PrefillResult> results = Flux.fromIterable(requests).transform(pipeline).collectList().block(Duration.ofSeconds(30));
 

@@ -37,7 +37,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--cp", defaultValue = "8", description = "CP size (default ${DEFAULT-VALUE})") int cp;
     @Option(names = "--requests", defaultValue = "200", description = "requests to stream (default ${DEFAULT-VALUE})") int requests;
     @Option(names = "--max-len", defaultValue = "640", description = "largest fresh prompt in tokens (default ${DEFAULT-VALUE})") int maxLen;
-    @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | auto | opencl[:n] (cuda: not wired yet)") String backend;
+    @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | auto | opencl[:n] (cuda: refused until the pipeline runs on the GPU)") String backend;
     @Option(names = "--seed", defaultValue = "7") long seed;
     @Option(names = "--journal", paramLabel = "DIR", description = "keep the HiCache journal here (default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;

@@ -22,15 +22,17 @@ import org.kvflow.core.config.WritePolicy;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.dsl.Admission;
-import org.kvflow.dsl.FullView;
 import org.kvflow.dsl.HiCacheBackup;
 import org.kvflow.dsl.KvFlow;
+import org.kvflow.dsl.Materialize;
 import org.kvflow.dsl.OwnSpec;
 import org.kvflow.dsl.Ownership;
 import org.kvflow.dsl.PdTransfer;
 import org.kvflow.dsl.PrefillFlow;
 import org.kvflow.dsl.PrefillPipeline;
+import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
+import org.kvflow.dsl.Write;
 import org.kvflow.dsl.tcp.TcpTransferBackend;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
@@ -89,14 +91,14 @@ public final class Demo {
     }
 
     private PrefillFlow flow(OwnSpec own) {
-        return KvFlow.prefill(config()).metrics(registry).admit(Admission.batchGate())
-                .split(Split.inSeq()).own(own.prefixCaching(false))
-                .materialize(FullView.copier(backend).model(model()).sample(new QuerySampler(2, seed)));
+        return KvFlow.prefill(config()).model(model()).device(backend).metrics(registry).admit(Admission.batchGate())
+                .split(Split.inSeq()).own(own.pagesPerRank(PAGES_PER_RANK).prefixCaching(false)).write(Write.ownerRows())
+                .materialize(Materialize.fullView().sample(new QuerySampler(2, seed)));
     }
 
     /** Builds the shared pipeline without running it (so a bad backend is reported before anything starts). */
     public PrefillPipeline checkShared(Path journal) {
-        return flow(Ownership.byPageId(PAGES_PER_RANK, PAGE_SIZE)).backup(HiCacheBackup.journal(journal))
+        return flow(Ownership.byPageId()).backup(HiCacheBackup.journal(journal))
                 .transfer(PdTransfer.inMemory(new DecodeReceiver(2, PAGE_SIZE, null))).build();
     }
 
@@ -111,23 +113,24 @@ public final class Demo {
         KvModel model = model();
         // the baseline: replicated CP, decode in this process
         DecodeReceiver local = new DecodeReceiver(4096, PAGE_SIZE, model.layout());
-        PrefillPipeline replicated = flow(Ownership.replicated(PAGES_PER_RANK, PAGE_SIZE)).transfer(PdTransfer.inMemory(local)).build();
+        PrefillPipeline replicated = flow(Ownership.replicated()).transfer(PdTransfer.inMemory(local)).build();
         Map<String, Long> expected = new HashMap<>();
         AtomicInteger done = new AtomicInteger();
-        Flux.fromIterable(workload).transform(replicated).doOnNext(result -> {
+        PrefillRun replicatedRun = replicated.start(Flux.fromIterable(workload));
+        replicatedRun.results().doOnNext(result -> {
             if (result instanceof PrefillResult.Completed) {
                 expected.put(result.request().id(), local.digest(result.request().id(), result.request().seqLen()));
             }
             local.release(result.request().id());
             progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
         }).blockLast(Duration.ofMinutes(30));
-        long peakReplicated = Objects.requireNonNull(replicated.lastGroup()).peakPhysicalPages();
+        long peakReplicated = Objects.requireNonNull(replicatedRun.group()).peakPhysicalPages();
 
         try (DecodeProcess decode = DecodeProcess.start(4096, PAGE_SIZE, model.layout());
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
                      Duration.ofSeconds(30))) {
-            PrefillPipeline shared = flow(Ownership.byPageId(PAGES_PER_RANK, PAGE_SIZE)).backup(HiCacheBackup.journal(journal))
-                    .transfer(PdTransfer.tcp("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize, Duration.ofSeconds(30)))
+            PrefillPipeline shared = flow(Ownership.byPageId()).backup(HiCacheBackup.journal(journal))
+                    .transfer(PdTransfer.tcp("127.0.0.1", decode.port()))
                     .build();
             AtomicInteger completed = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
@@ -136,7 +139,8 @@ public final class Demo {
             double batchesBefore = registry.counter("kvflow.batches").count();
             double bytesBefore = registry.counter("kvflow.transfer.bytes").count();
             long start = System.nanoTime();
-            Flux.fromIterable(workload).transform(shared).doOnNext(result -> {
+            PrefillRun sharedRun = shared.start(Flux.fromIterable(workload));
+            sharedRun.results().doOnNext(result -> {
                 String id = result.request().id();
                 if (result instanceof PrefillResult.Completed) {
                     completed.incrementAndGet();
@@ -156,10 +160,10 @@ public final class Demo {
                     new HostPageCache(hostBytes), (r, b) -> { });
             return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
                     (long) (registry.counter("kvflow.batches").count() - batchesBefore), seconds,
-                    Objects.requireNonNull(shared.lastGroup()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
-                    Objects.requireNonNull(shared.lastGroup()).capacity().capacityRatio(cpSize), shared.lastPeakViewBytes(),
+                    Objects.requireNonNull(sharedRun.group()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
+                    Objects.requireNonNull(sharedRun.group()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
                     (long) (registry.counter("kvflow.transfer.bytes").count() - bytesBefore), decode.pid(), replay.records(),
-                    replay.rejected().size(), checks.get(), shared.kernelDevice().toString());
+                    replay.rejected().size(), checks.get(), shared.device().toString());
         }
     }
 }

@@ -54,10 +54,10 @@ class DemoTest {
         Cli.Result r = Cli.run("demo", "--backend", "cuda");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err()).startsWith("kvflow: --backend: 1 problem: [materialize=cuda: the CUDA copier is not wired into the operators yet");
+        assertThat(r.err()).startsWith("kvflow: --backend: 1 problem: [device=cuda: rank pools stay in host memory until the pipeline runs on the GPU");
         Cli.Result absent = Cli.run("demo", "--backend", "opencl:99");
         assertThat(absent.exit()).isEqualTo(2);
-        assertThat(absent.err()).contains("materialize=opencl:99: no kernel device 'opencl:99': found [");
+        assertThat(absent.err()).contains("device=opencl:99: no kernel device 'opencl:99': found [");
     }
 
     /** What a sample prints on standard output while it runs. */

@@ -1,0 +1,52 @@
+package org.kvflow.dsl;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.PrefillResult;
+import reactor.core.publisher.Flux;
+
+/**
+ * One run of a built pipeline: its results, and the facts of that run alone (its pools and the
+ * largest full view it needed), readable once it has started. Subscribe to {@link #results()}
+ * once; every other run of the same pipeline has its own.
+ */
+public final class PrefillRun {
+    private final AtomicReference<@Nullable KvGroup> group = new AtomicReference<>();
+    private final AtomicLong peakViewBytes = new AtomicLong();
+    private @Nullable Flux<PrefillResult> results;
+
+    PrefillRun() {
+    }
+
+    void results(Flux<PrefillResult> flux) {
+        this.results = flux;
+    }
+
+    void started(KvGroup pools) {
+        group.set(pools);
+    }
+
+    void viewBytes(long bytes) {
+        peakViewBytes.accumulateAndGet(bytes, Math::max);
+    }
+
+    /** The run's results; nothing runs before they are subscribed to. */
+    public Flux<PrefillResult> results() {
+        if (results == null) {
+            throw new IllegalStateException("the run has no results yet");
+        }
+        return results;
+    }
+
+    /** The run's pools (pages in use, peaks, cache), or null before it was subscribed to. */
+    public @Nullable KvGroup group() {
+        return group.get();
+    }
+
+    /** The largest full view one batch of the run needed (scratch beside the pools, SPEC §7). */
+    public long peakViewBytes() {
+        return peakViewBytes.get();
+    }
+}

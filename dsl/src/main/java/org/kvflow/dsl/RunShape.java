@@ -1,0 +1,11 @@
+package org.kvflow.dsl;
+
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+
+/**
+ * What a built pipeline tells the parts it makes for each run: the config's page size and CP
+ * size, and the model's row layout (null when the flow plans pages only). Nobody restates them.
+ */
+public record RunShape(int pageSize, int cpSize, @Nullable KvLayout layout) {
+}

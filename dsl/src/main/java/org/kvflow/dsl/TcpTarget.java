@@ -1,0 +1,39 @@
+package org.kvflow.dsl;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.dsl.tcp.TransferTls;
+
+/**
+ * Where the {@code tcp} transfer sends: a decode server's address, how long one call may take,
+ * and the mutual-TLS material when the server requires it (any address beyond loopback).
+ */
+public record TcpTarget(String host, int port, Duration timeout, @Nullable TransferTls tls) {
+    /** Thirty seconds per call unless set. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+    public TcpTarget {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(timeout, "timeout");
+    }
+
+    /** Plain TCP to {@code host:port} with the default timeout. */
+    public static TcpTarget of(String host, int port) {
+        return new TcpTarget(host, port, DEFAULT_TIMEOUT, null);
+    }
+
+    public TcpTarget timeout(Duration d) {
+        return new TcpTarget(host, port, d, tls);
+    }
+
+    /** Mutual TLS: this prefill's certificate and key, and the CA that signed the decode server's. */
+    public TcpTarget tls(TransferTls material) {
+        return new TcpTarget(host, port, timeout, Objects.requireNonNull(material, "tls"));
+    }
+
+    @Override
+    public String toString() {
+        return (tls == null ? "" : "tls ") + host + ":" + port;
+    }
+}

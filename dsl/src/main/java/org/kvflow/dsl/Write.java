@@ -1,0 +1,11 @@
+package org.kvflow.dsl;
+
+/** Factories for the write stage. */
+public final class Write {
+    private Write() {}
+
+    /** Rows of each chunk to the rank that owns their page (SPEC §4.4 write rule). */
+    public static WriteSpec ownerRows() {
+        return new WriteSpec();
+    }
+}
