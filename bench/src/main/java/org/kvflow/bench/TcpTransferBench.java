@@ -12,12 +12,12 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvDtype;
-import org.kvflow.dsl.tcp.DecodeServer;
-import org.kvflow.dsl.tcp.TcpTransferBackend;
+import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.PageRun;
 
 /**

@@ -1,8 +1,8 @@
 package org.kvflow.dsl;
 
 import org.kvflow.core.config.TransferBackendKind;
-import org.kvflow.dsl.tcp.TcpTransferBackend;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.transport.tcp.TcpTransferBackend;
+import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 
 /** Factories for the transfer stage. */

@@ -18,7 +18,7 @@ import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.operators.shard.ShardOperator;
 import org.kvflow.operators.split.SplitOperator;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferBackend;
 import org.slf4j.Logger;

@@ -3,7 +3,7 @@ package org.kvflow.dsl;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.dsl.tcp.TransferTls;
+import org.kvflow.transport.tcp.TransferTls;
 
 /**
  * Where the {@code tcp} transfer sends: a decode server's address, how long one call may take,

@@ -20,7 +20,7 @@ import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.materialize.QuerySampler;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.util.context.Context;

@@ -13,7 +13,7 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.materialize.QuerySampler;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
 
 /**

@@ -13,7 +13,7 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.core.validate.PageGroupViolation;
 import org.kvflow.operators.shard.OwnerWriteOperator;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;

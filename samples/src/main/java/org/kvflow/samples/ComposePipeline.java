@@ -16,7 +16,7 @@ import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
 
 /** Sample: compose a CP4 shared-KV prefill pipeline with the DSL and run three prompts through it. */

@@ -2,6 +2,7 @@ package org.kvflow.operators.transfer;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.pages.PageStore;
 
 /** Transfer to a {@link DecodeReceiver} in the same process: pages are copied straight into its store. */
@@ -23,7 +24,7 @@ public final class InMemoryTransferBackend implements TransferBackend {
 
     @Override
     public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-        receiver.accept(requestId, rank, run, source);
+        receiver.accept(requestId, rank, run.src(), run.dst(), source);
     }
 
     @Override

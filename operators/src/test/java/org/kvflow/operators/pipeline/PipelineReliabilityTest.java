@@ -22,12 +22,12 @@ import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.QuerySampler;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.DelegatingTransferBackend;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
-import org.kvflow.operators.transfer.TransferRejectedException;
+import org.kvflow.decode.TransferRejectedException;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 

@@ -5,10 +5,10 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.kvflow.core.json.MalformedInputException;
 import org.kvflow.core.model.KvDtype;
-import org.kvflow.dsl.tcp.DecodeServer;
-import org.kvflow.dsl.tcp.DecodeServerMain;
-import org.kvflow.dsl.tcp.TransferTls;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.TransferTls;
+import org.kvflow.decode.DecodeReceiver;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.dsl.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeServerMain;
 
 /** A decode server in a child JVM on a free loopback port; {@link #close()} kills it. */
 public final class DecodeProcess implements AutoCloseable {

@@ -33,7 +33,7 @@ import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
 import org.kvflow.dsl.Write;
-import org.kvflow.dsl.tcp.TcpTransferBackend;
+import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
@@ -43,7 +43,7 @@ import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.materialize.QuerySampler;
-import org.kvflow.operators.transfer.DecodeReceiver;
+import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
 
 /**

@@ -1,0 +1,238 @@
+package org.kvflow.decode;
+
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.pool.PageAllocator;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
+
+/**
+ * A non-CP decode instance's receiving side (SPEC §8.1): its own allocator and full-layout KV
+ * store, one session per request with its page list {@code D}. Pages are accepted only for a
+ * known request and only onto that request's decode pages, each position once (I-PD-2, I-PD-3);
+ * a request is ready once every prefill rank completed (I-PD-4) and every one of its positions
+ * was written. Refused pages are counted and never written. Ranks outside the request's senders
+ * are refused before anything is recorded. Thread-safe.
+ */
+public final class DecodeReceiver {
+    private final PageAllocator allocator;
+    private final @Nullable PageStore store;
+    private final int pageSize;
+    private final @Nullable KvLayout layout;
+    private final Map<String, Session> sessions = new HashMap<>();
+    private long rejectedPages;
+
+    private static final class Session {
+        final long[] pages;
+        final Map<Long, Integer> positionOf = new HashMap<>();
+        final BitSet written = new BitSet();
+        final BitSet completed = new BitSet();
+        final int senders;
+
+        Session(long[] pages, int senders) {
+            this.pages = pages;
+            this.senders = senders;
+            for (int pos = 0; pos < pages.length; pos++) {
+                positionOf.put(pages[pos], pos);
+            }
+        }
+    }
+
+    /**
+     * @param pages    decode pool size in pages (page 0 is padding)
+     * @param pageSize tokens per page
+     * @param layout   row layout of the KV bytes, or {@code null} to track pages only
+     */
+    public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout) {
+        this.allocator = new PageAllocator("decode pool", pages, pageSize);
+        this.store = layout == null ? null : PageStore.onHeap("decode pool", layout, pageSize, pages);
+        this.pageSize = pageSize;
+        this.layout = layout;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    /** The row layout it stores, or null when it tracks pages only. */
+    public @Nullable KvLayout layout() {
+        return layout;
+    }
+
+    /**
+     * CRC32C of a request's decode KV, valid rows only (I-PD-1): for each position and layer the
+     * MLA rows of the tokens below {@code seqLen}, and the indexer data and scales of those tokens.
+     * Two receivers that hold the same KV give the same digest whatever their page ids.
+     */
+    public synchronized long digest(String requestId, long seqLen) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            throw new TransferRejectedException(requestId, "unknown request");
+        }
+        PageStore kv = store();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        KvLayout rows = kv.layout();
+        int rowBytes = rows.mlaRowBytes();
+        int dim = rows.shape().indexDim();
+        int scaleBytes = KvLayout.SCALE_BYTES * KvLayout.tiles(dim);
+        for (int pos = 0; pos < session.pages.length; pos++) {
+            int valid = (int) Math.min(pageSize, seqLen - (long) pos * pageSize);
+            int page = Math.toIntExact(session.pages[pos]);
+            for (int l = 0; l < kv.layers(); l++) {
+                kv.checksum(l, KvComponent.MLA, (long) page * kv.mlaPageBytes(), valid * rowBytes, crc);
+                long indexPage = (long) page * kv.indexPageBytes();
+                kv.checksum(l, KvComponent.INDEX, indexPage, valid * dim, crc);
+                kv.checksum(l, KvComponent.INDEX, indexPage + (long) pageSize * dim, valid * scaleBytes, crc);
+            }
+        }
+        return crc.getValue();
+    }
+
+    /**
+     * Opens a request of {@code pageCount} decode pages sent by {@code senders} prefill ranks.
+     *
+     * @throws TransferRejectedException if it is open already, or a count is outside its range
+     */
+    public synchronized long[] open(String requestId, int pageCount, int senders) {
+        if (sessions.containsKey(requestId)) {
+            throw new TransferRejectedException(requestId, "already open");
+        }
+        if (pageCount < 1 || pageCount > allocator.usablePages()) {
+            throw new TransferRejectedException(requestId, pageCount + " pages outside [1, " + allocator.usablePages() + "]");
+        }
+        if (senders < 1) {
+            throw new TransferRejectedException(requestId, senders + " senders; at least 1");
+        }
+        long[] pages = java.util.Arrays.stream(allocator.allocate(pageCount)).asLongStream().toArray();
+        sessions.put(requestId, new Session(pages, senders));
+        return pages.clone();
+    }
+
+    /** Writes received page bytes into decode pages, once {@link #accept(String, int, long[], PageWriter)} has checked them. */
+    @FunctionalInterface
+    public interface PageWriter {
+        /** Fills decode pages {@code dstPages} of {@code store} (every layer, both pools). */
+        void write(PageStore store, long[] dstPages);
+    }
+
+    /** Accepts pages {@code srcPages} of a prefill rank's {@code source} (null: placements only) for decode pages {@code dstPages}. */
+    public void accept(String requestId, int rank, long[] srcPages, long[] dstPages, @Nullable PageStore source) {
+        accept(requestId, rank, dstPages, source == null ? null : (store, dst) -> store.copyPagesFrom(source, srcPages, dst));
+    }
+
+    /**
+     * Accepts pages for decode pages {@code dst} of a request: all are checked (known request,
+     * each a page of the request, no position twice) before {@code writer} runs; a refusal writes
+     * nothing. A null writer records the placement only.
+     */
+    public synchronized void accept(String requestId, int rank, long[] dst, @Nullable PageWriter writer) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            rejectedPages += dst.length;
+            throw new TransferRejectedException(requestId, "unknown request (rank " + rank + ", " + dst.length + " pages)");
+        }
+        if (rank < 0 || rank >= session.senders) {
+            rejectedPages += dst.length;
+            throw new TransferRejectedException(requestId, "pages from rank " + rank + ", outside [0, " + session.senders + ")");
+        }
+        BitSet positions = new BitSet();
+        for (long page : dst) {
+            Integer pos = session.positionOf.get(page);
+            if (pos == null || session.written.get(pos) || positions.get(pos)) {
+                rejectedPages += dst.length;
+                throw new TransferRejectedException(requestId, pos == null
+                        ? "decode page " + page + " is not one of its pages (rank " + rank + ")"
+                        : "position " + pos + " written twice (rank " + rank + ")");
+            }
+            positions.set(pos);
+        }
+        if (store != null && writer != null) {
+            writer.write(store, dst);
+        }
+        session.written.or(positions);
+    }
+
+    public synchronized void complete(String requestId, int rank) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            throw new TransferRejectedException(requestId, "completion from rank " + rank + " for an unknown request");
+        }
+        if (rank < 0 || rank >= session.senders) {
+            throw new TransferRejectedException(requestId, "completion from rank " + rank + ", outside [0, " + session.senders + ")");
+        }
+        if (session.completed.get(rank)) {
+            throw new TransferRejectedException(requestId, "rank " + rank + " completed twice");
+        }
+        session.completed.set(rank);
+    }
+
+    /** All prefill ranks completed this request, and every position of it was written and verified. */
+    public synchronized boolean isReady(String requestId) {
+        Session session = sessions.get(requestId);
+        return session != null && session.completed.cardinality() == session.senders && session.written.cardinality() == session.pages.length;
+    }
+
+    /** Decode pages the pool can give one request: the most a frame may name for a request not open. */
+    public int capacityPages() {
+        return allocator.usablePages();
+    }
+
+    /** Decode pages a request holds, or 0 when it is not open: what a frame about it may name. */
+    public synchronized int pageCount(String requestId) {
+        Session session = sessions.get(requestId);
+        return session == null ? 0 : session.pages.length;
+    }
+
+    /** Positions written so far. */
+    public synchronized int writtenPages(String requestId) {
+        Session session = sessions.get(requestId);
+        return session == null ? 0 : session.written.cardinality();
+    }
+
+    /** The request's decode page list {@code D}. */
+    public synchronized long[] pages(String requestId) {
+        Session session = sessions.get(requestId);
+        if (session == null) {
+            throw new TransferRejectedException(requestId, "unknown request");
+        }
+        return session.pages.clone();
+    }
+
+    /** The decode KV bytes (full layout, indexed by decode page). */
+    public PageStore store() {
+        if (store == null) {
+            throw new IllegalStateException("this receiver tracks pages only");
+        }
+        return store;
+    }
+
+    /** Decode is done with the request: its pages go back to the decode pool. */
+    public synchronized void release(String requestId) {
+        Session session = sessions.remove(requestId);
+        if (session != null) {
+            allocator.free(java.util.Arrays.stream(session.pages).mapToInt(Math::toIntExact).toArray());
+        }
+    }
+
+    /** Pages refused since start. */
+    public synchronized long rejectedPages() {
+        return rejectedPages;
+    }
+
+    public synchronized int openSessions() {
+        return sessions.size();
+    }
+
+    /** Open sessions still waiting for a prefill rank's completion. */
+    public synchronized long incompleteSessions() {
+        return sessions.values().stream().filter(s -> s.completed.cardinality() < s.senders).count();
+    }
+
+    /** Decode pages not free: held by open sessions. */
+    public synchronized int pagesInUse() {
+        return allocator.allocatedPages();
+    }
+}

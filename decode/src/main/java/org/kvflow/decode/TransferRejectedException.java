@@ -1,0 +1,17 @@
+package org.kvflow.decode;
+
+import org.kvflow.core.KvflowException;
+
+/** The decode side refused pages: unknown request, a page outside the request's decode pages, a position written twice, or a second completion. Nothing was written. */
+public final class TransferRejectedException extends KvflowException {
+    private final String requestId;
+
+    public TransferRejectedException(String requestId, String reason) {
+        super("transfer of request " + requestId + " rejected: " + reason);
+        this.requestId = requestId;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+}

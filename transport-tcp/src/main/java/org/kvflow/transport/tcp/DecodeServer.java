@@ -1,0 +1,425 @@
+package org.kvflow.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.decode.TransferRejectedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.DisposableServer;
+import reactor.netty.channel.AbortedException;
+import reactor.netty.tcp.TcpServer;
+
+/**
+ * The decode instance's TCP endpoint (non-CP, full layout, SPEC §8.1): answers the kvflow PD
+ * protocol ({@link Frames}) for a {@link DecodeReceiver}. It refuses a prefill of another page
+ * size or row layout at the handshake (E-PD-4), checks every page's CRC32C, and rejects (and
+ * counts) pages for unknown requests or positions without writing them.
+ *
+ * <p>It trusts nothing a peer sends. Every length, count and rank read from a frame is checked
+ * against the frame's remaining bytes and the request's negotiated size before anything is
+ * allocated. A request belongs to the connection that opened it until it is ready: PAGES, COMPLETE
+ * and ABORT for it from another connection are refused ({@code E-PD-OWNER}); once ready it is
+ * decode's, and whoever consumes it may release it with ABORT. DIGEST and STATS are read-only and
+ * open to any connection. When a connection closes, every request it opened that is not ready is
+ * released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
+ * nothing for {@link Limits#idle()}, is closed; past {@link Limits#maxConnections()} a new
+ * connection is closed at once. Each refusal is one rate-limited log line, and the peer gets a
+ * code and a short reason, never a stack trace or a class name.
+ */
+public final class DecodeServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DecodeServer.class);
+    /** Longest request id a frame may carry, in UTF-8 bytes. */
+    static final int MAX_ID_BYTES = 256;
+    /** Largest prefill CP size a client may announce: it bounds the senders of a request, so the state a rank's frames can grow. */
+    static final int MAX_PREFILL_CP = 1024;
+
+    /** How long a connection may wait before HELLO and between frames, and how many may be open at once. */
+    public record Limits(Duration handshake, Duration idle, int maxConnections) {
+        /** 10 s to say HELLO, 2 min idle, 64 connections. */
+        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 64);
+
+        /** @throws IllegalArgumentException if a duration is not positive or the cap is below 1 */
+        public Limits {
+            if (handshake.isNegative() || handshake.isZero() || idle.isNegative() || idle.isZero() || maxConnections < 1) {
+                throw new IllegalArgumentException("decode server limits handshake=" + handshake + " idle=" + idle + " maxConnections="
+                        + maxConnections + ": durations must be positive and the cap at least 1");
+            }
+        }
+    }
+
+    /** A frame refused with a protocol code; the message goes to the peer and the log. */
+    private static final class Refusal extends RuntimeException {
+        final String code;
+
+        Refusal(String code, String message) {
+            super(message, null, false, false);
+            this.code = code;
+        }
+    }
+
+    private final DecodeReceiver receiver;
+    private final DisposableServer server;
+    private final AtomicLong rejectedPages = new AtomicLong();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
+
+    private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
+        this.receiver = Objects.requireNonNull(receiver, "receiver");
+        if (tls == null && !loopback(host)) {
+            throw new IllegalArgumentException("decode server on " + host + ": an address beyond loopback needs mutual TLS (the server's"
+                    + " certificate and key, and the CA that signs the prefill clients' certificates)");
+        }
+        TcpServer tcp = TcpServer.create().host(host).port(port);
+        if (tls != null) {
+            SslContext context = tls.serverContext();
+            tcp = tcp.secure(spec -> spec.sslContext(context));
+        }
+        this.server = tcp
+                .doOnConnection(c -> {
+                    int open = connections.incrementAndGet();
+                    c.onDispose(connections::decrementAndGet);
+                    if (open > limits.maxConnections()) {
+                        refusals.refused(peer(c), "connection", open - 1 + " connections open, at most " + limits.maxConnections());
+                        c.dispose();
+                        return;
+                    }
+                    c.addHandlerFirst(new ReadTimeoutHandler(limits.idle().toMillis(), TimeUnit.MILLISECONDS));
+                    c.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN, Frames.MAX_FRAME + 16, 0, 4, 0, 4, true));
+                })
+                .handle((in, out) -> {
+                    Session[] session = new Session[1];
+                    ScheduledFuture<?>[] deadline = new ScheduledFuture<?>[1];
+                    in.withConnection(c -> {
+                        session[0] = new Session(peer(c));
+                        // on the connection's own event loop: timers there take no lock (BlockHound-clean)
+                        deadline[0] = c.channel().eventLoop().schedule(() -> {
+                            if (!session[0].hello) {
+                                refusals.refused(session[0].peer, "connection", "no HELLO within " + limits.handshake().toMillis() + " ms");
+                                c.dispose();
+                            }
+                        }, limits.handshake().toMillis(), TimeUnit.MILLISECONDS);
+                    });
+                    Session s = session[0];
+                    return out.sendByteArray(in.receive().map(s::answer)).then()
+                            .onErrorResume(e -> {
+                                if (!(e instanceof AbortedException)) { // aborted: closed here already, and counted then
+                                    refusals.refused(s.peer, "connection", e instanceof ReadTimeoutException
+                                            ? "idle for " + limits.idle().toMillis() + " ms" : e.toString());
+                                }
+                                return Mono.empty();
+                            })
+                            .doFinally(signal -> {
+                                deadline[0].cancel(false);
+                                s.closed();
+                            });
+                })
+                .bindNow();
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("decode server: unknown bind address " + host, e);
+        }
+    }
+
+    private static String peer(Connection c) {
+        return String.valueOf(c.channel().remoteAddress());
+    }
+
+    /** Starts a server on {@code host:port} ({@code 0}: any free port) with the default {@link Limits}. */
+    public static DecodeServer start(DecodeReceiver receiver, String host, int port) {
+        return start(receiver, host, port, Limits.DEFAULT);
+    }
+
+    /** Starts a server on {@code host:port} ({@code 0}: any free port), without TLS: loopback addresses only. */
+    public static DecodeServer start(DecodeReceiver receiver, String host, int port, Limits limits) {
+        return start(receiver, host, port, limits, null);
+    }
+
+    /**
+     * Starts a server on {@code host:port} ({@code 0}: any free port) that requires, when
+     * {@code tls} is given, a client certificate signed by its CA.
+     *
+     * @throws IllegalArgumentException if {@code host} is not a loopback address and {@code tls} is null
+     */
+    public static DecodeServer start(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
+        return new DecodeServer(receiver, host, port, Objects.requireNonNull(limits, "limits"), tls);
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    public DecodeReceiver receiver() {
+        return receiver;
+    }
+
+    /** Pages refused so far (unknown request or position, checksum mismatch), never written. */
+    public long rejectedPages() {
+        return rejectedPages.get() + receiver.rejectedPages();
+    }
+
+    /** Frames and connections refused so far, each logged or counted as held back. */
+    public long refusals() {
+        return refusals.total();
+    }
+
+    /** Connections open now. */
+    public int connections() {
+        return connections.get();
+    }
+
+    /** Blocks until the server is closed. */
+    public void awaitClose() {
+        server.onDispose().block();
+    }
+
+    @Override
+    public void close() {
+        server.disposeNow();
+    }
+
+    /** One connection: the handshake state and the requests it opened. */
+    private final class Session {
+        private final String peer;
+        private final Set<String> owned = new HashSet<>();
+        private volatile boolean hello;
+        private int layers;
+        private int prefillCp;
+
+        Session(String peer) {
+            this.peer = peer;
+        }
+
+        byte[] answer(ByteBuf frame) {
+            try {
+                if (frame.readableBytes() == 0) {
+                    throw new Refusal("E-PD-0", "empty frame");
+                }
+                byte type = frame.getByte(frame.readerIndex());
+                if (!hello && type != Frames.HELLO) {
+                    throw new Refusal("E-PD-0", "handshake first");
+                }
+                if (type == Frames.PAGES) {
+                    return pages(frame.skipBytes(1));
+                }
+                byte[] bytes = new byte[frame.readableBytes()];
+                frame.readBytes(bytes);
+                Frames.Reader r = new Frames.Reader(bytes);
+                r.skipType();
+                return switch (type) {
+                    case Frames.HELLO -> hello(r);
+                    case Frames.OPEN -> open(r);
+                    case Frames.COMPLETE -> {
+                        String id = owned(r.id());
+                        receiver.complete(id, r.i32());
+                        yield Frames.ack();
+                    }
+                    case Frames.ABORT -> { // a ready request is decode's now: whoever consumes it may release it
+                        String id = r.id();
+                        if (!receiver.isReady(id)) {
+                            owned(id);
+                        }
+                        receiver.release(id);
+                        owned.remove(id);
+                        yield Frames.ack();
+                    }
+                    case Frames.DIGEST -> {
+                        String id = r.id();
+                        long seqLen = r.i64();
+                        yield new Frames.Writer(Frames.DIGESTED, 13).i64(receiver.digest(id, seqLen)).i32(receiver.writtenPages(id))
+                                .u8(receiver.isReady(id) ? 1 : 0).bytes();
+                    }
+                    case Frames.STATS -> new Frames.Writer(Frames.STATISTICS, 12).i64(rejectedPages()).i32(receiver.openSessions()).bytes();
+                    default -> throw new Refusal("E-PD-0", "unknown frame type " + type);
+                };
+            } catch (Refusal e) {
+                return refuse(e.code, e.getMessage());
+            } catch (TransferRejectedException e) {
+                return refuse("E-PD-PAGE", e.getMessage());
+            } catch (RuntimeException e) { // a frame shorter than its fields (BufferUnderflowException, IndexOutOfBoundsException)
+                return refuse("E-PD-0", "malformed frame: " + (e.getMessage() == null ? "fields run past its end" : e.getMessage()));
+            }
+        }
+
+        private byte[] refuse(String code, String reason) {
+            refusals.refused(peer, code, reason);
+            return Frames.reject(code, reason);
+        }
+
+        /** {@code id}, if this connection opened it; a request another connection opened is refused. */
+        private String owned(String id) {
+            if (!owned.contains(id) && receiver.pageCount(id) > 0) {
+                throw new Refusal("E-PD-OWNER", "request " + id + " was opened by another connection");
+            }
+            return id;
+        }
+
+        private byte[] open(Frames.Reader r) {
+            String id = r.id();
+            int pageCount = r.i32();
+            int senders = r.i32();
+            if (senders < 1 || senders > prefillCp) {
+                throw new TransferRejectedException(id, senders + " senders outside [1, " + prefillCp + "] (the prefill's CP size)");
+            }
+            long[] pages = receiver.open(id, pageCount, senders);
+            owned.add(id);
+            Frames.Writer w = new Frames.Writer(Frames.OPENED, 4 + 8 * pages.length).i32(pages.length);
+            for (long p : pages) {
+                w.i64(p);
+            }
+            return w.bytes();
+        }
+
+        /** The connection closed: requests it opened and did not finish go back to the pool. */
+        void closed() {
+            for (String id : owned) {
+                if (!receiver.isReady(id)) {
+                    receiver.release(id);
+                }
+            }
+            owned.clear();
+        }
+
+        private byte[] hello(Frames.Reader r) {
+            if (r.i32() != Frames.MAGIC) {
+                throw new Refusal("E-PD-0", "not a kvflow PD client");
+            }
+            int pageSize = r.i32();
+            int dtype = r.u8();
+            int clientLayers = r.i32();
+            int mlaRow = r.i32();
+            int indexRow = r.i32();
+            int cp = r.i32();
+            KvLayout layout = receiver.layout();
+            String mine = "decode page size " + receiver.pageSize() + (layout == null ? ", pages only"
+                    : ", kv " + layout.dtype().wireName() + " (" + layout.mlaRowBytes() + " B rows, " + layout.shape().layers() + " layers)");
+            boolean layoutMatches = layout == null ? mlaRow == 0
+                    : layout.dtype().ordinal() == dtype && layout.mlaRowBytes() == mlaRow && layout.indexRowBytes() == indexRow
+                    && layout.shape().layers() == clientLayers;
+            if (pageSize != receiver.pageSize() || !layoutMatches) {
+                throw new Refusal("E-PD-4", "page size / kv dtype mismatch: " + mine + "; prefill page size " + pageSize
+                        + ", kv dtype code " + dtype + " (" + mlaRow + " B rows, " + clientLayers + " layers)");
+            }
+            if (cp < 1 || cp > MAX_PREFILL_CP) {
+                throw new Refusal("E-PD-0", "prefill CP size " + cp + " outside [1, " + MAX_PREFILL_CP + "]");
+            }
+            hello = true;
+            layers = clientLayers;
+            prefillCp = cp;
+            return new Frames.Writer(Frames.HELLO_OK, 4).i32(1).bytes();
+        }
+
+        /**
+         * A PAGES frame read straight from Netty's buffer: its lengths are checked against the
+         * frame and the request before anything is allocated, every page's CRC32C is checked on
+         * the received bytes, then the receiver checks the positions, and only then are the bytes
+         * copied, once, into the decode pages.
+         */
+        private byte[] pages(ByteBuf in) {
+            in.order(ByteOrder.LITTLE_ENDIAN);
+            int idLength = in.readIntLE();
+            if (idLength < 0 || idLength > MAX_ID_BYTES || idLength > in.readableBytes()) {
+                throw new Refusal("E-PD-0", "malformed PAGES frame: a request id of " + idLength + " bytes (at most " + MAX_ID_BYTES
+                        + ", " + in.readableBytes() + " left in the frame)");
+            }
+            byte[] idBytes = new byte[idLength];
+            in.readBytes(idBytes);
+            String id = owned(new String(idBytes, java.nio.charset.StandardCharsets.UTF_8));
+            int rank = in.readIntLE();
+            long dstStart = in.readLongLE();
+            int length = in.readIntLE();
+            boolean hasData = in.readByte() == 1;
+            int bound = receiver.pageCount(id) > 0 ? receiver.pageCount(id) : receiver.capacityPages();
+            if (length < 1 || length > bound || 4L * length > in.readableBytes()) {
+                throw new Refusal("E-PD-0", "malformed PAGES frame: a run of " + length + " pages (request " + id + " may name at most "
+                        + bound + ", " + in.readableBytes() / 4 + " checksums fit the frame)");
+            }
+            int[] crcs = new int[length];
+            for (int i = 0; i < length; i++) {
+                crcs[i] = in.readIntLE();
+            }
+            long[] dst = new long[length];
+            for (int k = 0; k < length; k++) {
+                dst[k] = dstStart + k;
+            }
+            KvLayout layout = receiver.layout();
+            long dataBytes = !hasData || layout == null ? 0
+                    : (long) layers * length * (layout.mlaPageBytes(receiver.pageSize()) + layout.indexPageBytes(receiver.pageSize()));
+            if (in.readableBytes() != dataBytes) {
+                throw new Refusal("E-PD-0", "malformed PAGES frame: " + in.readableBytes() + " data bytes for " + length
+                        + " pages; the layout takes " + dataBytes);
+            }
+            if (dataBytes == 0) {
+                receiver.accept(id, rank, dst, null);
+                return Frames.ack();
+            }
+            int mlaPage = (int) layout.mlaPageBytes(receiver.pageSize());
+            int indexPage = (int) layout.indexPageBytes(receiver.pageSize());
+            int mlaStart = in.readerIndex();
+            int indexStart = mlaStart + layers * length * mlaPage;
+            for (int k = 0; k < length; k++) {
+                CRC32C crc = new CRC32C();
+                for (int l = 0; l < layers; l++) {
+                    crc.update(in.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
+                }
+                for (int l = 0; l < layers; l++) {
+                    crc.update(in.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
+                }
+                if ((int) crc.getValue() != crcs[k]) {
+                    rejectedPages.addAndGet(length);
+                    throw new Refusal("E-PD-CRC", "request " + id + ": page " + dst[k] + " arrived with crc32c "
+                            + Integer.toHexString((int) crc.getValue()) + ", sent as " + Integer.toHexString(crcs[k]));
+                }
+            }
+            receiver.accept(id, rank, dst, (store, pages) -> {
+                for (int l = 0; l < layers; l++) {
+                    for (int k = 0; k < length; k++) {
+                        store.writePage(l, KvComponent.MLA, pages[k], in.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
+                        store.writePage(l, KvComponent.INDEX, pages[k], in.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
+                    }
+                }
+            });
+            return Frames.ack();
+        }
+    }
+
+    /** CRC32C of page {@code k} of a store: every layer's MLA page, then every layer's indexer page. */
+    static int pageCrc(@Nullable PageStore store, int k) {
+        if (store == null) {
+            return 0;
+        }
+        CRC32C crc = new CRC32C();
+        for (KvComponent component : KvComponent.values()) {
+            int bytes = store.pageBytes(component);
+            for (int l = 0; l < store.layers(); l++) {
+                store.checksum(l, component, (long) k * bytes, bytes, crc);
+            }
+        }
+        return (int) crc.getValue();
+    }
+}

@@ -1,0 +1,48 @@
+package org.kvflow.transport.tcp;
+
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The decode server's record of what it refused: one line per refused frame or connection (peer,
+ * code, reason), at most {@code perSecond} lines a second, so a peer cannot flood the log; the
+ * next line written says how many were held back. Counts every refusal. Thread-safe.
+ */
+final class RefusalLog {
+    private final Consumer<String> sink;
+    private final int perSecond;
+    private final LongSupplier nanoTime;
+    private long windowStart;
+    private int inWindow;
+    private long heldBack;
+    private long total;
+
+    RefusalLog(Consumer<String> sink, int perSecond, LongSupplier nanoTime) {
+        this.sink = sink;
+        this.perSecond = perSecond;
+        this.nanoTime = nanoTime;
+        this.windowStart = nanoTime.getAsLong();
+    }
+
+    synchronized void refused(String peer, String code, String reason) {
+        total++;
+        long now = nanoTime.getAsLong();
+        if (now - windowStart >= 1_000_000_000L) {
+            windowStart = now;
+            inWindow = 0;
+        }
+        if (inWindow >= perSecond) {
+            heldBack++;
+            return;
+        }
+        inWindow++;
+        String held = heldBack == 0 ? "" : " (" + heldBack + " refusals before this one not logged)";
+        heldBack = 0;
+        sink.accept("decode server refused " + code + " from " + peer + ": " + reason + held);
+    }
+
+    /** Refusals since start, logged or not. */
+    synchronized long total() {
+        return total;
+    }
+}

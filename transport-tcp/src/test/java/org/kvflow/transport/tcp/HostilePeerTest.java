@@ -1,0 +1,154 @@
+package org.kvflow.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.operators.transfer.PageRun;
+
+/**
+ * The attacks of a hostile peer on the decode server, each answered with a typed refusal that
+ * costs no more than the frame, while an honest client's transfer goes through untouched.
+ */
+class HostilePeerTest {
+    private static final KvLayout LAYOUT = TcpFixtures.MODEL.layout();
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    private static void assertRefused(Frames.Reader reply, String code, String message) {
+        assertThat(reply).as("a reply").isNotNull();
+        assertThat(reply.type()).isEqualTo(Frames.REJECT);
+        assertThat(reply.skipType().str()).isEqualTo(code);
+        assertThat(reply.str()).isEqualTo(message);
+    }
+
+    /** A PAGES frame header with whatever lengths the attacker chose, and nothing behind it. */
+    private static byte[] pagesHeader(int idLength, String id, int rank, long dst, int length) {
+        ByteBuffer b = ByteBuffer.allocate(4 + 1 + 4 + id.length() + 4 + 8 + 4 + 1).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(b.capacity() - 4).put(Frames.PAGES).putInt(idLength).put(id.getBytes()).putInt(rank).putLong(dst).putInt(length).put((byte) 1);
+        return b.array();
+    }
+
+    @Test
+    void lengthsAndRanksFromTheWireAreBoundedBeforeAnythingIsAllocated() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0); RawPeer peer = new RawPeer(server.port())) {
+            peer.hello(LAYOUT, 16, 2);
+            long[] d = peer.open("a", 3, 2);
+            assertRefused(peer.exchange(pagesHeader(0x7FFFFFF0, "a", 0, d[0], 1)), "E-PD-0",
+                    "malformed PAGES frame: a request id of 2147483632 bytes (at most 256, 18 left in the frame)");
+            assertRefused(peer.exchange(pagesHeader(1, "a", 0, d[0], 0x7FFFFFFF)), "E-PD-0",
+                    "malformed PAGES frame: a run of 2147483647 pages (request a may name at most 3, 0 checksums fit the frame)");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("a").i32(0x7FFFFFFF).bytes()), "E-PD-PAGE",
+                    "transfer of request a rejected: completion from rank 2147483647, outside [0, 2)");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("b").i32(0x7FFFFFFF).i32(1).bytes()), "E-PD-PAGE",
+                    "transfer of request b rejected: 2147483647 pages outside [1, 63]");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("b").i32(1).i32(9).bytes()), "E-PD-PAGE",
+                    "transfer of request b rejected: 9 senders outside [1, 2] (the prefill's CP size)");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).i32(10_000).bytes()), "E-PD-0",
+                    "malformed frame: a request id of 10000 bytes (at most 256)");
+            byte[] empty = {0, 0, 0, 0};
+            assertRefused(peer.exchange(empty), "E-PD-0", "empty frame");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 4).i32(3).bytes()), "E-PD-0",
+                    "malformed frame: string of 3 bytes in a frame with 0 left");
+            assertThat(receiver.openSessions()).isEqualTo(1);
+            assertThat(server.refusals()).isEqualTo(8);
+            // the connection still serves
+            assertThat(peer.exchange(new Frames.Writer(Frames.STATS, 0).bytes()).type()).isEqualTo(Frames.STATISTICS);
+        }
+    }
+
+    @Test
+    void aRequestBelongsToTheConnectionThatOpenedIt() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 4);
+        source.writeBytes(0, KvComponent.MLA, 7, new byte[] {42});
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
+             TcpTransferBackend honest = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT);
+             RawPeer stranger = new RawPeer(server.port())) {
+            long[] d = honest.open("victim", 2, 1);
+            stranger.hello(LAYOUT, 16, 1);
+            Frames.Writer inject = new Frames.Writer(Frames.PAGES, 1 << 16).str("victim").i32(0).i64(d[0]).i32(1).u8(1).i32(0);
+            assertRefused(stranger.exchange(inject.bytes()), "E-PD-OWNER", "request victim was opened by another connection");
+            assertRefused(stranger.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("victim").i32(0).bytes()), "E-PD-OWNER",
+                    "request victim was opened by another connection");
+            assertRefused(stranger.exchange(new Frames.Writer(Frames.ABORT, 16).str("victim").bytes()), "E-PD-OWNER",
+                    "request victim was opened by another connection");
+            assertThat(receiver.pageCount("victim")).isEqualTo(2);
+            honest.send("victim", 0, new PageRun(0, d[0], 2), source);
+            honest.complete("victim", 0);
+            assertThat(receiver.isReady("victim")).isTrue();
+            assertThat(receiver.store().readBytes(0, KvComponent.MLA, (int) d[0] * receiver.store().mlaPageBytes() + 7, 1)[0]).isEqualTo((byte) 42);
+            // digests are read-only and open to any connection; a ready request is decode's to release
+            Frames.Reader digest = stranger.exchange(new Frames.Writer(Frames.DIGEST, 32).str("victim").i64(32).bytes());
+            assertThat(digest.type()).isEqualTo(Frames.DIGESTED);
+            assertThat(stranger.exchange(new Frames.Writer(Frames.ABORT, 16).str("victim").bytes()).type()).isEqualTo(Frames.ACK);
+            assertThat(receiver.pagesInUse()).isZero();
+        }
+    }
+
+    @Test
+    void requestsAConnectionLeavesUnfinishedAreReleased() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(8192, 16, null);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0)) {
+            try (RawPeer hoarder = new RawPeer(server.port())) {
+                hoarder.hello(LAYOUT, 16, 1);
+                hoarder.exchange(new Frames.Writer(Frames.HELLO, 0).bytes());
+            }
+            try (RawPeer hoarder = new RawPeer(server.port())) {
+                assertThat(hoarder.exchange(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(16).u8(0).i32(0).i32(0).i32(0).i32(1)
+                        .bytes()).type()).isEqualTo(Frames.HELLO_OK);
+                assertThat(hoarder.open("hoard", 8191, 1)).hasSize(8191);
+                assertThat(receiver.pagesInUse()).isEqualTo(8191);
+            }
+            waitUntil(() -> receiver.pagesInUse() == 0);
+            try (TcpTransferBackend honest = new TcpTransferBackend("127.0.0.1", server.port(), 16, null, 1, TIMEOUT)) {
+                assertThat(honest.open("next", 8191, 1)).hasSize(8191);
+            }
+        }
+    }
+
+    @Test
+    void slowSilentAndSurplusConnectionsAreClosed() throws Exception {
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(300), Duration.ofMillis(600), 2);
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", 0, limits)) {
+            try (RawPeer mute = new RawPeer(server.port())) {
+                mute.send(new byte[] {40, 0}); // half a length prefix, then nothing
+                assertThat(mute.closedWithin(Duration.ofSeconds(3))).as("closed without a HELLO").isTrue();
+            }
+            try (RawPeer idle = new RawPeer(server.port())) {
+                assertThat(idle.exchange(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(16).u8(0).i32(0).i32(0).i32(0).i32(1)
+                        .bytes()).type()).isEqualTo(Frames.HELLO_OK);
+                assertThat(idle.closedWithin(Duration.ofSeconds(3))).as("closed when idle").isTrue();
+            }
+            waitUntil(() -> server.connections() == 0);
+            List<RawPeer> held = new ArrayList<>();
+            try {
+                held.add(new RawPeer(server.port()));
+                held.add(new RawPeer(server.port()));
+                waitUntil(() -> server.connections() == 2);
+                try (RawPeer surplus = new RawPeer(server.port())) {
+                    assertThat(surplus.closedWithin(Duration.ofSeconds(3))).as("refused past the cap").isTrue();
+                }
+            } finally {
+                held.forEach(RawPeer::close);
+            }
+            assertThat(server.refusals()).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 100 && !condition.getAsBoolean(); i++) {
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        assertThat(condition.getAsBoolean()).isTrue();
+    }
+}

@@ -1,0 +1,27 @@
+package org.kvflow.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A flood of refusals costs a bounded number of log lines, and the next line says how many were held back. */
+class RefusalLogTest {
+    @Test
+    void atMostTheRateIsLoggedAndTheRestIsCounted() {
+        List<String> lines = new ArrayList<>();
+        long[] now = {0};
+        RefusalLog log = new RefusalLog(lines::add, 3, () -> now[0]);
+        for (int i = 0; i < 10; i++) {
+            log.refused("/127.0.0.1:5000", "E-PD-0", "empty frame");
+        }
+        assertThat(lines).containsExactly("decode server refused E-PD-0 from /127.0.0.1:5000: empty frame",
+                "decode server refused E-PD-0 from /127.0.0.1:5000: empty frame", "decode server refused E-PD-0 from /127.0.0.1:5000: empty frame");
+        now[0] = 1_000_000_000L;
+        log.refused("/127.0.0.1:5001", "E-PD-OWNER", "request a was opened by another connection");
+        assertThat(lines.getLast()).isEqualTo("decode server refused E-PD-OWNER from /127.0.0.1:5001: request a was opened by another connection"
+                + " (7 refusals before this one not logged)");
+        assertThat(log.total()).isEqualTo(11);
+    }
+}
