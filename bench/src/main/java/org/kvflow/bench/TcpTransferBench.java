@@ -54,15 +54,15 @@ public final class TcpTransferBench {
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
              TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 64, layout, 1, Duration.ofSeconds(60));
              PlainSink sink = new PlainSink()) {
-            client.connect();
+            client.connect().block();
             for (int run = 0; run < runs; run++) {
                 String id = "run" + run;
                 long start = System.nanoTime();
-                long[] d = client.open(id, pages, 1);
-                client.send(id, 0, new PageRun(0, d[0], pages), source);
-                client.complete(id, 0);
+                long[] d = client.open(id, pages, 1).block();
+                client.send(id, 0, new PageRun(0, d[0], pages), source).block();
+                client.complete(id, 0).block();
                 double kvflow = payload / ((System.nanoTime() - start) / 1e9) / 1e9;
-                client.abort(id);
+                client.abort(id).block();
                 double plain = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame) / 1e9;
                 System.out.printf(Locale.ROOT, "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f}%n",
                         run, kvflow, plain, kvflow / plain);

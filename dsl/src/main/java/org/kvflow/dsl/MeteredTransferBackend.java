@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
+import reactor.core.publisher.Mono;
 
 /** A {@link TransferBackend} that reports pages, bytes and call latency to the pipeline's meters. */
 final class MeteredTransferBackend implements TransferBackend {
@@ -17,24 +18,26 @@ final class MeteredTransferBackend implements TransferBackend {
     }
 
     @Override
-    public long[] open(String requestId, int pageCount, int senders) {
+    public Mono<long[]> open(String requestId, int pageCount, int senders) {
         return delegate.open(requestId, pageCount, senders);
     }
 
+    /** Counts the run's pages and the call's latency, from subscription to completion. */
     @Override
-    public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-        long start = System.nanoTime();
-        delegate.send(requestId, rank, run, source);
-        metrics.transferred(run.length(), System.nanoTime() - start);
+    public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            return delegate.send(requestId, rank, run, source).doOnSuccess(done -> metrics.transferred(run.length(), System.nanoTime() - start));
+        });
     }
 
     @Override
-    public void complete(String requestId, int rank) {
-        delegate.complete(requestId, rank);
+    public Mono<Void> complete(String requestId, int rank) {
+        return delegate.complete(requestId, rank);
     }
 
     @Override
-    public void abort(String requestId) {
-        delegate.abort(requestId);
+    public Mono<Void> abort(String requestId) {
+        return delegate.abort(requestId);
     }
 }

@@ -24,6 +24,7 @@ import org.kvflow.operators.transfer.TransferBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -127,13 +128,12 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 });
         return Flux.deferContextual(ctx -> {
                     Object trace = ctx.getOrDefault(TRACE_KEY, "-");
-                    return requests.transform(inner).doOnNext(result -> {
+                    return requests.transform(inner).concatMap(result -> {
                         metrics.result(result);
-                        if (transfer == null) {
-                            backend.abort(result.request().id()); // nobody decodes: free the local receiver's pages
-                        }
                         LOG.debug("[{}] {} {}", trace, result.request().id(), result.getClass().getSimpleName());
-                    });
+                        // nobody decodes: free the local receiver's pages
+                        return transfer == null ? backend.abort(result.request().id()).thenReturn(result) : Mono.just(result);
+                    }, 1);
                 })
                 .doFinally(signal -> {
                     metrics.unbind();

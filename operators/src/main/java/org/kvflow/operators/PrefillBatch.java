@@ -5,9 +5,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.split.SplitPlan;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * One prefill batch as it moves through the stages, as a value: the admitted chunks in batch
@@ -67,6 +70,18 @@ public record PrefillBatch(long batchId, List<Entry> entries, List<PrefillResult
             }
         }
         return withEntries(next);
+    }
+
+    /**
+     * {@link #mapActive} for a step that completes later: entries go through {@code step} one after
+     * another, in batch order; an entry whose step fails becomes a failed entry and the rest go on.
+     */
+    public Mono<PrefillBatch> mapActiveAsync(Function<Entry, Mono<Entry>> step) {
+        return Flux.fromIterable(entries)
+                .concatMap(entry -> !entry.active() ? Mono.just(entry)
+                        : Mono.defer(() -> step.apply(entry)).onErrorResume(RuntimeException.class, e -> Mono.just(entry.failed(e))), 1)
+                .collectList()
+                .map(this::withEntries);
     }
 
     /** Every active entry failed with {@code error} (a problem of the whole batch, e.g. its full view). */

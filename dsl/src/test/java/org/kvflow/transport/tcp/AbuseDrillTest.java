@@ -46,7 +46,7 @@ class AbuseDrillTest {
         DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(400), Duration.ofSeconds(3), 24);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, limits);
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 4, Duration.ofSeconds(10))) {
-            probe.connect();
+            probe.connect().block();
             long heapBefore = usedHeapAfterGc();
             CompletableFuture<List<PrefillResult>> honest = CompletableFuture.supplyAsync(() -> Flux.fromIterable(requests)
                     .transform(DslTest.modelFlow()
@@ -66,7 +66,7 @@ class AbuseDrillTest {
             List<PrefillResult> results = honest.get(2, TimeUnit.MINUTES);
             assertThat(results).hasSize(requestCount).allMatch(r -> r instanceof PrefillResult.Completed);
             for (PrefillRequest r : requests) {
-                TcpTransferBackend.Digest digest = probe.digest(r.id(), r.seqLen());
+                TcpTransferBackend.Digest digest = probe.digest(r.id(), r.seqLen()).block();
                 assertThat(digest.ready()).as("%s ready", r.id()).isTrue();
                 assertThat(digest.crc()).as("decode KV of %s", r.id()).isEqualTo(local.digest(r.id(), r.seqLen()));
             }

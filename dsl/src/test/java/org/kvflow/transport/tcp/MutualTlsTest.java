@@ -61,18 +61,18 @@ class MutualTlsTest {
         source.writeBytes(0, KvComponent.MLA, 9, new byte[] {77});
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, side("server"));
              TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, side("client"))) {
-            long[] d = prefill.open("a", 2, 1);
-            prefill.send("a", 0, new PageRun(0, d[0], 2), source);
-            prefill.complete("a", 0);
+            long[] d = prefill.open("a", 2, 1).block();
+            prefill.send("a", 0, new PageRun(0, d[0], 2), source).block();
+            prefill.complete("a", 0).block();
             assertThat(receiver.isReady("a")).isTrue();
             assertThat(receiver.store().readBytes(0, KvComponent.MLA, (int) d[0] * receiver.store().mlaPageBytes() + 9, 1)[0]).isEqualTo((byte) 77);
 
             TransferTls stranger = new TransferTls(tls("stranger.crt"), tls("stranger.key"), tls("ca.crt"));
             try (TcpTransferBackend other = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, stranger)) {
-                assertThatThrownBy(other::connect).as("a certificate another CA signed").isInstanceOf(DecodeUnreachableException.class);
+                assertThatThrownBy(() -> other.connect().block()).as("a certificate another CA signed").isInstanceOf(DecodeUnreachableException.class);
             }
             try (TcpTransferBackend plain = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT)) {
-                assertThatThrownBy(plain::connect).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
+                assertThatThrownBy(() -> plain.connect().block()).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
             }
             assertThat(receiver.openSessions()).isEqualTo(1);
         }

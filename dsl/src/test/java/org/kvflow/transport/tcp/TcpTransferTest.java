@@ -54,7 +54,7 @@ class TcpTransferTest {
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline(server.port())))
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
             for (PrefillRequest r : requests) {
-                TcpTransferBackend.Digest digest = probe.digest(r.id(), r.seqLen());
+                TcpTransferBackend.Digest digest = probe.digest(r.id(), r.seqLen()).block();
                 assertThat(digest.ready()).isTrue();
                 assertThat(digest.crc()).as("decode KV of %s", r.id()).isEqualTo(local.digest(r.id(), r.seqLen()));
             }
@@ -67,12 +67,12 @@ class TcpTransferTest {
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(256, 16, DslTest.MODEL.layout()), "127.0.0.1", 0)) {
             TcpTransferBackend bf16 = new TcpTransferBackend("127.0.0.1", server.port(), 16,
                     new NsaDims(16, 40, 8, 24, 12).layout(KvDtype.BF16, 1), 4, TIMEOUT);
-            assertThatThrownBy(bf16::connect).isInstanceOfSatisfying(TransferHandshakeException.class, e -> {
+            assertThatThrownBy(() -> bf16.connect().block()).isInstanceOfSatisfying(TransferHandshakeException.class, e -> {
                 assertThat(e.code()).isEqualTo("E-PD-4");
                 assertThat(e.getMessage()).contains("page size / kv dtype mismatch: decode page size 16, kv fp8_e4m3");
             });
             TcpTransferBackend ps32 = new TcpTransferBackend("127.0.0.1", server.port(), 32, DslTest.MODEL.layout(), 4, TIMEOUT);
-            assertThatThrownBy(ps32::connect).isInstanceOf(TransferHandshakeException.class).hasMessageContaining("prefill page size 32");
+            assertThatThrownBy(() -> ps32.connect().block()).isInstanceOf(TransferHandshakeException.class).hasMessageContaining("prefill page size 32");
         }
     }
 
@@ -82,15 +82,15 @@ class TcpTransferTest {
         PageStore source = PageStore.onHeap("prefill rank", DslTest.MODEL.layout(), 16, 8);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
              TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 16, DslTest.MODEL.layout(), 4, TIMEOUT)) {
-            assertThatThrownBy(() -> client.send("ghost", 0, new PageRun(0, 1, 2), source)).isInstanceOf(TransferRejectedException.class)
+            assertThatThrownBy(() -> client.send("ghost", 0, new PageRun(0, 1, 2), source).block()).isInstanceOf(TransferRejectedException.class)
                     .hasMessageContaining("unknown request");
-            long[] d = client.open("a", 2, 1);
-            assertThatThrownBy(() -> client.send("a", 0, new PageRun(0, d[1] + 5, 1), source)).isInstanceOf(TransferRejectedException.class)
+            long[] d = client.open("a", 2, 1).block();
+            assertThatThrownBy(() -> client.send("a", 0, new PageRun(0, d[1] + 5, 1), source).block()).isInstanceOf(TransferRejectedException.class)
                     .hasMessageContaining("is not one of its pages");
             assertThat(server.rejectedPages()).isEqualTo(3);
-            assertThat(client.stats()[0]).isEqualTo(3);
+            assertThat(client.stats().block()[0]).isEqualTo(3);
             assertThat(receiver.writtenPages("a")).isZero();
-            client.send("a", 0, new PageRun(0, d[0], 2), source);
+            client.send("a", 0, new PageRun(0, d[0], 2), source).block();
             assertThat(receiver.writtenPages("a")).isEqualTo(2);
         }
     }

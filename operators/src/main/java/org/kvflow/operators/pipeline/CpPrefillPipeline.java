@@ -87,7 +87,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
             return batches.transform(transfer)
                     .doFinally(signal -> {
                         if (signal != SignalType.ON_COMPLETE) {
-                            transfer.abortOpen();
+                            transfer.abortOpen().subscribe();
                         }
                         group.releaseAll();
                     });

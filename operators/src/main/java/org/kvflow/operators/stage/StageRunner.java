@@ -3,10 +3,11 @@ package org.kvflow.operators.stage;
 import java.util.Objects;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
+import reactor.core.publisher.Mono;
 
 /**
- * The one place where a stage's failures turn into freed pages: runs a {@link BatchStage} on a
- * batch, fails every active entry if the stage threw, and releases (without caching) the pages of
+ * The one place where a stage's failures turn into freed pages: runs a {@link BatchStage} (or an
+ * {@link AsyncBatchStage}) on a batch, fails every active entry if the stage threw, and releases (without caching) the pages of
  * every request that left the stage failed and still holds them.
  */
 public final class StageRunner {
@@ -24,6 +25,17 @@ public final class StageRunner {
         } catch (RuntimeException e) {
             next = batch.failActive(e);
         }
+        return releaseFailed(next);
+    }
+
+    /** {@link #run} for a stage whose work completes later (a transport call): the same failures, the same release. */
+    public Mono<PrefillBatch> run(AsyncBatchStage stage, PrefillBatch batch) {
+        return Mono.defer(() -> stage.apply(batch))
+                .onErrorResume(RuntimeException.class, e -> Mono.just(batch.failActive(e)))
+                .map(this::releaseFailed);
+    }
+
+    private PrefillBatch releaseFailed(PrefillBatch next) {
         for (PrefillBatch.Entry entry : next.entries()) {
             if (entry.failure() != null && !entry.state().isReleased()) {
                 group.release(entry.state(), false);

@@ -4,8 +4,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.pages.PageStore;
+import reactor.core.publisher.Mono;
 
-/** Transfer to a {@link DecodeReceiver} in the same process: pages are copied straight into its store. */
+/** Transfer to a {@link DecodeReceiver} in the same process: pages are copied straight into its store when a call is subscribed. */
 public final class InMemoryTransferBackend implements TransferBackend {
     private final DecodeReceiver receiver;
 
@@ -18,22 +19,22 @@ public final class InMemoryTransferBackend implements TransferBackend {
     }
 
     @Override
-    public long[] open(String requestId, int pageCount, int senders) {
-        return receiver.open(requestId, pageCount, senders);
+    public Mono<long[]> open(String requestId, int pageCount, int senders) {
+        return Mono.fromCallable(() -> receiver.open(requestId, pageCount, senders));
     }
 
     @Override
-    public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-        receiver.accept(requestId, rank, run.src(), run.dst(), source);
+    public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+        return Mono.fromRunnable(() -> receiver.accept(requestId, rank, run.src(), run.dst(), source));
     }
 
     @Override
-    public void complete(String requestId, int rank) {
-        receiver.complete(requestId, rank);
+    public Mono<Void> complete(String requestId, int rank) {
+        return Mono.fromRunnable(() -> receiver.complete(requestId, rank));
     }
 
     @Override
-    public void abort(String requestId) {
-        receiver.release(requestId);
+    public Mono<Void> abort(String requestId) {
+        return Mono.fromRunnable(() -> receiver.release(requestId));
     }
 }

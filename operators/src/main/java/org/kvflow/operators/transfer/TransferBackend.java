@@ -2,32 +2,34 @@ package org.kvflow.operators.transfer;
 
 import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.pages.PageStore;
+import reactor.core.publisher.Mono;
 
 /**
  * The PD transfer SPI (SPEC §8): how prefill ranks hand pages to a non-CP decode instance. A
  * backend must place every page by its logical page position ({@code D[pos]}), never by order in a
- * filtered list, which is what makes it valid with CP shared KV (E-PD-1). Implementations: the
- * in-memory one here, the TCP one in the DSL module.
+ * filtered list, which is what makes it valid with CP shared KV (E-PD-1). Every call returns at
+ * once with a {@link Mono} that does the work when subscribed and never blocks the subscribing
+ * thread. Implementations: the in-process one here, the TCP one in the transport-tcp module.
  */
 public interface TransferBackend {
     /**
-     * Handshake for one request: the decode side allocates its pages and returns its page list
+     * Handshake for one request: the decode side allocates its pages and answers with its page list
      * {@code D} (one decode page per logical page position).
      *
      * @param senders prefill ranks that will each report completion exactly once
      */
-    long[] open(String requestId, int pageCount, int senders);
+    Mono<long[]> open(String requestId, int pageCount, int senders);
 
     /**
-     * Ships one run of pages from a prefill rank: source pages of {@code source} (the rank's
-     * physical pages) to decode pages {@code run.dst()}. {@code source} is {@code null} when the
-     * pipeline plans pages without KV bytes.
+     * Ships one run of pages from a prefill rank: pages {@code run.src()} of {@code source} (the
+     * rank's store; read through it, wherever its memory is) to decode pages {@code run.dst()}.
+     * {@code source} is {@code null} when the pipeline plans pages without KV bytes.
      */
-    void send(String requestId, int rank, PageRun run, @Nullable PageStore source);
+    Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source);
 
     /** Rank {@code rank} has sent everything it owns of this request (also with zero pages). */
-    void complete(String requestId, int rank);
+    Mono<Void> complete(String requestId, int rank);
 
     /** The request failed or was cancelled: the decode side frees its pages. Unknown ids are ignored. */
-    void abort(String requestId);
+    Mono<Void> abort(String requestId);
 }

@@ -18,10 +18,12 @@ import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.RequestState;
-import org.kvflow.operators.stage.BatchStage;
-import org.kvflow.operators.stage.StageOperator;
+import org.kvflow.operators.stage.AsyncBatchStage;
 import org.kvflow.operators.stage.StageRunner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The PD transfer stage (SPEC §8) and the pipeline's end: after each chunk every prefill rank
@@ -36,6 +38,8 @@ import reactor.core.publisher.Flux;
  * session.
  */
 public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux<PrefillResult>> {
+    private static final Logger LOG = LoggerFactory.getLogger(TransferOperator.class);
+
     private final KvGroup group;
     private final TransferBackend backend;
     private final Map<String, Session> open = new ConcurrentHashMap<>();
@@ -62,33 +66,31 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
     public Flux<PrefillResult> apply(Flux<PrefillBatch> upstream) {
         // prefetch 1: demand for results turns into demand for batches one at a time, so admission
         // never forms batches nobody asked for
-        return new StageOperator(upstream, "kvflow.transfer", new StageRunner(group), () -> (BatchStage) this::send)
-                .concatMapIterable(this::results, 1).name("kvflow.transfer");
+        StageRunner runner = new StageRunner(group);
+        AsyncBatchStage send = batch -> batch.mapActiveAsync(this::sendChunk);
+        return upstream.concatMap(batch -> runner.run(send, batch).flatMap(this::results).flatMapIterable(results -> results), 1)
+                .name("kvflow.transfer");
     }
 
-    /** Aborts every decode session still open (the stream was cancelled or failed). */
-    public void abortOpen() {
-        for (String id : List.copyOf(open.keySet())) {
-            backend.abort(id);
-            open.remove(id);
-        }
+    /** Aborts every decode session still open (the stream was cancelled or failed); the aborts run when subscribed. */
+    public Mono<Void> abortOpen() {
+        return Flux.fromIterable(List.copyOf(open.keySet()))
+                .concatMap(id -> {
+                    open.remove(id);
+                    return abortQuietly(id);
+                })
+                .then();
     }
 
-    private PrefillBatch send(PrefillBatch batch) {
-        return batch.mapActive(entry -> {
-            sendChunk(entry);
-            return entry;
-        });
-    }
-
-    /** The batch's results: intake rejections, requests that failed in it, and requests it completed. */
-    private List<PrefillResult> results(PrefillBatch batch) {
+    /** The batch's results: intake rejections, requests that failed in it (their decode sessions aborted), and requests it completed. */
+    private Mono<List<PrefillResult>> results(PrefillBatch batch) {
         List<PrefillResult> results = new ArrayList<>(batch.rejected());
+        List<Mono<Void>> aborts = new ArrayList<>();
         for (PrefillBatch.Entry entry : batch.entries()) {
             Throwable failure = entry.failure();
             if (failure != null) {
                 if (open.remove(entry.id()) != null) {
-                    backend.abort(entry.id());
+                    aborts.add(abortQuietly(entry.id()));
                 }
                 results.add(new PrefillResult.Failed(entry.state().request(), failure));
             } else if (entry.active()) {
@@ -103,45 +105,64 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                 }
             } // else released while in flight: cancelled, nothing to report
         }
-        return results.isEmpty() ? Collections.emptyList() : results;
+        return Flux.concat(aborts).then(Mono.just(results.isEmpty() ? Collections.emptyList() : results));
     }
 
-    private void sendChunk(PrefillBatch.Entry entry) {
+    /** Aborts a request's decode session; a failure to do so is logged (the request has failed already). */
+    private Mono<Void> abortQuietly(String requestId) {
+        return backend.abort(requestId).onErrorResume(e -> {
+            LOG.warn("aborting the decode session of request {} failed: {}", requestId, e.toString());
+            return Mono.empty();
+        });
+    }
+
+    /** Opens the request's decode session on its first chunk. */
+    private Mono<Session> session(RequestState state) {
+        Session existing = open.get(state.id());
+        if (existing != null) {
+            return Mono.just(existing);
+        }
+        int pageCount = (int) RequestPageTable.pagesFor(state.request().seqLen(), group.ownership().pageSize());
+        return backend.open(state.id(), pageCount, group.ownership().cpSize()).map(decodePages -> {
+            Session session = new Session(decodePages);
+            open.put(state.id(), session);
+            return session;
+        });
+    }
+
+    private Mono<PrefillBatch.Entry> sendChunk(PrefillBatch.Entry entry) {
         RequestState state = entry.state();
         OwnershipMap ownership = group.ownership();
         int ps = ownership.pageSize();
-        Session session = open.get(state.id());
-        if (session == null) {
-            int pageCount = (int) RequestPageTable.pagesFor(state.request().seqLen(), ps);
-            session = new Session(backend.open(state.id(), pageCount, ownership.cpSize()));
-            open.put(state.id(), session);
-        }
-        // From what was sent before, not from the chunk start: a prefix hit's pages go to decode too.
-        long end = entry.chunkEnd();
-        int[] slice = TransferPlanner.chunkPageSlice(session.sentTokens, end, entry.lastChunk(), ps);
-        long fullEnd = Math.min((long) slice[1] * ps, end - end % ps);
-        if (fullEnd > (long) slice[0] * ps) { // the chunk's full pages: whole aligned groups of the request's row (SPEC §9)
-            PageGroups.validatePageAlignedTokenIndices(state.locs((long) slice[0] * ps, fullEnd), ps, "pd transfer req " + state.id());
-        }
-        session.sentTokens = entry.lastChunk() ? end : end - end % ps;
-        int[] pages = state.pageTable();
-        for (int rank = 0; rank < ownership.cpSize(); rank++) {
-            List<PagePair> pairs = group.layout() == PoolLayout.SHARED
-                    ? TransferPlanner.plan(rank, ownership, pages, session.decodePages, slice[0], slice[1], entry.lastChunk()).pairs()
-                    : replicatedPairs(rank, pages, session.decodePages, slice[0], slice[1]);
-            long[] src = pairs.stream().mapToLong(PagePair::srcLocal).toArray();
-            long[] dst = pairs.stream().mapToLong(PagePair::dst).toArray();
-            @Nullable PageStore source = group.model() == null ? null : group.stores().rank(rank);
-            for (PageRun run : TransferPlanner.groupRuns(src, dst)) {
-                backend.send(state.id(), rank, run, source);
+        return session(state).flatMap(session -> {
+            // From what was sent before, not from the chunk start: a prefix hit's pages go to decode too.
+            long end = entry.chunkEnd();
+            int[] slice = TransferPlanner.chunkPageSlice(session.sentTokens, end, entry.lastChunk(), ps);
+            long fullEnd = Math.min((long) slice[1] * ps, end - end % ps);
+            if (fullEnd > (long) slice[0] * ps) { // the chunk's full pages: whole aligned groups of the request's row (SPEC §9)
+                PageGroups.validatePageAlignedTokenIndices(state.locs((long) slice[0] * ps, fullEnd), ps, "pd transfer req " + state.id());
             }
-            session.pagesSent += pairs.size();
-        }
-        if (entry.lastChunk()) {
+            session.sentTokens = entry.lastChunk() ? end : end - end % ps;
+            int[] pages = state.pageTable();
+            List<Mono<Void>> sends = new ArrayList<>();
             for (int rank = 0; rank < ownership.cpSize(); rank++) {
-                backend.complete(state.id(), rank);
+                List<PagePair> pairs = group.layout() == PoolLayout.SHARED
+                        ? TransferPlanner.plan(rank, ownership, pages, session.decodePages, slice[0], slice[1], entry.lastChunk()).pairs()
+                        : replicatedPairs(rank, pages, session.decodePages, slice[0], slice[1]);
+                long[] src = pairs.stream().mapToLong(PagePair::srcLocal).toArray();
+                long[] dst = pairs.stream().mapToLong(PagePair::dst).toArray();
+                @Nullable PageStore source = group.model() == null ? null : group.stores().rank(rank);
+                int from = rank;
+                TransferPlanner.groupRuns(src, dst).forEach(run -> sends.add(backend.send(state.id(), from, run, source)));
+                session.pagesSent += pairs.size();
             }
-        }
+            if (entry.lastChunk()) {
+                for (int rank = 0; rank < ownership.cpSize(); rank++) {
+                    sends.add(backend.complete(state.id(), rank));
+                }
+            }
+            return Flux.concat(sends).then(Mono.just(entry));
+        });
     }
 
     /** Replicated CP: rank {@code r} sends the positional slice of the chunk's positions (its copy holds every page). */

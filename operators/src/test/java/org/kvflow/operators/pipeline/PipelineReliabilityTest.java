@@ -29,6 +29,7 @@ import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
 import org.kvflow.decode.TransferRejectedException;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 class PipelineReliabilityTest {
@@ -66,11 +67,11 @@ class PipelineReliabilityTest {
         DecodeReceiver receiver = new DecodeReceiver(400, CONFIG.pageSize(), MODEL.layout());
         TransferBackend flaky = new DelegatingTransferBackend(new InMemoryTransferBackend(receiver)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+            public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
                 if (requestId.equals("r3") && rank == 1) {
-                    throw new TransferRejectedException(requestId, "receiver died (injected)");
+                    return Mono.error(new TransferRejectedException(requestId, "receiver died (injected)"));
                 }
-                super.send(requestId, rank, run, source);
+                return super.send(requestId, rank, run, source);
             }
         };
         KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(40, 16), MODEL, true);

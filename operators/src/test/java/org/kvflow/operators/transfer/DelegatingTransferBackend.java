@@ -2,6 +2,7 @@ package org.kvflow.operators.transfer;
 
 import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.pages.PageStore;
+import reactor.core.publisher.Mono;
 
 /** A transfer backend that hands every call on to another, for tests to override the one call they fault or count. */
 public class DelegatingTransferBackend implements TransferBackend {
@@ -12,22 +13,22 @@ public class DelegatingTransferBackend implements TransferBackend {
     }
 
     @Override
-    public long[] open(String requestId, int pageCount, int senders) {
+    public Mono<long[]> open(String requestId, int pageCount, int senders) {
         return inner.open(requestId, pageCount, senders);
     }
 
     @Override
-    public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-        inner.send(requestId, rank, run, source);
+    public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+        return inner.send(requestId, rank, run, source);
     }
 
     @Override
-    public void complete(String requestId, int rank) {
-        inner.complete(requestId, rank);
+    public Mono<Void> complete(String requestId, int rank) {
+        return inner.complete(requestId, rank);
     }
 
     @Override
-    public void abort(String requestId) {
-        inner.abort(requestId);
+    public Mono<Void> abort(String requestId) {
+        return inner.abort(requestId);
     }
 }

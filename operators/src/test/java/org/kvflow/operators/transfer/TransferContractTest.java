@@ -24,6 +24,7 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.RequestState;
 import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /** The transfer stage's and the decode receiver's rules at their boundaries: digests, counts, the replicated path, failures. */
 class TransferContractTest {
@@ -109,9 +110,9 @@ class TransferContractTest {
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
         TransferBackend counting = new DelegatingTransferBackend(new InMemoryTransferBackend(decode)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+            public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
                 ranksUsed.add(rank);
-                super.send(requestId, rank, run, source);
+                return super.send(requestId, rank, run, source);
             }
         };
         List<PrefillResult> results = Flux.just(batch).transform(new TransferOperator(group, counting)).collectList().block();
@@ -129,8 +130,8 @@ class TransferContractTest {
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
         TransferBackend failing = new DelegatingTransferBackend(new InMemoryTransferBackend(decode)) {
             @Override
-            public void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-                throw new TransferRejectedException(requestId, "decode went away");
+            public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+                return Mono.error(new TransferRejectedException(requestId, "decode went away"));
             }
         };
         List<PrefillResult> results = Flux.just(batch).transform(new TransferOperator(group, failing)).collectList().block();

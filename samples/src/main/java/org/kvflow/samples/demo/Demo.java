@@ -45,6 +45,7 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The demo: a CP shared-KV prefill pipeline on a GLM-5-like synthetic NSA/MLA model (latent
@@ -140,21 +141,21 @@ public final class Demo {
             double bytesBefore = registry.counter("kvflow.transfer.bytes").count();
             long start = System.nanoTime();
             PrefillRun sharedRun = shared.start(Flux.fromIterable(workload));
-            sharedRun.results().doOnNext(result -> {
+            sharedRun.results().concatMap(result -> {
                 String id = result.request().id();
-                if (result instanceof PrefillResult.Completed) {
-                    completed.incrementAndGet();
-                    tokens.addAndGet(result.request().seqLen());
-                    TcpTransferBackend.Digest digest = probe.digest(id, result.request().seqLen());
+                progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
+                if (!(result instanceof PrefillResult.Completed)) {
+                    failed.incrementAndGet();
+                    return Mono.empty();
+                }
+                completed.incrementAndGet();
+                tokens.addAndGet(result.request().seqLen());
+                return probe.digest(id, result.request().seqLen()).doOnNext(digest -> {
                     if (digest.ready() && expected.containsKey(id) && digest.crc() == expected.get(id)) {
                         checks.incrementAndGet();
                     }
-                    probe.abort(id); // decode is done with it: free its pages there
-                } else {
-                    failed.incrementAndGet();
-                }
-                progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
-            }).blockLast(Duration.ofMinutes(30));
+                }).then(probe.abort(id)); // decode is done with it: free its pages there
+            }, 1).blockLast(Duration.ofMinutes(30));
             double seconds = (System.nanoTime() - start) / 1e9;
             ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
                     new HostPageCache(hostBytes), (r, b) -> { });

@@ -7,34 +7,41 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.ssl.SslContext;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.decode.TransferRejectedException;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
-import org.kvflow.decode.TransferRejectedException;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
 
 /**
  * PD transfer backend {@code tcp} (SPEC §10.2): sends each rank's owned pages to a
  * {@link DecodeServer} by logical page position, a CRC32C per page, over one reactor-netty
- * connection. Runs are split into frames of at most {@link #FRAME_BYTES}; at most four frames are
- * in flight before the sender waits for the oldest reply, so the decode side's pace is the
- * sender's (backpressure end to end) while both sides work at once. A call that gets no
- * reply within {@code timeout}, or whose connection breaks, throws
- * {@link DecodeUnreachableException} and drops the connection; the next call reconnects (a
- * restarted decode server is picked up). Calls block: run them off Reactor's non-blocking threads.
- * Thread-safe (calls are serialized).
+ * connection, without blocking a thread. Runs are split into frames of at most
+ * {@link #FRAME_BYTES}, built when they are written; at most four frames are in flight before the
+ * next one is written, so the decode side's pace is the sender's (backpressure end to end) while
+ * both sides work at once. The decode side answers every frame in order; replies are matched to
+ * frames by that order. A call that gets no reply within {@code timeout}, or whose connection
+ * breaks, fails with {@link DecodeUnreachableException} and drops the connection; the next call
+ * reconnects (a restarted decode server is picked up). Calls may overlap; frames go out in the
+ * order the calls write them.
  */
 public final class TcpTransferBackend implements TransferBackend, AutoCloseable {
-    private static final byte[] CLOSED = new byte[0];
     /** Largest frame the backend sends; larger runs are split into frames of whole pages. */
     public static final int FRAME_BYTES = Frames.MAX_FRAME;
     /** PAGES frames in flight before the sender waits for the oldest reply. */
@@ -47,9 +54,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final int prefillCp;
     private final Duration timeout;
     private final @Nullable SslContext tls;
-    private @Nullable Connection connection;
-    private Replies replies = new Replies();
-    private long bytesSent;
+    private final AtomicReference<@Nullable Mono<Session>> session = new AtomicReference<>();
+    private final AtomicLong bytesSent = new AtomicLong();
 
     /**
      * @param layout the row layout of the pages, or null to send page placements only
@@ -73,61 +79,55 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
 
-    /** Connects and shakes hands now (otherwise the first call does). */
-    public synchronized TcpTransferBackend connect() {
-        connection();
-        return this;
+    /** Connects and shakes hands (otherwise the first call does). */
+    public Mono<TcpTransferBackend> connect() {
+        return session().timeout(timeout, Mono.error(() -> unreachable("HELLO", null))).thenReturn(this);
     }
 
     @Override
-    public synchronized long[] open(String requestId, int pageCount, int senders) {
-        Frames.Reader r = call(new Frames.Writer(Frames.OPEN, 64).str(requestId).i32(pageCount).i32(senders).bytes(), "OPEN " + requestId);
-        long[] pages = new long[r.i32()];
-        for (int i = 0; i < pages.length; i++) {
-            pages[i] = r.i64();
-        }
-        return pages;
+    public Mono<long[]> open(String requestId, int pageCount, int senders) {
+        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.OPEN, 64).str(requestId).i32(pageCount).i32(senders).bytes()),
+                "OPEN " + requestId).map(r -> {
+                    long[] pages = new long[r.i32()];
+                    for (int i = 0; i < pages.length; i++) {
+                        pages[i] = r.i64();
+                    }
+                    return pages;
+                });
     }
 
     @Override
-    public synchronized void send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
+    public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
         boolean data = source != null && layout != null;
         long perPage = data ? (long) source.layers() * (source.mlaPageBytes() + source.indexPageBytes()) : 0;
         int pagesPerFrame = data ? (int) Math.max(1, Frames.MAX_FRAME / perPage) : Integer.MAX_VALUE;
         String what = "PAGES " + requestId + " rank " + rank + " decode pages " + run.dstStart() + ".." + (run.dstStart() + run.length() - 1);
-        int inFlight = 0;
-        RuntimeException refused = null;
-        for (int done = 0; done < run.length(); done += pagesPerFrame) {
-            int length = Math.min(pagesPerFrame, run.length() - done);
-            long src = run.srcStart() + done;
-            ByteBuf frame = pagesFrame(requestId, rank, run.dstStart() + done, length, (int) src, data ? source : null);
-            bytesSent += frame.readableBytes();
-            write(frame, what);
-            if (++inFlight == WINDOW) {
-                refused = firstRefusal(refused, what);
-                inFlight--;
-            }
-        }
-        for (; inFlight > 0; inFlight--) {
-            refused = firstRefusal(refused, what);
-        }
-        if (refused != null) {
-            throw refused;
-        }
+        int frames = (int) ((run.length() + (long) pagesPerFrame - 1) / pagesPerFrame);
+        // every frame's reply is awaited; the first refusal wins once the window has drained
+        return Flux.range(0, frames)
+                .flatMapSequential(f -> {
+                    int done = f * pagesPerFrame;
+                    int length = Math.min(pagesPerFrame, run.length() - done);
+                    return call(() -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
+                            what).map(reply -> Optional.<TransferRejectedException>empty())
+                            .onErrorResume(TransferRejectedException.class, e -> Mono.just(Optional.of(e)));
+                }, WINDOW, 1)
+                .filter(Optional::isPresent)
+                .next()
+                .flatMap(refusal -> Mono.<Void>error(refusal.get()));
     }
 
     @Override
-    public synchronized void complete(String requestId, int rank) {
-        call(new Frames.Writer(Frames.COMPLETE, 64).str(requestId).i32(rank).bytes(), "COMPLETE " + requestId + " rank " + rank);
+    public Mono<Void> complete(String requestId, int rank) {
+        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.COMPLETE, 64).str(requestId).i32(rank).bytes()),
+                "COMPLETE " + requestId + " rank " + rank).then();
     }
 
     @Override
-    public synchronized void abort(String requestId) {
-        try {
-            call(new Frames.Writer(Frames.ABORT, 64).str(requestId).bytes(), "ABORT " + requestId);
-        } catch (DecodeUnreachableException e) {
-            // the decode side is gone: nothing of this request is left to free there
-        }
+    public Mono<Void> abort(String requestId) {
+        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.ABORT, 64).str(requestId).bytes()), "ABORT " + requestId).then()
+                // the decode side is gone: nothing of this request is left to free there
+                .onErrorResume(DecodeUnreachableException.class, e -> Mono.empty());
     }
 
     /**
@@ -157,91 +157,67 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */
-    public synchronized Digest digest(String requestId, long seqLen) {
-        Frames.Reader r = call(new Frames.Writer(Frames.DIGEST, 64).str(requestId).i64(seqLen).bytes(), "DIGEST " + requestId);
-        return new Digest(r.i64(), r.i32(), r.u8() == 1);
+    public Mono<Digest> digest(String requestId, long seqLen) {
+        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.DIGEST, 64).str(requestId).i64(seqLen).bytes()), "DIGEST " + requestId)
+                .map(r -> new Digest(r.i64(), r.i32(), r.u8() == 1));
     }
 
     /** Pages the decode side refused, and its open sessions. */
-    public synchronized long[] stats() {
-        Frames.Reader r = call(new Frames.Writer(Frames.STATS, 0).bytes(), "STATS");
-        return new long[] {r.i64(), r.i32()};
+    public Mono<long[]> stats() {
+        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.STATS, 0).bytes()), "STATS").map(r -> new long[] {r.i64(), r.i32()});
     }
 
     /** Frame bytes sent so far (KV, checksums and headers). */
-    public synchronized long bytesSent() {
-        return bytesSent;
+    public long bytesSent() {
+        return bytesSent.get();
     }
 
     /** A request's digest at the decode side. */
     public record Digest(long crc, int writtenPages, boolean ready) {}
 
+    /** Drops the connection (without waiting for it to close). */
     @Override
-    public synchronized void close() {
-        disconnect();
-    }
-
-    private Frames.Reader call(byte[] frame, String what) {
-        return call(Unpooled.wrappedBuffer(frame), what);
-    }
-
-    private Frames.Reader call(ByteBuf frame, String what) {
-        write(frame, what);
-        return awaitReply(what);
-    }
-
-    /** Waits for the next reply; a refusal is kept (the first one wins) so the window drains before it is thrown. */
-    private @Nullable RuntimeException firstRefusal(@Nullable RuntimeException first, String what) {
-        try {
-            awaitReply(what);
-            return first;
-        } catch (TransferRejectedException e) {
-            return first != null ? first : e;
+    public void close() {
+        Mono<Session> current = session.getAndSet(null);
+        if (current != null) {
+            current.subscribe(Session::dispose, e -> { });
         }
     }
 
-    private void write(ByteBuf frame, String what) {
-        Connection c;
-        try {
-            c = connection();
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
-        }
-        try {
-            c.outbound().send(Mono.just(frame)).then().block(timeout);
-        } catch (RuntimeException e) {
-            disconnect();
-            throw new DecodeUnreachableException(what + ": sending to decode at " + host + ":" + port + " failed: " + e.getMessage(), e);
-        }
+    /**
+     * One call: the frame is built and written on the session, in call order, and its reply
+     * parsed. A refusal is a {@link TransferRejectedException} (a handshake refusal a
+     * {@link TransferHandshakeException}, which drops the connection); no reply within the timeout
+     * or a broken connection is a {@link DecodeUnreachableException} and drops the connection.
+     */
+    private Mono<Frames.Reader> call(Supplier<ByteBuf> frame, String what) {
+        return session().flatMap(s -> s.exchange(frame, what))
+                .timeout(timeout, Mono.defer(() -> {
+                    drop();
+                    return Mono.error(unreachable(what, null));
+                }))
+                .map(reply -> parse(reply, what));
     }
 
-    private Frames.Reader awaitReply(String what) {
-        byte[] reply;
-        try {
-            reply = replies.next(timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            disconnect();
-            throw new DecodeUnreachableException(what + ": interrupted waiting for decode", e);
-        }
-        if (reply == null || reply == CLOSED) {
-            disconnect();
-            throw new DecodeUnreachableException(what + ": " + (reply == null ? "no reply from decode at " + host + ":" + port
-                    + " within " + timeout.toMillis() + " ms" : "decode at " + host + ":" + port + " closed the connection"));
-        }
+    private Frames.Reader parse(byte[] reply, String what) {
         Frames.Reader r = new Frames.Reader(reply);
         if (r.type() == Frames.REJECT) {
             r.skipType();
             String code = r.str();
             String message = r.str();
             if (code.equals("E-PD-4") || code.equals("E-PD-3")) {
-                disconnect();
+                drop();
                 throw new TransferHandshakeException(code, message);
             }
             throw new TransferRejectedException(subject(what), code + ": " + message);
         }
         return r.skipType();
+    }
+
+    private DecodeUnreachableException unreachable(String what, @Nullable Throwable cause) {
+        String reason = cause == null ? "no reply from decode at " + host + ":" + port + " within " + timeout.toMillis() + " ms"
+                : cause.getMessage();
+        return cause == null ? new DecodeUnreachableException(what + ": " + reason) : new DecodeUnreachableException(what + ": " + reason, cause);
     }
 
     /** The request a call's description names ({@code "OPEN r5"} → {@code r5}). */
@@ -250,66 +226,121 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         return words.length > 1 ? words[1] : what;
     }
 
-    private Connection connection() {
-        if (connection != null && !connection.isDisposed()) {
-            return connection;
-        }
-        Connection c;
-        try {
-            TcpClient client = TcpClient.create().host(host).port(port);
-            if (tls != null) {
-                SslContext context = tls;
-                client = client.secure(spec -> spec.sslContext(context));
+    /** The live session, connecting and shaking hands first when there is none (or the last one broke). */
+    private Mono<Session> session() {
+        return Mono.defer(() -> {
+            Mono<Session> current = session.get();
+            if (current == null) {
+                Mono<Session> fresh = connectSession().cache();
+                current = session.compareAndSet(null, fresh) ? fresh : session.get();
+                if (current == null) {
+                    return session();
+                }
             }
-            c = client
-                    .doOnConnected(conn -> conn.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
-                            Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
-                    .connectNow(timeout);
-        } catch (RuntimeException e) {
-            throw new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e);
+            Mono<Session> used = current;
+            return used.flatMap(s -> {
+                if (s.isClosed()) {
+                    session.compareAndSet(used, null);
+                    return session();
+                }
+                return Mono.just(s);
+            }).onErrorResume(e -> {
+                session.compareAndSet(used, null);
+                return Mono.error(e);
+            });
+        });
+    }
+
+    private Mono<Session> connectSession() {
+        TcpClient client = TcpClient.create().host(host).port(port);
+        if (tls != null) {
+            SslContext context = tls;
+            client = client.secure(spec -> spec.sslContext(context));
         }
-        Replies mailbox = new Replies();
-        c.inbound().receive().asByteArray().subscribe(mailbox::put, error -> mailbox.put(CLOSED), () -> mailbox.put(CLOSED));
-        replies = mailbox;
-        connection = c;
         int mlaRow = layout == null ? 0 : layout.mlaRowBytes();
         int indexRow = layout == null ? 0 : layout.indexRowBytes();
         int layers = layout == null ? 0 : layout.shape().layers();
         int dtype = layout == null ? 0 : layout.dtype().ordinal();
-        Frames.Reader hello = call(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(pageSize).u8(dtype).i32(layers)
-                .i32(mlaRow).i32(indexRow).i32(prefillCp).bytes(), "HELLO");
-        int decodeCp = hello.i32();
-        if (decodeCp != 1) {
-            disconnect();
-            throw new TransferHandshakeException("E-PD-3", "decode side must be non-CP (it advertises attn_cp_size " + decodeCp + ")");
-        }
-        return c;
+        return client
+                .doOnConnected(conn -> conn.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
+                        Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
+                .connect()
+                .onErrorMap(e -> !(e instanceof DecodeUnreachableException),
+                        e -> new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e))
+                .map(Session::new)
+                .flatMap(s -> s.exchange(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(pageSize)
+                                .u8(dtype).i32(layers).i32(mlaRow).i32(indexRow).i32(prefillCp).bytes()), "HELLO")
+                        .map(reply -> {
+                            int decodeCp = parse(reply, "HELLO").i32();
+                            if (decodeCp != 1) {
+                                s.dispose();
+                                throw new TransferHandshakeException("E-PD-3", "decode side must be non-CP (it advertises attn_cp_size " + decodeCp + ")");
+                            }
+                            return s;
+                        })
+                        .doOnError(e -> s.dispose()));
     }
 
-    private void disconnect() {
-        Connection c = connection;
-        connection = null;
-        if (c != null) {
-            c.disposeNow(Duration.ofSeconds(1));
-        }
+    /** Forgets the current session and closes its connection; the next call reconnects. */
+    private void drop() {
+        close();
     }
 
     /**
-     * One connection's replies, handed from Netty's event loop to the caller. Putting never
-     * blocks (no lock to wait for on the event loop); a fresh mailbox per connection keeps a
-     * dropped connection's late close signal out of the next one.
+     * One connection: frames written in call order, replies handed back in the same order. The
+     * event loop only polls a lock-free queue and completes a sink, so it never waits.
      */
-    private static final class Replies {
-        private final ConcurrentLinkedQueue<byte[]> queue = new ConcurrentLinkedQueue<>();
-        private final Semaphore available = new Semaphore(0);
+    private final class Session {
+        private final Connection connection;
+        private final Queue<Sinks.One<byte[]>> pending = new ConcurrentLinkedQueue<>();
+        private volatile boolean closed;
 
-        void put(byte[] reply) {
-            queue.add(reply);
-            available.release();
+        Session(Connection connection) {
+            this.connection = connection;
+            connection.inbound().receive().asByteArray().subscribe(this::reply, e -> closed(), this::closed);
         }
 
-        @Nullable byte[] next(Duration timeout) throws InterruptedException {
-            return available.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS) ? queue.poll() : null;
+        boolean isClosed() {
+            return closed || connection.isDisposed();
+        }
+
+        Mono<byte[]> exchange(Supplier<ByteBuf> frame, String what) {
+            return Mono.defer(() -> {
+                Sinks.One<byte[]> reply = Sinks.one();
+                synchronized (this) {
+                    if (isClosed()) {
+                        return Mono.error(unreachable(what, new IllegalStateException("decode at " + host + ":" + port + " closed the connection")));
+                    }
+                    ByteBuf buf = frame.get();
+                    bytesSent.addAndGet(buf.readableBytes());
+                    pending.add(reply);
+                    connection.channel().writeAndFlush(buf).addListener(done -> {
+                        if (!done.isSuccess()) {
+                            dispose();
+                        }
+                    });
+                }
+                return reply.asMono().onErrorMap(e -> !(e instanceof DecodeUnreachableException), e -> unreachable(what, e));
+            });
+        }
+
+        private void reply(byte[] bytes) {
+            Sinks.One<byte[]> waiting = pending.poll();
+            if (waiting != null) {
+                waiting.tryEmitValue(bytes);
+            }
+        }
+
+        private void closed() {
+            closed = true;
+            for (Sinks.One<byte[]> waiting = pending.poll(); waiting != null; waiting = pending.poll()) {
+                waiting.tryEmitError(new IllegalStateException("decode at " + host + ":" + port + " closed the connection"));
+            }
+        }
+
+        void dispose() {
+            connection.dispose();
+            closed();
         }
     }
 }

@@ -20,7 +20,7 @@ class CpDecodePeerTest {
                 .bindNow();
         try (TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", cpDecode.port(), 16, TcpFixtures.MODEL.layout(), 4,
                 Duration.ofSeconds(2))) {
-            assertThatThrownBy(client::connect).isInstanceOfSatisfying(TransferHandshakeException.class, e -> {
+            assertThatThrownBy(() -> client.connect().block()).isInstanceOfSatisfying(TransferHandshakeException.class, e -> {
                 assertThat(e.code()).isEqualTo("E-PD-3");
                 assertThat(e.getMessage()).isEqualTo("E-PD-3: decode side must be non-CP (it advertises attn_cp_size 2)");
             });

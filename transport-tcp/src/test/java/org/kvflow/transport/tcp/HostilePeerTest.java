@@ -74,7 +74,7 @@ class HostilePeerTest {
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
              TcpTransferBackend honest = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT);
              RawPeer stranger = new RawPeer(server.port())) {
-            long[] d = honest.open("victim", 2, 1);
+            long[] d = honest.open("victim", 2, 1).block();
             stranger.hello(LAYOUT, 16, 1);
             Frames.Writer inject = new Frames.Writer(Frames.PAGES, 1 << 16).str("victim").i32(0).i64(d[0]).i32(1).u8(1).i32(0);
             assertRefused(stranger.exchange(inject.bytes()), "E-PD-OWNER", "request victim was opened by another connection");
@@ -83,8 +83,8 @@ class HostilePeerTest {
             assertRefused(stranger.exchange(new Frames.Writer(Frames.ABORT, 16).str("victim").bytes()), "E-PD-OWNER",
                     "request victim was opened by another connection");
             assertThat(receiver.pageCount("victim")).isEqualTo(2);
-            honest.send("victim", 0, new PageRun(0, d[0], 2), source);
-            honest.complete("victim", 0);
+            honest.send("victim", 0, new PageRun(0, d[0], 2), source).block();
+            honest.complete("victim", 0).block();
             assertThat(receiver.isReady("victim")).isTrue();
             assertThat(receiver.store().readBytes(0, KvComponent.MLA, (int) d[0] * receiver.store().mlaPageBytes() + 7, 1)[0]).isEqualTo((byte) 42);
             // digests are read-only and open to any connection; a ready request is decode's to release
@@ -111,7 +111,7 @@ class HostilePeerTest {
             }
             waitUntil(() -> receiver.pagesInUse() == 0);
             try (TcpTransferBackend honest = new TcpTransferBackend("127.0.0.1", server.port(), 16, null, 1, TIMEOUT)) {
-                assertThat(honest.open("next", 8191, 1)).hasSize(8191);
+                assertThat(honest.open("next", 8191, 1).block()).hasSize(8191);
             }
         }
     }
