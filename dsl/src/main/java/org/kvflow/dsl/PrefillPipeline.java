@@ -102,7 +102,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
                 : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
                 config.pageSize(), null));
-        List<AutoCloseable> resources = new ArrayList<>();
+        List<AutoCloseable> resources = new ArrayList<>(List.of(group));
         List<CpPrefillPipeline.Stage> operators = new ArrayList<>();
         HiCacheBackupOperator[] backup = new HiCacheBackupOperator[1];
         for (StageSpec spec : stages) {

@@ -15,6 +15,8 @@ import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.pages.HeapPageMemory;
+import org.kvflow.kernels.pages.PageMemory;
 
 /**
  * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's
@@ -25,7 +27,7 @@ import org.kvflow.core.pool.PoolLayout;
  * <p>Reservation invariant: {@code reserved ≤ free + evictable}, so an allocation that admission
  * reserved always succeeds (evicting cached pages if needed).
  */
-public final class KvGroup {
+public final class KvGroup implements AutoCloseable {
     private final CpSharedKvConfig config;
     private final KvPools pools;
     private final @Nullable KvModel model;
@@ -37,14 +39,14 @@ public final class KvGroup {
     private long reservedPages;
 
     private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching,
-                    @Nullable HostPrefixSource hostCache) {
+                    @Nullable HostPrefixSource hostCache, PageMemory memory) {
         this.config = Objects.requireNonNull(config, "config");
         if (capacity.pageSize() != config.pageSize()) {
             throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
         }
         this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
         this.model = model;
-        this.stores = model == null ? null : RankStores.onHeap(model, pools.ownership(), layout, capacity.pagesPerRank());
+        this.stores = model == null ? null : new RankStores(memory, model, pools.ownership(), layout, capacity.pagesPerRank());
         this.cache = prefixCaching ? new PrefixCache() : null;
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
@@ -60,7 +62,8 @@ public final class KvGroup {
      */
     public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
                                  @Nullable KvModel model, boolean prefixCaching) {
-        return new KvGroup(config, layout, capacity, model, prefixCaching, null);
+        Builder builder = builder(config, layout, capacity).prefixCaching(prefixCaching);
+        return (model == null ? builder : builder.model(model)).build();
     }
 
     /**
@@ -69,7 +72,57 @@ public final class KvGroup {
      */
     public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
                                  KvModel model, boolean prefixCaching, HostPrefixSource hostCache) {
-        return new KvGroup(config, layout, capacity, model, prefixCaching, Objects.requireNonNull(hostCache, "hostCache"));
+        return builder(config, layout, capacity).model(model).prefixCaching(prefixCaching).hostCache(hostCache).build();
+    }
+
+    /** A group of {@code layout} pools of {@code capacity} per rank; the rest is optional. */
+    public static Builder builder(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity) {
+        return new Builder(config, layout, capacity);
+    }
+
+    /** Builds a {@link KvGroup}: pages only by default, no caches, rank stores on the Java heap. */
+    public static final class Builder {
+        private final CpSharedKvConfig config;
+        private final PoolLayout layout;
+        private final PoolCapacity capacity;
+        private @Nullable KvModel model;
+        private boolean prefixCaching;
+        private @Nullable HostPrefixSource hostCache;
+        private PageMemory memory = new HeapPageMemory();
+
+        private Builder(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity) {
+            this.config = Objects.requireNonNull(config, "config");
+            this.layout = Objects.requireNonNull(layout, "layout");
+            this.capacity = Objects.requireNonNull(capacity, "capacity");
+        }
+
+        /** The model whose KV bytes the rank stores hold; without one the group plans pages only. */
+        public Builder model(KvModel m) {
+            this.model = Objects.requireNonNull(m, "model");
+            return this;
+        }
+
+        /** Keep finished requests' full pages as a device prefix cache. */
+        public Builder prefixCaching(boolean on) {
+            this.prefixCaching = on;
+            return this;
+        }
+
+        /** Load prefix pages the host cache holds instead of computing them (SPEC §6.2 host hits, §11.3); needs a model. */
+        public Builder hostCache(HostPrefixSource source) {
+            this.hostCache = Objects.requireNonNull(source, "hostCache");
+            return this;
+        }
+
+        /** Where the rank stores (and the full views built from them) live: a device memory puts the pools in GPU memory. */
+        public Builder memory(PageMemory m) {
+            this.memory = Objects.requireNonNull(m, "memory");
+            return this;
+        }
+
+        public KvGroup build() {
+            return new KvGroup(config, layout, capacity, model, prefixCaching, hostCache, memory);
+        }
     }
 
     /** The host cache pages are loaded from, or null. */
@@ -147,6 +200,15 @@ public final class KvGroup {
         return state;
     }
 
+    /**
+     * Runs {@code pass} with the group's page accounting held still: the budget, prefix matches and
+     * host hits it reads stay true until it returns, so the reservations it makes succeed as it
+     * planned them. Admission forms each batch this way.
+     */
+    public synchronized <T> T withAccountingHeld(java.util.function.Supplier<T> pass) {
+        return pass.get();
+    }
+
     /** Tokens of the longest cached prefix a request that has not started could reuse (at least one token is left to compute). */
     public synchronized int prefixMatchTokens(RequestState state) {
         if (cache == null || state.started) {
@@ -184,7 +246,7 @@ public final class KvGroup {
      */
     public synchronized boolean reserve(RequestState state, long hostTokens, long chunkTokens) {
         if (hostTokens != 0 && (state.started || hostTokens % config.pageSize() != 0)) {
-            throw new IllegalArgumentException("request " + state.id() + ": a host hit is whole pages on the first chunk, was " + hostTokens);
+            throw new ReservationException(state.id(), ": a host hit is whole pages on the first chunk, was " + hostTokens);
         }
         boolean first = !state.started;
         int[] prefix = new int[0];
@@ -228,7 +290,7 @@ public final class KvGroup {
         state.hostAllocationPending = false;
         long needed = RequestPageTable.pagesFor(state.filledTokens() + tokens, config.pageSize()) - state.table().pageCount();
         if (needed > state.reservedPages) {
-            throw new IllegalStateException("request " + state.id() + " allocates " + needed + " pages with " + state.reservedPages + " reserved");
+            throw new ReservationException(state.id(), " allocates " + needed + " pages with " + state.reservedPages + " reserved");
         }
         long shortBy = needed - pools.freePages();
         if (shortBy > 0 && cache != null) {
@@ -292,6 +354,14 @@ public final class KvGroup {
             }
         }
         freeListeners.forEach(Runnable::run);
+    }
+
+    /** Frees the rank stores' memory (device memory when the pools live on a GPU); page accounting stays readable. */
+    @Override
+    public void close() {
+        if (stores != null) {
+            stores.close();
+        }
     }
 
     /** Logical pages allocated but held by no live request and no cache entry: empty unless pages leaked. */

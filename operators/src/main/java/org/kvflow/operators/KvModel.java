@@ -1,6 +1,7 @@
 package org.kvflow.operators;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.nsa.NsaDims;
@@ -17,6 +18,46 @@ public final class KvModel {
     private final long seed;
     private final SyntheticNsaLayer[] layers;
     private final KvLayout layout;
+
+    /** A builder: dims and dtype are required; one layer and seed 0 unless set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link KvModel} by name. */
+    public static final class Builder {
+        private @Nullable NsaDims dims;
+        private @Nullable KvDtype dtype;
+        private int layers = 1;
+        private long seed;
+
+        private Builder() {}
+
+        public Builder dims(NsaDims d) {
+            dims = d;
+            return this;
+        }
+
+        public Builder dtype(KvDtype d) {
+            dtype = d;
+            return this;
+        }
+
+        public Builder layers(int n) {
+            layers = n;
+            return this;
+        }
+
+        /** Layer {@code l}'s weights come from seed {@code seed + l}. */
+        public Builder seed(long s) {
+            seed = s;
+            return this;
+        }
+
+        public KvModel build() {
+            return new KvModel(Objects.requireNonNull(dims, "dims"), Objects.requireNonNull(dtype, "dtype"), layers, seed);
+        }
+    }
 
     public KvModel(NsaDims dims, KvDtype dtype, int layers, long seed) {
         this.dims = Objects.requireNonNull(dims, "dims");

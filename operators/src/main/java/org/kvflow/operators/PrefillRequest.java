@@ -15,15 +15,15 @@ public final class PrefillRequest {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(tokenIds, "tokenIds");
         if (tokenIds.length == 0) {
-            throw new IllegalArgumentException("request " + id + ": no tokens");
+            throw new InvalidRequestException(id, "no tokens");
         }
         for (int i = 0; i < tokenIds.length; i++) {
             if (tokenIds[i] < 0) {
-                throw new IllegalArgumentException("request " + id + ": token " + i + " is negative: " + tokenIds[i]);
+                throw new InvalidRequestException(id, "token " + i + " is negative: " + tokenIds[i]);
             }
         }
         if (maxNew < 0) {
-            throw new IllegalArgumentException("request " + id + ": maxNew must be >= 0, was " + maxNew);
+            throw new InvalidRequestException(id, "maxNew must be >= 0, was " + maxNew);
         }
         this.id = id;
         this.tokenIds = tokenIds.clone();

@@ -7,7 +7,6 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.pages.HeapPageMemory;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageStore;
 
@@ -37,11 +36,6 @@ public final class RankStores implements AutoCloseable {
         this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()
                 ? PageStore.onHeap("replicated reference", model.layout(), ps, Math.toIntExact((long) ownership.cpSize() * pagesPerRank))
                 : null;
-    }
-
-    /** Rank stores on the Java heap. */
-    static RankStores onHeap(KvModel model, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
-        return new RankStores(new HeapPageMemory(), model, ownership, layout, pagesPerRank);
     }
 
     /** The memory every rank store (and every full view built from them) lives in. */

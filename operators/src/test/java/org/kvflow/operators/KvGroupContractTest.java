@@ -120,9 +120,9 @@ class KvGroupContractTest {
         KvGroup group = group();
         RequestState a = group.track(prompt("a", 64));
         assertThat(group.reserve(a, 16)).isTrue();
-        assertThatThrownBy(() -> group.allocate(a, 64)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> group.allocate(a, 64)).isInstanceOf(ReservationException.class)
                 .hasMessage("request a allocates 4 pages with 1 reserved");
-        assertThatThrownBy(() -> group.reserve(group.track(prompt("h", 64)), 8, 16)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> group.reserve(group.track(prompt("h", 64)), 8, 16)).isInstanceOf(ReservationException.class)
                 .hasMessage("request h: a host hit is whole pages on the first chunk, was 8");
     }
 }

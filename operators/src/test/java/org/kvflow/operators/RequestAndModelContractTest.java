@@ -10,9 +10,9 @@ import org.kvflow.core.model.KvDtype;
 class RequestAndModelContractTest {
     @Test
     void aRequestNeedsTokensAndNoNegativeOne() {
-        assertThatThrownBy(() -> new PrefillRequest("r", new int[0], 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new PrefillRequest("r", new int[0], 0)).isInstanceOf(InvalidRequestException.class)
                 .hasMessage("request r: no tokens");
-        assertThatThrownBy(() -> new PrefillRequest("r", new int[] {4, 0, -1}, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new PrefillRequest("r", new int[] {4, 0, -1}, 0)).isInstanceOf(InvalidRequestException.class)
                 .hasMessage("request r: token 2 is negative: -1");
         PrefillRequest r = new PrefillRequest("r", new int[] {4, 0, 9}, 3);
         assertThat(r.tokenId(2)).isEqualTo(9);

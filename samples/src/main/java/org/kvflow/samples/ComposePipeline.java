@@ -26,7 +26,7 @@ public final class ComposePipeline {
     public static void main(String[] args) {
         CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder()
                 .cpSize(4).pageSize(16).model(ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
-        KvModel model = new KvModel(new NsaDims(16, 64, 16, 32, 32), KvDtype.FP8_E4M3, 2, 1);
+        KvModel model = KvModel.builder().dims(new NsaDims(16, 64, 16, 32, 32)).dtype(KvDtype.FP8_E4M3).layers(2).seed(1).build();
         DecodeReceiver decode = new DecodeReceiver(1024, 16, model.layout());
 
         PrefillPipeline pipeline = KvFlow.prefill(config).model(model).device("java")

@@ -23,11 +23,68 @@ public record HiCacheConfig(boolean enabled, HiCacheStorageBackend storageBacken
         Objects.requireNonNull(writePolicy, "writePolicy");
     }
 
-    public HiCacheConfig withLayout(HiCacheLayout newLayout) {
-        return new HiCacheConfig(enabled, storageBackend, newLayout, ioBackend, writePolicy, hostPoolTokens);
+
+    /** A builder starting from {@link #DEFAULTS}. */
+    public static Builder builder() {
+        return new Builder(DEFAULTS);
     }
 
-    public HiCacheConfig withIoBackend(HiCacheIoBackend newIoBackend) {
-        return new HiCacheConfig(enabled, storageBackend, layout, newIoBackend, writePolicy, hostPoolTokens);
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Builds a {@link HiCacheConfig} by name instead of six positional arguments. */
+    public static final class Builder {
+        private boolean enabled;
+        private HiCacheStorageBackend storageBackend;
+        private HiCacheLayout layout;
+        private HiCacheIoBackend ioBackend;
+        private WritePolicy writePolicy;
+        private @Nullable Long hostPoolTokens;
+
+        private Builder(HiCacheConfig from) {
+            enabled = from.enabled;
+            storageBackend = from.storageBackend;
+            layout = from.layout;
+            ioBackend = from.ioBackend;
+            writePolicy = from.writePolicy;
+            hostPoolTokens = from.hostPoolTokens;
+        }
+
+        public Builder enabled(boolean on) {
+            enabled = on;
+            return this;
+        }
+
+        public Builder storageBackend(HiCacheStorageBackend backend) {
+            storageBackend = backend;
+            return this;
+        }
+
+        public Builder layout(HiCacheLayout l) {
+            layout = l;
+            return this;
+        }
+
+        public Builder ioBackend(HiCacheIoBackend io) {
+            ioBackend = io;
+            return this;
+        }
+
+        public Builder writePolicy(WritePolicy policy) {
+            writePolicy = policy;
+            return this;
+        }
+
+        /** Host pool capacity in tokens, checked by E-HC-5; null: not checked. */
+        public Builder hostPoolTokens(@Nullable Long tokens) {
+            hostPoolTokens = tokens;
+            return this;
+        }
+
+        public HiCacheConfig build() {
+            return new HiCacheConfig(enabled, storageBackend, layout, ioBackend, writePolicy, hostPoolTokens);
+        }
     }
 }

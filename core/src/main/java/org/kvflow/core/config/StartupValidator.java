@@ -134,11 +134,11 @@ public final class StartupValidator {
                     ? HiCacheLayout.PAGE_FIRST_DIRECT : HiCacheLayout.PAGE_FIRST;
             warnings.add(new ConfigIssue("W-HC-NORM", "hicache layout layer_first -> " + layout.wireName()
                     + " for mooncake storage with io backend " + fixed.ioBackend().wireName()));
-            fixed = fixed.withLayout(layout);
+            fixed = fixed.toBuilder().layout(layout).build();
         }
         if (fixed.layout() == HiCacheLayout.PAGE_FIRST_DIRECT && fixed.ioBackend() == HiCacheIoBackend.KERNEL) {
             warnings.add(new ConfigIssue("W-HC-NORM", "hicache io backend kernel -> direct for layout page_first_direct"));
-            fixed = fixed.withIoBackend(HiCacheIoBackend.DIRECT);
+            fixed = fixed.toBuilder().ioBackend(HiCacheIoBackend.DIRECT).build();
         }
         return fixed;
     }

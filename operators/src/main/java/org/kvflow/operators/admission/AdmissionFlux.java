@@ -220,34 +220,7 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
             if (chunked == null && waiting.isEmpty()) {
                 return null;
             }
-            List<PrefillBatch.Entry> entries = new ArrayList<>();
-            synchronized (group) {
-                AdmissionCandidate inFlight = chunked == null ? null : candidate(chunked, chunked.remainingTokens());
-                List<AdmissionCandidate> queue = new ArrayList<>(waiting.size());
-                List<Long> hostHits = new ArrayList<>(waiting.size());
-                for (RequestState state : waiting) {
-                    long host = group.hostHitTokens(state);
-                    hostHits.add(host >= PrefillAdder.LOAD_BACK_THRESHOLD ? host : 0L);
-                    queue.add(new AdmissionCandidate(state.id(), state.request().seqLen() - group.prefixMatchTokens(state), host,
-                            state.request().maxNew()));
-                }
-                long budget = group.budgetTokens();
-                AdmissionPass pass = adder.pass(budget, budget, inFlight, queue);
-                Iterator<RequestState> order = waiting.iterator();
-                Iterator<Long> hostOrder = hostHits.iterator();
-                RequestState pendingChunked = chunked;
-                for (AdmissionPass.Admitted admitted : pass.admitted()) {
-                    boolean fresh = pendingChunked == null;
-                    RequestState state = fresh ? order.next() : pendingChunked;
-                    long host = fresh ? hostOrder.next() : 0;
-                    pendingChunked = null;
-                    long start = fresh ? group.prefixMatchTokens(state) + host : state.request().seqLen() - state.remainingTokens();
-                    if (!group.reserve(state, host, admitted.extendLen())) {
-                        break;
-                    }
-                    entries.add(new PrefillBatch.Entry(state, start, admitted.extendLen(), state.remainingTokens() == 0));
-                }
-            }
+            List<PrefillBatch.Entry> entries = group.withAccountingHeld(this::formEntries);
             if (entries.isEmpty()) {
                 return null;
             }
@@ -262,6 +235,37 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
                 }
             }
             return PrefillBatch.admitted(nextBatchId++, entries);
+        }
+
+        /** The chunks one PrefillAdder pass admits now, their pages reserved; run with the group's accounting held still. */
+        private List<PrefillBatch.Entry> formEntries() {
+            List<PrefillBatch.Entry> formed = new ArrayList<>();
+            AdmissionCandidate inFlight = chunked == null ? null : candidate(chunked, chunked.remainingTokens());
+            List<AdmissionCandidate> queue = new ArrayList<>(waiting.size());
+            List<Long> hostHits = new ArrayList<>(waiting.size());
+            for (RequestState state : waiting) {
+                long host = group.hostHitTokens(state);
+                hostHits.add(host >= PrefillAdder.LOAD_BACK_THRESHOLD ? host : 0L);
+                queue.add(new AdmissionCandidate(state.id(), state.request().seqLen() - group.prefixMatchTokens(state), host,
+                        state.request().maxNew()));
+            }
+            long budget = group.budgetTokens();
+            AdmissionPass pass = adder.pass(budget, budget, inFlight, queue);
+            Iterator<RequestState> order = waiting.iterator();
+            Iterator<Long> hostOrder = hostHits.iterator();
+            RequestState pendingChunked = chunked;
+            for (AdmissionPass.Admitted admitted : pass.admitted()) {
+                boolean fresh = pendingChunked == null;
+                RequestState state = fresh ? order.next() : pendingChunked;
+                long host = fresh ? hostOrder.next() : 0;
+                pendingChunked = null;
+                long start = fresh ? group.prefixMatchTokens(state) + host : state.request().seqLen() - state.remainingTokens();
+                if (!group.reserve(state, host, admitted.extendLen())) {
+                    break;
+                }
+                formed.add(new PrefillBatch.Entry(state, start, admitted.extendLen(), state.remainingTokens() == 0));
+            }
+            return formed;
         }
 
         private static AdmissionCandidate candidate(RequestState state, long extendLen) {

@@ -2,8 +2,8 @@ package org.kvflow.operators.transfer;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.kvflow.core.KvflowException;
 import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.kernels.pages.PageListMismatchException;
 
 /**
  * The PD sender algorithm of SPEC §8.2 for CP shared KV: each rank keeps only the positions whose
@@ -59,7 +59,7 @@ public final class TransferPlanner {
             return List.of();
         }
         if (src.length != dst.length) {
-            throw new KvflowException("page lists differ in length: " + src.length + " source vs " + dst.length + " destination pages");
+            throw new PageListMismatchException(src.length, dst.length);
         }
         List<PageRun> runs = new ArrayList<>();
         int runStart = 0;

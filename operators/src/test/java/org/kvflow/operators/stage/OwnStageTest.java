@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.function.Function;
 import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.ReservationException;
 import org.kvflow.operators.shard.ShardOperator;
 import reactor.core.publisher.Flux;
 
@@ -28,6 +29,6 @@ class OwnStageTest extends StageScenarios {
 
     @Override
     void assertMiddleFailure(Throwable error, PrefillBatch batch) {
-        assertThat(error).isInstanceOf(IllegalStateException.class).hasMessage("request b allocates 10 pages with 3 reserved");
+        assertThat(error).isInstanceOf(ReservationException.class).hasMessage("request b allocates 10 pages with 3 reserved");
     }
 }

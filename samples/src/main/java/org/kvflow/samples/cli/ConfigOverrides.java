@@ -91,13 +91,14 @@ final class ConfigOverrides {
     }
 
     private HiCacheConfig applyHiCache(HiCacheConfig h) {
-        return new HiCacheConfig(
-                or(hicacheEnabled, h.enabled()),
-                or(storageBackend, h.storageBackend()),
-                or(layout, h.layout()),
-                or(ioBackend, h.ioBackend()),
-                or(writePolicy, h.writePolicy()),
-                hostPoolTokens != null ? hostPoolTokens : h.hostPoolTokens());
+        return h.toBuilder()
+                .enabled(or(hicacheEnabled, h.enabled()))
+                .storageBackend(or(storageBackend, h.storageBackend()))
+                .layout(or(layout, h.layout()))
+                .ioBackend(or(ioBackend, h.ioBackend()))
+                .writePolicy(or(writePolicy, h.writePolicy()))
+                .hostPoolTokens(hostPoolTokens != null ? hostPoolTokens : h.hostPoolTokens())
+                .build();
     }
 
     private static <T> T or(@Nullable T flag, T base) {

@@ -14,9 +14,6 @@ import java.util.function.Consumer;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.config.DisaggregationMode;
 import org.kvflow.core.config.HiCacheConfig;
-import org.kvflow.core.config.HiCacheIoBackend;
-import org.kvflow.core.config.HiCacheLayout;
-import org.kvflow.core.config.HiCacheStorageBackend;
 import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.core.config.WritePolicy;
 import org.kvflow.core.model.KvDtype;
@@ -82,13 +79,12 @@ public final class Demo {
         return CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cpSize).pageSize(PAGE_SIZE).model(ModelKind.NSA_MLA).sharedKv(true)
                 .bsGt1(true).maxRequests(16L).chunkedPrefillSize(4096L).kvDtype(KvDtype.FP8_E4M3)
                 .disaggregationMode(DisaggregationMode.PREFILL).transferBackend(TransferBackendKind.TCP)
-                .hicache(new HiCacheConfig(true, HiCacheStorageBackend.NONE, HiCacheLayout.PAGE_FIRST, HiCacheIoBackend.KERNEL,
-                        WritePolicy.WRITE_THROUGH, null))
+                .hicache(HiCacheConfig.builder().enabled(true).writePolicy(WritePolicy.WRITE_THROUGH).build())
                 .build();
     }
 
     public KvModel model() {
-        return new KvModel(new NsaDims(16, 512, 64, 128, 2048), KvDtype.FP8_E4M3, 2, seed);
+        return KvModel.builder().dims(new NsaDims(16, 512, 64, 128, 2048)).dtype(KvDtype.FP8_E4M3).layers(2).seed(seed).build();
     }
 
     private PrefillFlow flow(OwnSpec own) {

@@ -11,7 +11,7 @@ import org.kvflow.kernels.api.IntArray;
  * max and the sum of {@code exp(logit − max)} in ascending order as the reference does, and all
  * work-items produce the latent outputs (strided over {@code C}). Barriers order the phases.
  */
-public final class AttendAparapi extends AparapiTask {
+final class AttendAparapi extends AparapiTask {
     float[] queries = new float[1];
     float[] keys = new float[1];
     float[] weights = new float[1];

@@ -9,7 +9,7 @@ import org.kvflow.kernels.api.FloatArray;
  * table built from the Java codec; a NaN result is written as Java's canonical NaN, so the floats
  * match bit for bit.
  */
-public final class DequantizeAparapi extends AparapiTask {
+final class DequantizeAparapi extends AparapiTask {
     byte[] codes = new byte[1];
     float[] scales = new float[1];
     float[] x = new float[1];

@@ -12,7 +12,7 @@ import org.kvflow.kernels.api.IntArray;
  * Java codec, so dequantisation is exact; the dot product may be contracted to fused multiply-adds
  * by the OpenCL compiler.
  */
-public final class IndexScoreAparapi extends AparapiTask {
+final class IndexScoreAparapi extends AparapiTask {
     float[] queries = new float[1];
     byte[] keys = new byte[1];
     float[] keyScales = new float[1];

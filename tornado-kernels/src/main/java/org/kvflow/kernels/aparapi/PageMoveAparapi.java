@@ -15,7 +15,7 @@ import org.kvflow.kernels.gather.GatherKernels;
  * {@code mode} picks which side the page list indexes: the source (gather), the destination
  * (scatter), or the source with a second list for the destination (copy).
  */
-public final class PageMoveAparapi extends AparapiTask {
+final class PageMoveAparapi extends AparapiTask {
     /** Chunks a side the twin binds: 4 × 2 GiB. */
     static final int MAX_CHUNKS = 4;
     static final int GATHER = 0;

@@ -14,7 +14,7 @@ import org.kvflow.kernels.api.FloatArray;
  * float is the correctly rounded fp32 quotient; the divisors come from fields so the compiler
  * cannot prove they are floats and turn the division back into an fp32 one (it did with constants). A NaN in a tile makes its maximum NaN for good, as {@code Math.max} does.
  */
-public final class QuantizeAparapi extends AparapiTask {
+final class QuantizeAparapi extends AparapiTask {
     float[] x = new float[1];
     float[] scales = new float[1];
     byte[] codes = new byte[1];

@@ -12,7 +12,7 @@ import org.kvflow.kernels.api.LongArray;
  * Every product is multiplied by a field holding 1.0 before it is added, so a compiler that fuses
  * multiply-adds fuses an exact product and the sums round as the Java reference's do.
  */
-public final class SyntheticKeysAparapi extends AparapiTask {
+final class SyntheticKeysAparapi extends AparapiTask {
     long[] inputSeeds = new long[1];
     float[] weights = new float[1];
     float[] cosSin = new float[1];

@@ -29,7 +29,7 @@ import org.kvflow.kernels.api.IntArray;
  * one scratch buffer the twin holds itself (so every sweep reads one array), the candidates'
  * positions to a second.
  */
-public final class TopKAparapi extends AparapiTask {
+final class TopKAparapi extends AparapiTask {
     /** Most segments a row is cut into. */
     static final int MAX_SEGMENTS = 8;
     /** Work-groups a launch aims at: about eight per multiprocessor of an H200. */

@@ -11,17 +11,14 @@ public final class PageCopies {
     /**
      * The checks every copier runs before copying.
      *
-     * @throws IllegalArgumentException if the lists differ in length or the buffers' page sizes differ
+     * @throws PageListMismatchException if the lists differ in length
+     * @throws PageSizeMismatchException if the buffers' page sizes differ
      * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its buffer
      */
     public static void checkPairs(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
-        if (srcPages.length != dstPages.length) {
-            throw new IllegalArgumentException("page lists differ in length: " + srcPages.length + " source vs "
-                    + dstPages.length + " destination pages");
-        }
+        PageListMismatchException.check(srcPages, dstPages);
         if (src.pageBytes() != dst.pageBytes()) {
-            throw new IllegalArgumentException("page sizes differ: " + src.label() + " has " + src.pageBytes() + " B, "
-                    + dst.label() + " has " + dst.pageBytes() + " B");
+            throw new PageSizeMismatchException(src, dst);
         }
         PageCopyKernels.checkPages(src.label(), srcPages, src.pages());
         PageCopyKernels.checkPages(dst.label(), dstPages, dst.pages());

@@ -52,7 +52,8 @@ public interface PageMemory extends AutoCloseable {
      * {@code dst[dstPages[i]] ← src[srcPages[i]]}: direct copies, gathers (dst pages 0..n-1) and
      * scatters (src pages 0..n-1), between any two buffers of this memory.
      *
-     * @throws IllegalArgumentException if the lists differ in length or the page sizes differ
+     * @throws PageListMismatchException if the lists differ in length
+     * @throws PageSizeMismatchException if the page sizes differ
      * @throws org.kvflow.kernels.gather.PageOutOfRangeException if a page is outside its buffer
      */
     void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages);

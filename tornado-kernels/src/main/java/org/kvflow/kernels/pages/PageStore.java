@@ -212,10 +212,7 @@ public final class PageStore implements AutoCloseable {
         if (!src.layout.equals(layout) || src.pageSize != pageSize) {
             throw new IncompatibleStoresException(src, this);
         }
-        if (srcPages.length != dstPages.length) {
-            throw new IllegalArgumentException("page lists differ in length: " + srcPages.length + " source vs "
-                    + dstPages.length + " destination pages");
-        }
+        PageListMismatchException.check(srcPages, dstPages);
         PageCopyKernels.checkPages(src.label, srcPages, src.pages);
         PageCopyKernels.checkPages(label, dstPages, pages);
         for (KvComponent component : KvComponent.values()) {

@@ -72,9 +72,9 @@ class HeapPageMemoryTest {
         PageBuffer a = memory.allocate("a", 2, 4);
         PageBuffer b = memory.allocate("b", 2, 8);
         assertThatThrownBy(() -> memory.copyPages(a, new long[] {0}, b, new long[] {0}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("page sizes differ: a has 4 B, b has 8 B");
+                .isInstanceOf(PageSizeMismatchException.class).hasMessage("page sizes differ: a has 4 B, b has 8 B");
         assertThatThrownBy(() -> memory.copyPages(a, new long[] {0, 1}, a, new long[] {0}))
-                .hasMessage("page lists differ in length: 2 source vs 1 destination pages");
+                .isInstanceOf(PageListMismatchException.class).hasMessage("page lists differ in length: 2 source vs 1 destination pages");
         assertThatThrownBy(() -> memory.allocate("huge", 1L << 30, 4)).isInstanceOf(BufferTooLargeException.class)
                 .hasMessage("huge: 1073741824 pages of 4 B need 4294967296 bytes, more than one Java array holds (2 GiB); split the pool");
     }

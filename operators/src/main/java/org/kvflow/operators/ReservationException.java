@@ -1,0 +1,20 @@
+package org.kvflow.operators;
+
+import org.kvflow.core.KvflowException;
+
+/**
+ * Page accounting refused a request's chunk: more pages allocated than admission reserved, or a
+ * host-cache hit that is not whole pages on the first chunk. The group's accounting is unchanged.
+ */
+public final class ReservationException extends KvflowException {
+    private final String requestId;
+
+    public ReservationException(String requestId, String reason) {
+        super("request " + requestId + reason);
+        this.requestId = requestId;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+}
