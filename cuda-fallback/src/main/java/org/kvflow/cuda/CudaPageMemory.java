@@ -66,7 +66,7 @@ import org.kvflow.kernels.pages.Residency;
  * device's address space; {@link #copyPagesDma} is the DMA alternative. Each call synchronises its
  * stream once before returning. Page lists are staged in one reusable pinned buffer and uploaded
  * asynchronously, so a copy costs one small DMA and one launch. Every buffer is freed in
- * {@link #close()}.
+ * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share one memory).
  */
 public final class CudaPageMemory implements PageMemory {
     private static final int BLOCK = 128;
@@ -155,7 +155,7 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     @Override
-    public PageBuffer allocate(String label, long pages, int pageBytes) {
+    public synchronized PageBuffer allocate(String label, long pages, int pageBytes) {
         checkSize(label, pages, pageBytes);
         current();
         CUdeviceptr ptr = new CUdeviceptr();
@@ -169,7 +169,7 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     @Override
-    public PageBuffer allocateHost(String label, long pages, int pageBytes) {
+    public synchronized PageBuffer allocateHost(String label, long pages, int pageBytes) {
         checkSize(label, pages, pageBytes);
         current();
         Pointer host = new Pointer();
@@ -185,12 +185,12 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     @Override
-    public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
+    public synchronized void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
         write(dst, offset, Pointer.to(src).withByteOffset(srcOffset), length);
     }
 
     @Override
-    public void write(PageBuffer dst, long offset, ByteBuffer src) {
+    public synchronized void write(PageBuffer dst, long offset, ByteBuffer src) {
         int length = src.remaining();
         write(dst, offset, Pointer.toBuffer(src), length);
         src.position(src.position() + length);
@@ -208,12 +208,12 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     @Override
-    public void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
+    public synchronized void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
         read(src, offset, Pointer.to(dst).withByteOffset(dstOffset), length);
     }
 
     @Override
-    public void read(PageBuffer src, long offset, ByteBuffer dst) {
+    public synchronized void read(PageBuffer src, long offset, ByteBuffer dst) {
         int length = dst.remaining();
         read(src, offset, Pointer.toBuffer(dst), length);
         dst.position(dst.position() + length);
@@ -231,19 +231,19 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     @Override
-    public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+    public synchronized void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
         byte[] staged = new byte[length];
         read(src, offset, length, staged, 0);
         checksum.update(staged, 0, length);
     }
 
     @Override
-    public void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+    public synchronized void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
         copyComponents(List.of(src), srcPages, List.of(dst), dstPages);
     }
 
     /** Copies the same pages of several components (MLA latent, indexer pages) in one launch. */
-    public void copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+    public synchronized void copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
         if (src.size() != dst.size() || src.isEmpty()) {
             throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
         }
@@ -326,7 +326,7 @@ public final class CudaPageMemory implements PageMemory {
      * on both sides (unified addresses, so host and device buffers mix). Best for long runs; the
      * kernel path is best for scattered pages.
      */
-    public void copyPagesDma(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+    public synchronized void copyPagesDma(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
         PageCopies.checkPairs(src, srcPages, dst, dstPages);
         DeviceBuffer s = own(src);
         DeviceBuffer d = own(dst);
@@ -351,7 +351,7 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /** One plain copy of a whole buffer: the contiguous baseline the page copies are measured against. */
-    public void copyWhole(PageBuffer src, PageBuffer dst) {
+    public synchronized void copyWhole(PageBuffer src, PageBuffer dst) {
         DeviceBuffer s = own(src);
         DeviceBuffer d = own(dst);
         if (s.bytes() != d.bytes()) {
@@ -367,7 +367,7 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /** Device time of {@code work} (which must use this memory), measured with CUDA events on its stream. */
-    public float timeMillis(Runnable work) {
+    public synchronized float timeMillis(Runnable work) {
         current();
         CUevent start = new CUevent();
         CUevent stop = new CUevent();
@@ -388,12 +388,12 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /** Device time of the last copy kernel alone (CUDA events around the launch); NaN before the first. */
-    public float lastKernelMillis() {
+    public synchronized float lastKernelMillis() {
         return lastKernelMillis;
     }
 
     /** Free device memory as the driver reports it ({@code cuMemGetInfo}). */
-    public long freeDeviceBytes() {
+    public synchronized long freeDeviceBytes() {
         current();
         long[] free = new long[1];
         long[] total = new long[1];
@@ -402,12 +402,12 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /** Buffers still allocated (freed at {@link #close()}). */
-    public int liveBuffers() {
+    public synchronized int liveBuffers() {
         return live.size();
     }
 
     @Override
-    public void free(PageBuffer buffer) {
+    public synchronized void free(PageBuffer buffer) {
         DeviceBuffer b = own(buffer);
         current();
         release(b);
@@ -415,7 +415,7 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# On the GPU machine: the page-memory layer's GPU tests. PageStore on the cuda page memory against
+# the heap store (CudaPageStoreGpuTest), the cuda page memory's copies (CudaPageMemoryGpuTest), and
+# the pipeline with every rank's pools in device memory against the same run on the heap
+# (DeviceResidentPoolsGpuTest). Expects the unpacked runtime at $KVFLOW_DEVICE (default
+# /tmp/d/device) and the test jars of bench/device/pack.sh in $KVFLOW_TEST_JARS (default .device).
+# Writes $OUT/page-store-tests.txt.
+set -euo pipefail
+device=${KVFLOW_DEVICE:-/tmp/d/device}
+jars=$(cd "${KVFLOW_TEST_JARS:-.device}" && pwd)
+out=${OUT:-bench-out}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+selectors=()
+for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest operators.pipeline.DeviceResidentPoolsGpuTest; do
+  selectors+=(--select-class "org.kvflow.$c")
+done
+(cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g "-XX:ErrorFile=$out/hs_err_%p.log" -cp "$device/lib/*:$jars/*" \
+  org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner) 2>&1 \
+  | grep -v "WARNING\|^Dec \|INFO:" > "$out/page-store-tests.txt" || true
+tail -25 "$out/page-store-tests.txt"

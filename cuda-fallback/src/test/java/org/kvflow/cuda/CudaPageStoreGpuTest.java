@@ -1,0 +1,115 @@
+package org.kvflow.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.gather.PageOutOfRangeException;
+import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.kernels.pages.Residency;
+
+/**
+ * On the GPU machine: a {@link PageStore} whose pages live in device memory does what the heap
+ * store does, byte for byte: row writes, page payloads, runs into direct buffers, checksums, page
+ * copies on the device and copies between device and heap stores. Bad pages move nothing.
+ */
+@Tag("cuda")
+class CudaPageStoreGpuTest {
+    private static final KvLayout LAYOUT = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 2);
+    private static final int PS = 64;
+    private static CudaPageMemory cuda;
+
+    @BeforeAll
+    static void open() {
+        cuda = new CudaPageMemory(0);
+    }
+
+    @AfterAll
+    static void close() {
+        cuda.close();
+    }
+
+    private static byte[] random(long seed, int bytes) {
+        byte[] b = new byte[bytes];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    /** The same writes on a device store and a heap store. */
+    private static void fill(PageStore store, int pages) {
+        int dim = LAYOUT.shape().indexDim();
+        float[] scales = new float[KvLayout.tiles(dim)];
+        for (long row = 0; row < (long) pages * PS; row += 7) {
+            for (int l = 0; l < store.layers(); l++) {
+                store.writeMlaRow(l, row, random(row * 31 + l, LAYOUT.mlaRowBytes()), 0);
+                java.util.Arrays.fill(scales, row / 7f + l);
+                store.writeIndexRow(l, row, random(row * 17 + l, dim), 0, scales, 0);
+            }
+        }
+        store.writePage(KvComponent.MLA, pages - 1, random(99, store.layers() * store.mlaPageBytes()));
+    }
+
+    @Test
+    void aDeviceStoreHoldsTheSameBytesAsAHeapStore() {
+        int pages = 12;
+        try (PageStore device = PageStore.allocate(cuda, "rank 3", LAYOUT, PS, pages);
+             PageStore heap = PageStore.onHeap("rank 3 on heap", LAYOUT, PS, pages)) {
+            assertThat(device.residency()).isEqualTo(Residency.DEVICE);
+            fill(device, pages);
+            fill(heap, pages);
+            for (KvComponent c : KvComponent.values()) {
+                for (int l = 0; l < device.layers(); l++) {
+                    assertThat(device.readLayer(l, c)).as("%s layer %d", c, l).isEqualTo(heap.readLayer(l, c));
+                }
+                for (long p = 0; p < pages; p++) {
+                    assertThat(device.readPage(c, p)).isEqualTo(heap.readPage(c, p));
+                }
+            }
+            ByteBuffer direct = ByteBuffer.allocateDirect(3 * device.mlaPageBytes());
+            device.readPages(1, KvComponent.MLA, 4, 3, direct);
+            byte[] got = new byte[direct.capacity()];
+            direct.flip().get(got);
+            assertThat(got).isEqualTo(heap.readBytes(1, KvComponent.MLA, 4L * heap.mlaPageBytes(), got.length));
+            CRC32C a = new CRC32C();
+            CRC32C b = new CRC32C();
+            device.checksum(0, KvComponent.INDEX, 100, 5000, a);
+            heap.checksum(0, KvComponent.INDEX, 100, 5000, b);
+            assertThat(a.getValue()).isEqualTo(b.getValue());
+        }
+    }
+
+    @Test
+    void pagesCopyOnTheDeviceAndBetweenDeviceAndHeap() {
+        int pages = 16;
+        try (PageStore owner = PageStore.allocate(cuda, "owner", LAYOUT, PS, pages);
+             PageStore view = PageStore.allocate(cuda, "full view", LAYOUT, PS, 4);
+             PageStore decode = PageStore.onHeap("decode", LAYOUT, PS, 8)) {
+            fill(owner, pages);
+            long[] gathered = {15, 2, 9, 4};
+            view.copyPagesFrom(owner, gathered, new long[] {0, 1, 2, 3});
+            decode.copyPagesFrom(view, new long[] {3, 0}, new long[] {7, 1});
+            for (KvComponent c : KvComponent.values()) {
+                for (int k = 0; k < gathered.length; k++) {
+                    assertThat(view.readPage(c, k)).as("%s view page %d", c, k).isEqualTo(owner.readPage(c, gathered[k]));
+                }
+                assertThat(decode.readPage(c, 7)).isEqualTo(owner.readPage(c, 4));
+                assertThat(decode.readPage(c, 1)).isEqualTo(owner.readPage(c, 15));
+            }
+            byte[] before = view.readPage(KvComponent.MLA, 0);
+            assertThatThrownBy(() -> view.copyPagesFrom(owner, new long[] {1, 16}, new long[] {0, 1}))
+                    .isInstanceOf(PageOutOfRangeException.class).hasMessage("owner: entry 1 names page 16, outside [0, 16)");
+            assertThat(view.readPage(KvComponent.MLA, 0)).as("a refused copy moves nothing").isEqualTo(before);
+        }
+        assertThat(cuda.liveBuffers()).as("closed stores gave their device memory back").isZero();
+    }
+}
