@@ -51,9 +51,9 @@ class CudaPageStoreGpuTest {
         float[] scales = new float[KvLayout.tiles(dim)];
         for (long row = 0; row < (long) pages * PS; row += 7) {
             for (int l = 0; l < store.layers(); l++) {
-                store.writeMlaRow(l, row, random(row * 31 + l, LAYOUT.mlaRowBytes()), 0);
+                store.writeMlaRows(l, row, random(row * 31 + l, LAYOUT.mlaRowBytes()), 0, 1);
                 java.util.Arrays.fill(scales, row / 7f + l);
-                store.writeIndexRow(l, row, random(row * 17 + l, dim), 0, scales, 0);
+                store.writeIndexRows(l, row, random(row * 17 + l, dim), 0, scales, 0, 1);
             }
         }
         store.writePage(KvComponent.MLA, pages - 1, random(99, store.layers() * store.mlaPageBytes()));

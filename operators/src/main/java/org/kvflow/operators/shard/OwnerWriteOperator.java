@@ -156,27 +156,37 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         int rowBytes = layout.mlaRowBytes();
         for (int l = 0; l < model.layerCount(); l++) {
             SyntheticRows.Rows chunk = rows.of(l, tokenIds, positions);
-            for (long t = from; t < to; t++) {
+            // tokens whose locs run on within one page are one run of rows on their owner: one write per run
+            for (long t = from; t < to; ) {
                 long loc = locs[(int) t];
+                int count = 1;
+                while (t + count < to && locs[(int) (t + count)] == loc + count && (loc + count) % ps != 0) {
+                    count++;
+                }
                 int i = (int) (t - from);
                 int firstRank = shared ? ownership.ownerOfLoc(loc) : 0;
                 int lastRank = shared ? firstRank : ownership.cpSize() - 1;
                 long row = shared ? ownership.localRow(loc) : loc;
                 for (int r = firstRank; r <= lastRank; r++) {
                     if (checkRows && l == 0) {
-                        checkOwnerRow(ownership, loc, r, row, "owner write req " + state.id());
+                        for (int k = 0; k < count; k++) {
+                            checkOwnerRow(ownership, loc + k, r, row + k, "owner write req " + state.id());
+                        }
                     }
-                    putRow(stores.rank(r), l, row, chunk, i, rowBytes, dimI, blocks);
+                    putRows(stores.rank(r), l, row, chunk, i, count, rowBytes, dimI, blocks);
                 }
                 if (reference != null) {
-                    putRow(reference, l, loc, chunk, i, rowBytes, dimI, blocks);
+                    putRows(reference, l, loc, chunk, i, count, rowBytes, dimI, blocks);
                 }
+                t += count;
             }
         }
     }
 
-    private static void putRow(PageStore store, int l, long row, SyntheticRows.Rows chunk, int i, int rowBytes, int dimI, int blocks) {
-        store.writeMlaRow(l, row, chunk.mla(), i * rowBytes);
-        store.writeIndexRow(l, row, chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks);
+    /** Rows {@code i .. i + count - 1} of the chunk to rows {@code row ..} of one page of {@code store}. */
+    private static void putRows(PageStore store, int l, long row, SyntheticRows.Rows chunk, int i, int count, int rowBytes, int dimI,
+                                int blocks) {
+        store.writeMlaRows(l, row, chunk.mla(), i * rowBytes, count);
+        store.writeIndexRows(l, row, chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, count);
     }
 }

@@ -104,29 +104,37 @@ public final class PageStore implements AutoCloseable {
         return (int) layout.indexPageBytes(pageSize);
     }
 
-    /** Stores one token's MLA row ({@link KvLayout#mlaRowBytes()} bytes from {@code src[srcOffset]}) at {@code row} of {@code layer}. */
-    public void writeMlaRow(int layer, long row, byte[] src, int srcOffset) {
-        checkRow(row);
+    /**
+     * Stores the MLA rows of {@code count} consecutive tokens ({@link KvLayout#mlaRowBytes()} bytes
+     * each, from {@code src[srcOffset]}) at rows {@code firstRow ..} of {@code layer}: one copy.
+     */
+    public void writeMlaRows(int layer, long firstRow, byte[] src, int srcOffset, int count) {
+        checkRows(firstRow, count);
         int rowBytes = layout.mlaRowBytes();
-        memory.write(mla[layer], row * rowBytes, src, srcOffset, rowBytes);
+        memory.write(mla[layer], firstRow * rowBytes, src, srcOffset, count * rowBytes);
     }
 
     /**
-     * Stores one token's quantised index key at {@code row} of {@code layer} (SPEC §3.3): its
-     * {@code dim} fp8 codes at slot {@code row % ps} of page {@code row / ps}, its per-128 scales in
-     * that page's scale region.
+     * Stores the quantised index keys of {@code count} consecutive tokens at rows
+     * {@code firstRow ..} of {@code layer}, all in one page (SPEC §3.3): their fp8 codes at slots
+     * {@code firstRow % ps ..} of the page, their per-128 scales in the page's scale region. Two copies.
+     *
+     * @throws RowOutOfRangeException if the rows leave the store or cross a page boundary
      */
-    public void writeIndexRow(int layer, long row, byte[] codes, int codesOffset, float[] scales, int scalesOffset) {
-        checkRow(row);
+    public void writeIndexRows(int layer, long firstRow, byte[] codes, int codesOffset, float[] scales, int scalesOffset, int count) {
+        checkRows(firstRow, count);
+        if (firstRow / pageSize != (firstRow + count - 1) / pageSize) {
+            throw new RowOutOfRangeException(label, firstRow + count - 1, (firstRow / pageSize + 1) * pageSize);
+        }
         int dim = layout.shape().indexDim();
         int blocks = KvLayout.tiles(dim);
-        long page = row / pageSize;
-        int slot = (int) (row % pageSize);
-        long pageStart = page * indexPageBytes();
-        memory.write(index[layer], pageStart + (long) slot * dim, codes, codesOffset, dim);
-        byte[] scaleBytes = new byte[blocks * KvLayout.SCALE_BYTES];
-        ByteBuffer.wrap(scaleBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(scales, scalesOffset, blocks);
-        memory.write(index[layer], pageStart + (long) pageSize * dim + (long) slot * scaleBytes.length, scaleBytes, 0, scaleBytes.length);
+        int slot = (int) (firstRow % pageSize);
+        long pageStart = firstRow / pageSize * indexPageBytes();
+        memory.write(index[layer], pageStart + (long) slot * dim, codes, codesOffset, count * dim);
+        byte[] scaleBytes = new byte[count * blocks * KvLayout.SCALE_BYTES];
+        ByteBuffer.wrap(scaleBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(scales, scalesOffset, count * blocks);
+        memory.write(index[layer], pageStart + (long) pageSize * dim + (long) slot * blocks * KvLayout.SCALE_BYTES, scaleBytes, 0,
+                scaleBytes.length);
     }
 
     /** Page {@code page} of {@code component} in every layer, layer-major: the payload of a HiCache record (SPEC §11.4). */
@@ -254,9 +262,13 @@ public final class PageStore implements AutoCloseable {
         return buffer;
     }
 
-    private void checkRow(long row) {
-        if (row < 0 || row >= (long) pages * pageSize) {
-            throw new RowOutOfRangeException(label, row, (long) pages * pageSize);
+    private void checkRows(long firstRow, int count) {
+        long rows = (long) pages * pageSize;
+        if (firstRow < 0 || firstRow >= rows) {
+            throw new RowOutOfRangeException(label, firstRow, rows);
+        }
+        if (count < 1 || firstRow + count > rows) {
+            throw new RowOutOfRangeException(label, firstRow + count - 1, rows);
         }
     }
 

@@ -56,19 +56,24 @@ class PageStoreTest {
     @Test
     void rowWritesLandWhereTheRowCodecsReadThem() {
         PageStore store = PageStore.onHeap("rank 0", LAYOUT, PS, 2);
-        byte[] row = pattern(LAYOUT.mlaRowBytes(), 4);
-        store.writeMlaRow(1, 3, row, 0);
+        int rowBytes = LAYOUT.mlaRowBytes();
+        byte[] rows = pattern(2 * rowBytes, 4);
+        store.writeMlaRows(1, 2, rows, 0, 2);
         byte[] layer = store.readLayer(1, KvComponent.MLA);
-        assertThat(java.util.Arrays.copyOfRange(layer, 3 * row.length, 4 * row.length)).isEqualTo(row);
+        assertThat(java.util.Arrays.copyOfRange(layer, 2 * rowBytes, 4 * rowBytes)).isEqualTo(rows);
         int dim = TOY.index();
-        byte[] codes = pattern(dim, 5);
-        float[] scales = {0.5f};
-        store.writeIndexRow(0, 3, codes, 0, scales, 0);
+        byte[] codes = pattern(2 * dim, 5);
+        float[] scales = {0.5f, 0.25f};
+        store.writeIndexRows(0, 2, codes, 0, scales, 0, 2);
         byte[] expected = new byte[store.indexPageBytes()];
-        IndexRows.put(codes, 0, scales, 0, dim, PS, 1, expected, 0);
+        IndexRows.put(codes, 0, scales, 0, dim, PS, 0, expected, 0);
+        IndexRows.put(codes, dim, scales, 1, dim, PS, 1, expected, 0);
         assertThat(store.readPage(0, KvComponent.INDEX, 1)).isEqualTo(expected);
-        assertThatThrownBy(() -> store.writeMlaRow(0, 4, row, 0)).isInstanceOf(RowOutOfRangeException.class)
+        assertThatThrownBy(() -> store.writeMlaRows(0, 3, rows, 0, 2)).isInstanceOf(RowOutOfRangeException.class)
                 .hasMessage("rank 0: row 4 lies outside [0, 4)");
+        assertThatThrownBy(() -> store.writeIndexRows(0, 1, codes, 0, scales, 0, 2)).as("index rows of one call share a page")
+                .isInstanceOf(RowOutOfRangeException.class).hasMessage("rank 0: row 2 lies outside [0, 2)");
+        assertThat(store.readPage(0, KvComponent.INDEX, 0)).as("a refused write moves nothing").containsOnly(0);
     }
 
     @Test
