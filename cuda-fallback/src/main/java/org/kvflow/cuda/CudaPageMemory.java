@@ -186,47 +186,41 @@ public final class CudaPageMemory implements PageMemory {
 
     @Override
     public synchronized void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
-        write(dst, offset, Pointer.to(src).withByteOffset(srcOffset), length);
+        hostCopy(dst, offset, Pointer.to(src).withByteOffset(srcOffset), length, true);
     }
 
     @Override
     public synchronized void write(PageBuffer dst, long offset, ByteBuffer src) {
         int length = src.remaining();
-        write(dst, offset, Pointer.toBuffer(src), length);
+        hostCopy(dst, offset, Pointer.toBuffer(src), length, true);
         src.position(src.position() + length);
-    }
-
-    private void write(PageBuffer dst, long offset, Pointer src, int length) {
-        DeviceBuffer d = own(dst);
-        ByteRangeException.check(d, offset, length);
-        current();
-        try {
-            cuMemcpyHtoD(d.address.withByteOffset(offset), src, length);
-        } catch (RuntimeException e) {
-            throw new CudaCopyException("writing bytes " + offset + ".." + (offset + length) + " of " + d.label(), e);
-        }
     }
 
     @Override
     public synchronized void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
-        read(src, offset, Pointer.to(dst).withByteOffset(dstOffset), length);
+        hostCopy(src, offset, Pointer.to(dst).withByteOffset(dstOffset), length, false);
     }
 
     @Override
     public synchronized void read(PageBuffer src, long offset, ByteBuffer dst) {
         int length = dst.remaining();
-        read(src, offset, Pointer.toBuffer(dst), length);
+        hostCopy(src, offset, Pointer.toBuffer(dst), length, false);
         dst.position(dst.position() + length);
     }
 
-    private void read(PageBuffer src, long offset, Pointer dst, int length) {
-        DeviceBuffer s = own(src);
-        ByteRangeException.check(s, offset, length);
+    /** Bytes {@code [offset, offset + length)} of {@code buffer} from ({@code toDevice}) or to {@code host}, after the range check. */
+    private void hostCopy(PageBuffer buffer, long offset, Pointer host, int length, boolean toDevice) {
+        DeviceBuffer b = own(buffer);
+        ByteRangeException.check(b, offset, length);
         current();
         try {
-            cuMemcpyDtoH(dst, s.address.withByteOffset(offset), length);
+            if (toDevice) {
+                cuMemcpyHtoD(b.address.withByteOffset(offset), host, length);
+            } else {
+                cuMemcpyDtoH(host, b.address.withByteOffset(offset), length);
+            }
         } catch (RuntimeException e) {
-            throw new CudaCopyException("reading bytes " + offset + ".." + (offset + length) + " of " + s.label(), e);
+            throw new CudaCopyException((toDevice ? "writing" : "reading") + " bytes " + offset + ".." + (offset + length) + " of " + b.label(), e);
         }
     }
 

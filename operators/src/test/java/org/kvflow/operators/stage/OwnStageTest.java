@@ -2,7 +2,6 @@ package org.kvflow.operators.stage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
 import java.util.function.Function;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.ReservationException;
@@ -23,8 +22,7 @@ class OwnStageTest extends StageScenarios {
 
     @Override
     PrefillBatch breakMiddle(PrefillBatch batch) {
-        PrefillBatch.Entry b = batch.entries().get(1);
-        return batch.withEntries(List.of(batch.entries().get(0), new PrefillBatch.Entry(b.state(), 0, 40, true), batch.entries().get(2)));
+        return withMiddleChunk(batch, 40);
     }
 
     @Override

@@ -22,8 +22,7 @@ class SplitStageTest extends StageScenarios {
 
     @Override
     PrefillBatch breakMiddle(PrefillBatch batch) {
-        PrefillBatch.Entry b = batch.entries().get(1);
-        return batch.withEntries(List.of(batch.entries().get(0), new PrefillBatch.Entry(b.state(), 0, -1, true), batch.entries().get(2)));
+        return withMiddleChunk(batch, -1);
     }
 
     @Override

@@ -151,6 +151,12 @@ abstract class StageScenarios {
         return failures;
     }
 
+    /** {@code batch} with request {@code b}'s chunk (entry 1) replaced by one of {@code chunkLen} tokens from 0. */
+    static PrefillBatch withMiddleChunk(PrefillBatch batch, long chunkLen) {
+        PrefillBatch.Entry b = batch.entries().get(1);
+        return batch.withEntries(List.of(batch.entries().get(0), new PrefillBatch.Entry(b.state(), 0, chunkLen, true), batch.entries().get(2)));
+    }
+
     /** Admits {@link #requests} as one batch (pages reserved, none allocated yet). */
     PrefillBatch admitted() {
         return new Requests(group).admitted(0, requests);
