@@ -93,10 +93,14 @@ class CudaPageStoreGpuTest {
         int pages = 16;
         try (PageStore owner = PageStore.allocate(cuda, "owner", LAYOUT, PS, pages);
              PageStore view = PageStore.allocate(cuda, "full view", LAYOUT, PS, 4);
+             PageStore pinned = PageStore.allocateHost(cuda, "pinned staging", LAYOUT, PS, 4);
              PageStore decode = PageStore.onHeap("decode", LAYOUT, PS, 8)) {
+            assertThat(pinned.residency()).isEqualTo(Residency.PINNED_HOST);
             fill(owner, pages);
             long[] gathered = {15, 2, 9, 4};
             view.copyPagesFrom(owner, gathered, new long[] {0, 1, 2, 3});
+            pinned.copyPagesFrom(view, new long[] {0, 1, 2, 3}, new long[] {3, 2, 1, 0});
+            assertThat(pinned.readPage(KvComponent.INDEX, 3)).as("device -> pinned host in the same memory").isEqualTo(owner.readPage(KvComponent.INDEX, 15));
             decode.copyPagesFrom(view, new long[] {3, 0}, new long[] {7, 1});
             for (KvComponent c : KvComponent.values()) {
                 for (int k = 0; k < gathered.length; k++) {

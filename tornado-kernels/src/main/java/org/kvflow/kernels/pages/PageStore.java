@@ -24,7 +24,7 @@ public final class PageStore implements AutoCloseable {
     private final PageBuffer[] mla;
     private final PageBuffer[] index;
 
-    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, boolean host) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.label = Objects.requireNonNull(label, "label");
         this.layout = Objects.requireNonNull(layout, "layout");
@@ -42,8 +42,11 @@ public final class PageStore implements AutoCloseable {
         this.index = new PageBuffer[layers];
         try {
             for (int l = 0; l < layers; l++) {
-                mla[l] = memory.allocate(label + " mla layer " + l, pages, Math.toIntExact(layout.mlaPageBytes(pageSize)));
-                index[l] = memory.allocate(label + " index layer " + l, pages, Math.toIntExact(layout.indexPageBytes(pageSize)));
+                int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
+                int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
+                mla[l] = host ? memory.allocateHost(label + " mla layer " + l, pages, mlaBytes) : memory.allocate(label + " mla layer " + l, pages, mlaBytes);
+                index[l] = host ? memory.allocateHost(label + " index layer " + l, pages, indexBytes)
+                        : memory.allocate(label + " index layer " + l, pages, indexBytes);
             }
         } catch (RuntimeException e) {
             close();
@@ -53,12 +56,20 @@ public final class PageStore implements AutoCloseable {
 
     /** {@code pages} zeroed pages of {@code layout} in {@code memory}'s own kind of memory. */
     public static PageStore allocate(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(memory, label, layout, pageSize, pages);
+        return new PageStore(memory, label, layout, pageSize, pages, false);
+    }
+
+    /**
+     * {@code pages} zeroed pages in {@code memory}'s host staging memory (pinned for {@code cuda},
+     * so copies to and from its device stores are DMA): HiCache backups and loads, transfer staging.
+     */
+    public static PageStore allocateHost(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(memory, label, layout, pageSize, pages, true);
     }
 
     /** {@code pages} zeroed pages on the Java heap. */
     public static PageStore onHeap(String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages);
+        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages, false);
     }
 
     public String label() {

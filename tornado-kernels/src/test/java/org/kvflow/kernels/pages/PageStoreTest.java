@@ -44,7 +44,8 @@ class PageStoreTest {
     @Test
     void storesInDifferentMemoriesCopyThroughTheHost() {
         PageStore device = PageStore.onHeap("rank 1", LAYOUT, PS, 2);
-        PageStore decode = PageStore.onHeap("decode", LAYOUT, PS, 4);
+        PageStore decode = PageStore.allocateHost(new HeapPageMemory(), "decode", LAYOUT, PS, 4);
+        assertThat(decode.residency()).as("the heap memory's host staging is the heap").isEqualTo(Residency.HEAP);
         assertThat(device.memory()).isNotSameAs(decode.memory());
         byte[] mla = pattern(device.layers() * device.mlaPageBytes(), 3);
         device.writePage(KvComponent.MLA, 1, mla);
