@@ -3,7 +3,7 @@ package org.kvflow.cuda;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageMemoryProvider;
 
-/** Registers the {@code cuda} page memory (device 0) with {@link java.util.ServiceLoader}. */
+/** Registers the {@code cuda} page memory ({@code cuda:<ordinal>}) with {@link java.util.ServiceLoader}. */
 public final class CudaPageMemoryProvider implements PageMemoryProvider {
     @Override
     public String name() {
@@ -11,7 +11,7 @@ public final class CudaPageMemoryProvider implements PageMemoryProvider {
     }
 
     @Override
-    public PageMemory open() {
-        return new CudaPageMemory(0);
+    public PageMemory open(int ordinal) {
+        return new CudaPageMemory(ordinal);
     }
 }

@@ -15,7 +15,12 @@ import org.kvflow.core.config.WritePolicy;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.DeviceNotFoundException;
 import org.kvflow.kernels.api.Devices;
+import org.kvflow.kernels.pages.MemoryUnavailableException;
+import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.operators.KvModel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -25,6 +30,8 @@ import reactor.core.scheduler.Schedulers;
  * nothing runs before the built pipeline is subscribed to.
  */
 public final class PrefillFlow {
+    private static final Logger LOG = LoggerFactory.getLogger(PrefillFlow.class);
+
     private final CpSharedKvConfig config;
     private final @Nullable KvModel model;
     private final String device;
@@ -52,9 +59,10 @@ public final class PrefillFlow {
     }
 
     /**
-     * Where the whole pipeline computes: {@code java} (the default), {@code auto} (an OpenCL GPU,
-     * then an OpenCL CPU, then Java), or {@code opencl[:n]}. The write stage's rows and the
-     * attention step run there.
+     * Where the whole pipeline computes: {@code java} (the default), {@code cuda[:n]},
+     * {@code opencl[:n]}, or {@code auto} (a CUDA GPU, then an OpenCL GPU, then an OpenCL CPU, then
+     * Java). The write stage's rows and the attention step run there; on a {@code cuda} device the
+     * ranks' pools and the full views live in that GPU's memory too.
      */
     public PrefillFlow device(String name) {
         return new PrefillFlow(config, model, Objects.requireNonNull(name, "device"), scheduler, stages, registry);
@@ -170,12 +178,13 @@ public final class PrefillFlow {
             problems.add("materialize: missing");
         }
         Device kernelDevice = Devices.java();
-        if (device.equals("cuda") || device.startsWith("cuda:")) {
-            problems.add("device=" + device + ": rank pools stay in host memory until the pipeline runs on the GPU; use java, auto or opencl[:n]");
-        } else if (!device.equals("java")) {
+        if (!device.equals("java")) {
             try {
                 kernelDevice = Devices.select(device);
-            } catch (DeviceNotFoundException e) {
+                try (PageMemory pools = PageMemories.forDevice(kernelDevice)) {
+                    LOG.debug("device={}: kernels on {}, rank pools in {}", device, kernelDevice, pools.deviceName());
+                }
+            } catch (DeviceNotFoundException | MemoryUnavailableException e) {
                 problems.add("device=" + device + ": " + e.getMessage());
             }
         }

@@ -8,6 +8,8 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -92,8 +94,10 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
 
     private Flux<PrefillResult> runOnce(Flux<PrefillRequest> requests, PrefillRun run) {
         OwnSpec own = spec(OwnSpec.class);
-        KvGroup group = KvGroup.create(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()), model,
-                own.prefixCaching());
+        PageMemory memory = PageMemories.forDevice(device);
+        KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
+                .prefixCaching(own.prefixCaching()).memory(memory);
+        KvGroup group = (model == null ? pools : pools.model(model)).build();
         run.started(group);
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
         KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()));
@@ -102,7 +106,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
                 : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
                 config.pageSize(), null));
-        List<AutoCloseable> resources = new ArrayList<>(List.of(group));
+        List<AutoCloseable> resources = new ArrayList<>(List.of(group, memory));
         List<CpPrefillPipeline.Stage> operators = new ArrayList<>();
         HiCacheBackupOperator[] backup = new HiCacheBackupOperator[1];
         for (StageSpec spec : stages) {

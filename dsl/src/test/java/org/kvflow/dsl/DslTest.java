@@ -67,7 +67,7 @@ public class DslTest {
     void buildListsEveryProblemWithItsSetting() {
         CpSharedKvConfig prefill = CONFIG.toBuilder().split(SplitMode.ROUND_ROBIN_SPLIT).disaggregationMode(DisaggregationMode.PREFILL)
                 .transferBackend(TransferBackendKind.NIXL).build();
-        PrefillFlow bad = KvFlow.prefill(prefill).model(MODEL).device("cuda")
+        PrefillFlow bad = KvFlow.prefill(prefill).model(MODEL)
                 .admit(Admission.batchGate())
                 .own(Ownership.byPageId())
                 .materialize(Materialize.fullView())
@@ -83,9 +83,8 @@ public class DslTest {
                 "split=in-seq-split but the config's split is round-robin-split",
                 "own: size the pools with pagesPerRank or budgetBytes (one of them)",
                 "write: missing; a flow with a model writes its KV rows before it materializes them",
-                "device=cuda: rank pools stay in host memory until the pipeline runs on the GPU; use java, auto or opencl[:n]",
                 "transfer: required with disaggregationMode=prefill"))
-                .hasMessageStartingWith("11 problems: [");
+                .hasMessageStartingWith("10 problems: [");
     }
 
     @Test
@@ -103,7 +102,18 @@ public class DslTest {
         assertThatThrownBy(transferFirst::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())
                 .contains("backup after transfer: stages run admit, split, own, write, materialize, backup, transfer"));
         assertThatThrownBy(() -> modelFlow().device("opencl:99").build()).isInstanceOfSatisfying(PipelineDefinitionException.class,
-                e -> assertThat(e.problems()).singleElement().asString().startsWith("device=opencl:99: "));
+                e -> assertThat(e.problems()).singleElement().asString().startsWith("device=opencl:99: no kernel device 'opencl:99': found [java"));
+    }
+
+    /** {@code cuda} builds where a CUDA GPU is (kernels and pools there) and is a build problem naming what exists where none is. */
+    @Test
+    void aCudaDeviceIsUsedWhereOneExistsAndRefusedWhereNone() {
+        try {
+            PrefillPipeline onGpu = modelFlow().device("cuda").transfer(PdTransfer.inMemory(new DecodeReceiver(64, 16, MODEL.layout()))).build();
+            assertThat(onGpu.device().backend()).isEqualTo("cuda");
+        } catch (PipelineDefinitionException e) {
+            assertThat(e.problems()).singleElement().asString().startsWith("device=cuda: no kernel device 'cuda': found [java");
+        }
     }
 
     @Test

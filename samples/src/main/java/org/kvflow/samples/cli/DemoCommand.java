@@ -37,7 +37,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--cp", defaultValue = "8", description = "CP size (default ${DEFAULT-VALUE})") int cp;
     @Option(names = "--requests", defaultValue = "200", description = "requests to stream (default ${DEFAULT-VALUE})") int requests;
     @Option(names = "--max-len", defaultValue = "640", description = "largest fresh prompt in tokens (default ${DEFAULT-VALUE})") int maxLen;
-    @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | auto | opencl[:n] (cuda: refused until the pipeline runs on the GPU)") String backend;
+    @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | cuda[:n] (pools in GPU memory too) | opencl[:n] | auto") String backend;
     @Option(names = "--seed", defaultValue = "7") long seed;
     @Option(names = "--journal", paramLabel = "DIR", description = "keep the HiCache journal here (default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;
@@ -127,7 +127,8 @@ final class DemoCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "  capacity   same per-rank pool: %.4fx the logical pages of replicated CP%d, (cp*N-1)/(N-1) for N = %d pages/rank%n",
                 r.capacityRatio(), r.cpSize(), r.pagesPerRank());
         out.printf(Locale.ROOT, "  scratch    full view peak %.1f MB (beside the pools, not in the ratio)%n", r.scratchBytes() / 1e6);
-        out.printf(Locale.ROOT, "  kernels    KV rows, indexer top-k and attention on %s%n", r.kernelDevice());
+        out.printf(Locale.ROOT, "  kernels    KV rows, indexer top-k and attention on %s; rank pools and views in %s%n", r.kernelDevice(),
+                r.kernelDevice().startsWith("cuda") ? "GPU memory" : "host memory");
         out.printf(Locale.ROOT, "  transfer   %.1f MB of KV to the decode process (pid %d) over tcp%n", r.transferBytes() / 1e6, r.decodePid());
         out.printf(Locale.ROOT, "  journal    %d page records, replayed with %d refused%n", r.journalRecords(), r.journalRefused());
         out.printf(Locale.ROOT, "  checks     %d/%d requests: decode KV == replicated KV%s%n", r.checksPassed(), r.requests(),

@@ -16,19 +16,36 @@ public final class PageMemories {
     }
 
     /**
-     * Opens the page memory called {@code name}.
+     * Opens the page memory {@code selector} names: {@code java}, or a provider's name with an
+     * optional device ordinal ({@code cuda}, {@code cuda:1}).
      *
      * @throws MemoryUnavailableException if no provider has that name, or it cannot run here
      */
-    public static PageMemory open(String name) {
-        if (name.equals("java")) {
+    public static PageMemory open(String selector) {
+        if (selector.equals("java")) {
             return new HeapPageMemory();
+        }
+        int colon = selector.indexOf(':');
+        String name = colon < 0 ? selector : selector.substring(0, colon);
+        int ordinal;
+        try {
+            ordinal = colon < 0 ? 0 : Integer.parseInt(selector.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new MemoryUnavailableException(selector, "the device ordinal after ':' is not a number");
         }
         for (PageMemoryProvider provider : ServiceLoader.load(PageMemoryProvider.class)) {
             if (provider.name().equals(name)) {
-                return provider.open();
+                return provider.open(ordinal);
             }
         }
-        throw new MemoryUnavailableException(name, "no provider of that name; available: " + names());
+        throw new MemoryUnavailableException(selector, "no provider of that name; available: " + names());
+    }
+
+    /**
+     * The memory pools live in when kernels run on {@code device}: the GPU's own memory for a
+     * {@code cuda} device, the Java heap for every other (OpenCL twins copy from host arrays).
+     */
+    public static PageMemory forDevice(org.kvflow.kernels.api.Device device) {
+        return device.backend().equals("cuda") ? open("cuda:" + device.index()) : new HeapPageMemory();
     }
 }

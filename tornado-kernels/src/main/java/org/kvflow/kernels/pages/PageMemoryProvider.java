@@ -6,9 +6,9 @@ public interface PageMemoryProvider {
     String name();
 
     /**
-     * Opens the memory.
+     * Opens the memory of device {@code ordinal}.
      *
      * @throws MemoryUnavailableException if its device or driver is missing; the caller may choose another
      */
-    PageMemory open();
+    PageMemory open(int ordinal);
 }

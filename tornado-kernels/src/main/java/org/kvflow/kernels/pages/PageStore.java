@@ -23,6 +23,7 @@ public final class PageStore implements AutoCloseable {
     private final int pages;
     private final PageBuffer[] mla;
     private final PageBuffer[] index;
+    private final Residency residency;
 
     private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, boolean host) {
         this.memory = Objects.requireNonNull(memory, "memory");
@@ -52,6 +53,7 @@ public final class PageStore implements AutoCloseable {
             close();
             throw e;
         }
+        this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
     }
 
     /** {@code pages} zeroed pages of {@code layout} in {@code memory}'s own kind of memory. */
@@ -99,7 +101,7 @@ public final class PageStore implements AutoCloseable {
 
     /** Where the bytes live. */
     public Residency residency() {
-        return mla.length == 0 ? Residency.HEAP : mla[0].residency();
+        return residency;
     }
 
     /** Bytes of one page of {@code component} in one layer. */

@@ -86,6 +86,10 @@ class HeapPageMemoryTest {
         }
         assertThatThrownBy(() -> PageMemories.open("nope")).isInstanceOf(MemoryUnavailableException.class)
                 .hasMessage("page memory 'nope' is unavailable: no provider of that name; available: [java]");
+        assertThatThrownBy(() -> PageMemories.open("cuda:x")).isInstanceOf(MemoryUnavailableException.class)
+                .hasMessage("page memory 'cuda:x' is unavailable: the device ordinal after ':' is not a number");
+        assertThat(PageMemories.forDevice(org.kvflow.kernels.api.Devices.java())).as("pools of a non-cuda device live on the heap")
+                .isInstanceOf(HeapPageMemory.class);
     }
 
     @Test
