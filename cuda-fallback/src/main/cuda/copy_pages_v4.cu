@@ -23,3 +23,22 @@ extern "C" __global__ void copy_pages_v4(const int4* __restrict__ src0, int4* __
   const int to = min(vec, from + per);
   copy_slice(src + srcPages[p] * vec, dst + dstPages[p] * vec, from, to);
 }
+
+// The same copy over a table of buffer pairs, for stores with one buffer per layer and component:
+// table holds rows source addresses, then rows destination addresses, then rows page sizes in int4
+// units; for every pair p and row c, row c's destination page dstPages[p] <- its source page srcPages[p].
+// Launch: grid.x = pairs * slices, grid.y = rows (up to 65535), block = 128 threads.
+extern "C" __global__ void copy_pages_table_v4(const long long* __restrict__ table, int rows,
+                                               const long long* __restrict__ srcPages,
+                                               const long long* __restrict__ dstPages,
+                                               int slices) {
+  const int c = blockIdx.y;
+  const int4* __restrict__ src = reinterpret_cast<const int4*>(table[c]);
+  int4* __restrict__ dst = reinterpret_cast<int4*>(table[rows + c]);
+  const int vec = (int) table[2 * rows + c];
+  const long long p = blockIdx.x / slices;
+  const int per = (vec + slices - 1) / slices;
+  const int from = (blockIdx.x % slices) * per;
+  const int to = min(vec, from + per);
+  copy_slice(src + srcPages[p] * vec, dst + dstPages[p] * vec, from, to);
+}

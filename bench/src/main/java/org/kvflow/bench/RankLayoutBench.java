@@ -83,7 +83,7 @@ public final class RankLayoutBench {
     }
 
     /** Per owner rank: its local pages of the request and their view positions. */
-    private static void split(OwnershipMap ownership, long[] ids, long[][] src, long[][] dst) {
+    static void split(OwnershipMap ownership, long[] ids, long[][] src, long[][] dst) {
         int cp = ownership.cpSize();
         int[] counts = new int[cp];
         for (long id : ids) {
@@ -162,7 +162,7 @@ public final class RankLayoutBench {
         return lo;
     }
 
-    private static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
+    static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
         for (int i = 0; i < WARMUP; i++) {
             copy.run();
         }
@@ -177,7 +177,7 @@ public final class RankLayoutBench {
     }
 
     /** {@code n} distinct values of {@code [1, of)} (page 0 is the padding page), in random order. */
-    private static long[] sample(SplittableRandom rnd, int n, long of) {
+    static long[] sample(SplittableRandom rnd, int n, long of) {
         long[] all = new long[Math.toIntExact(of)];
         Arrays.setAll(all, i -> i);
         for (int i = all.length - 1; i > 1; i--) {

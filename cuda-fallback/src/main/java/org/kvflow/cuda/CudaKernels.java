@@ -12,14 +12,18 @@ import java.util.Arrays;
  */
 public enum CudaKernels {
     /** 16-byte copies; page sizes must be multiples of 16 bytes. */
-    COPY_PAGES_V4("copy_pages_v4"),
+    COPY_PAGES_V4("copy_pages_v4", "copy_pages_v4"),
+    /** 16-byte copies over a device-side table of buffer pairs (every layer's buffers of two stores in one launch). */
+    COPY_PAGES_TABLE_V4("copy_pages_table_v4", "copy_pages_v4"),
     /** Byte copies for any page size. */
-    COPY_PAGES_U8("copy_pages_u8");
+    COPY_PAGES_U8("copy_pages_u8", "copy_pages_u8");
 
     private final String entry;
+    private final String module;
 
-    CudaKernels(String entry) {
+    CudaKernels(String entry, String module) {
         this.entry = entry;
+        this.module = module;
     }
 
     /** The {@code extern "C"} entry point. */
@@ -29,12 +33,12 @@ public enum CudaKernels {
 
     /** The fatbin bytes. */
     public byte[] fatbin() {
-        return resource("/cuda/" + entry + ".fatbin");
+        return resource("/cuda/" + module + ".fatbin");
     }
 
     /** The PTX text, NUL-terminated as the driver wants it. */
     public byte[] ptx() {
-        byte[] text = resource("/cuda/" + entry + ".ptx");
+        byte[] text = resource("/cuda/" + module + ".ptx");
         return Arrays.copyOf(text, text.length + 1);
     }
 

@@ -74,12 +74,15 @@ public final class CudaPageMemory implements PageMemory {
     private static final int SLICES = 4;
     /** KV components one launch can move (the kernels take four base pairs). */
     public static final int MAX_COMPONENTS = 4;
+    /** Buffer pairs one table launch can move (grid.y). */
+    private static final int MAX_TABLE_ROWS = 65_535;
 
     private final CUdevice device = new CUdevice();
     private final CUcontext context = new CUcontext();
     private final CUstream stream = new CUstream();
     private final List<CUmodule> modules = new ArrayList<>();
     private final CUfunction copyV4;
+    private final CUfunction copyTableV4;
     private final CUfunction copyU8;
     private final String deviceName;
     private final int multiprocessors;
@@ -123,6 +126,7 @@ public final class CudaPageMemory implements PageMemory {
             cuEventCreate(kernelStart, 0);
             cuEventCreate(kernelStop, 0);
             this.copyV4 = load(CudaKernels.COPY_PAGES_V4);
+            this.copyTableV4 = load(CudaKernels.COPY_PAGES_TABLE_V4);
             this.copyU8 = load(CudaKernels.COPY_PAGES_U8);
         } catch (RuntimeException e) {
             CudaCopyException failure = new CudaCopyException("opening CUDA device " + ordinal, e);
@@ -236,6 +240,78 @@ public final class CudaPageMemory implements PageMemory {
         copyComponents(List.of(src), srcPages, List.of(dst), dstPages);
     }
 
+    /**
+     * Every pair checked first; then one launch over a device-side table of all the pairs when
+     * every page size is a multiple of 16 bytes, else {@link #MAX_COMPONENTS} pairs per launch.
+     */
+    @Override
+    public synchronized void copyPages(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+        if (src.size() != dst.size()) {
+            throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination buffers");
+        }
+        List<List<DeviceBuffer>> from = new ArrayList<>();
+        List<List<DeviceBuffer>> to = new ArrayList<>();
+        boolean vectors = true;
+        for (int c = 0; c < src.size(); c++) {
+            PageCopies.checkPairs(src.get(c), srcPages, dst.get(c), dstPages);
+            if (c % MAX_COMPONENTS == 0) {
+                from.add(new ArrayList<>());
+                to.add(new ArrayList<>());
+            }
+            from.getLast().add(own(src.get(c)));
+            to.getLast().add(own(dst.get(c)));
+            vectors &= src.get(c).pageBytes() % 16 == 0;
+        }
+        if (vectors && src.size() > MAX_COMPONENTS && src.size() <= MAX_TABLE_ROWS && srcPages.length > 0) {
+            current();
+            try {
+                launchTable(from.stream().flatMap(List::stream).toList(), srcPages, to.stream().flatMap(List::stream).toList(), dstPages);
+            } catch (RuntimeException e) {
+                throw new CudaCopyException("copying " + srcPages.length + " pages of " + src.size() + " buffers (first " + src.getFirst().label()
+                        + ") to " + dst.getFirst().label() + "..", e);
+            }
+            return;
+        }
+        launchChecked(from, srcPages, to, dstPages);
+    }
+
+    /**
+     * The table of buffer pairs (addresses copied from their pointer objects) and the page lists go
+     * to the device scratch; one launch; one sync.
+     */
+    private void launchTable(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
+        int n = srcPages.length;
+        int rows = src.size();
+        long lists = 2L * n * Sizeof.LONG;
+        long table = 3L * rows * Sizeof.LONG;
+        ensureScratch(lists + table);
+        java.nio.LongBuffer staged = staging.getByteBuffer(0, lists + table).order(ByteOrder.nativeOrder()).asLongBuffer()
+                .put(srcPages).put(dstPages);
+        staged.position(2 * n + 2 * rows);
+        for (DeviceBuffer b : src) {
+            staged.put(b.pageBytes() / 16);
+        }
+        cuMemcpyHtoDAsync(scratch, staging, lists + table, stream);
+        CUdeviceptr tableAt = scratch.withByteOffset(lists);
+        cuStreamSynchronize(stream); // the addresses below overwrite their slots of the table synchronously
+        cuMemcpyHtoD(tableAt, Pointer.to(src.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)), (long) rows * Sizeof.POINTER);
+        cuMemcpyHtoD(tableAt.withByteOffset((long) rows * Sizeof.LONG), Pointer.to(dst.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)),
+                (long) rows * Sizeof.POINTER);
+        long grid = (long) n * SLICES;
+        if (grid > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
+        }
+        Pointer args = Pointer.to(Pointer.to(tableAt), Pointer.to(new int[] {rows}), Pointer.to(scratch),
+                Pointer.to(scratch.withByteOffset((long) n * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
+        cuEventRecord(kernelStart, stream);
+        cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream, args, null);
+        cuEventRecord(kernelStop, stream);
+        cuStreamSynchronize(stream);
+        float[] ms = new float[1];
+        cuEventElapsedTime(ms, kernelStart, kernelStop);
+        lastKernelMillis = ms[0];
+    }
+
     /** Copies the same pages of several components (MLA latent, indexer pages) in one launch. */
     public synchronized void copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
         if (src.size() != dst.size() || src.isEmpty()) {
@@ -251,22 +327,25 @@ public final class CudaPageMemory implements PageMemory {
             s.add(own(src.get(c)));
             d.add(own(dst.get(c)));
         }
-        if (srcPages.length == 0) {
+        launchChecked(List.of(s), srcPages, List.of(d), dstPages);
+    }
+
+    private void launchChecked(List<List<DeviceBuffer>> src, long[] srcPages, List<List<DeviceBuffer>> dst, long[] dstPages) {
+        if (srcPages.length == 0 || src.isEmpty()) {
             return;
         }
         current();
-        String what = "copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
-                + s.stream().map(DeviceBuffer::label).toList() + " to " + d.stream().map(DeviceBuffer::label).toList();
         try {
-            launchCopy(s, srcPages, d, dstPages);
+            launchCopies(src, srcPages, dst, dstPages);
         } catch (RuntimeException e) {
-            throw new CudaCopyException(what, e);
+            throw new CudaCopyException("copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
+                    + src.stream().flatMap(List::stream).map(DeviceBuffer::label).toList() + " to "
+                    + dst.stream().flatMap(List::stream).map(DeviceBuffer::label).toList(), e);
         }
     }
 
-    private void launchCopy(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
-        int comps = src.size();
-        boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
+    /** The page lists go to the device once; one launch per group of up to four buffer pairs; one sync. */
+    private void launchCopies(List<List<DeviceBuffer>> groups, long[] srcPages, List<List<DeviceBuffer>> dstGroups, long[] dstPages) {
         int n = srcPages.length;
         // page lists: pinned staging -> device scratch, one async copy on the stream
         long listBytes = 2L * n * Sizeof.LONG;
@@ -274,24 +353,30 @@ public final class CudaPageMemory implements PageMemory {
         staging.getByteBuffer(0, listBytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(srcPages).put(dstPages);
         cuMemcpyHtoDAsync(scratch, staging, listBytes, stream);
         CUdeviceptr dstList = scratch.withByteOffset((long) n * Sizeof.LONG);
-        Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
-        for (int c = 0; c < MAX_COMPONENTS; c++) {
-            DeviceBuffer s = src.get(Math.min(c, comps - 1));
-            DeviceBuffer d = dst.get(Math.min(c, comps - 1));
-            args[3 * c] = Pointer.to(s.address);
-            args[3 * c + 1] = Pointer.to(d.address);
-            args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
-        }
-        args[3 * MAX_COMPONENTS] = Pointer.to(scratch);
-        args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
-        int slices = vectors ? SLICES : 1;
-        args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
-        long grid = (long) n * slices;
-        if (grid > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
-        }
         cuEventRecord(kernelStart, stream);
-        cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null);
+        for (int g = 0; g < groups.size(); g++) {
+            List<DeviceBuffer> src = groups.get(g);
+            List<DeviceBuffer> dst = dstGroups.get(g);
+            int comps = src.size();
+            boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
+            Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
+            for (int c = 0; c < MAX_COMPONENTS; c++) {
+                DeviceBuffer s = src.get(Math.min(c, comps - 1));
+                DeviceBuffer d = dst.get(Math.min(c, comps - 1));
+                args[3 * c] = Pointer.to(s.address);
+                args[3 * c + 1] = Pointer.to(d.address);
+                args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
+            }
+            args[3 * MAX_COMPONENTS] = Pointer.to(scratch);
+            args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
+            int slices = vectors ? SLICES : 1;
+            args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
+            long grid = (long) n * slices;
+            if (grid > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
+            }
+            cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null);
+        }
         cuEventRecord(kernelStop, stream);
         cuStreamSynchronize(stream);
         float[] ms = new float[1];

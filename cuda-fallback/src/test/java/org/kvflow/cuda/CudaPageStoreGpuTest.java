@@ -25,7 +25,8 @@ import org.kvflow.kernels.pages.Residency;
  */
 @Tag("cuda")
 class CudaPageStoreGpuTest {
-    private static final KvLayout LAYOUT = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 2);
+    /** Three layers: six buffers per store, so page copies go through the one-launch table path. */
+    private static final KvLayout LAYOUT = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 3);
     private static final int PS = 64;
     private static CudaPageMemory cuda;
 

@@ -1,6 +1,7 @@
 package org.kvflow.kernels.pages;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.zip.Checksum;
 
 /**
@@ -57,6 +58,15 @@ public interface PageMemory extends AutoCloseable {
      * @throws org.kvflow.kernels.gather.PageOutOfRangeException if a page is outside its buffer
      */
     void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages);
+
+    /**
+     * The same page lists copied between several buffer pairs ({@code dst.get(i)} ← {@code src.get(i)},
+     * e.g. every layer's MLA and indexer buffers of two stores). Every pair is checked before the
+     * first copies; a memory may move several pairs per launch.
+     */
+    default void copyPages(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+        PageCopies.copyComponents(this, src, srcPages, dst, dstPages);
+    }
 
     /** Frees a buffer now rather than at {@link #close()}. */
     void free(PageBuffer buffer);

@@ -1,6 +1,8 @@
 package org.kvflow.kernels.pages;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.zip.Checksum;
 import org.kvflow.core.model.KvLayout;
@@ -223,7 +225,8 @@ public final class PageStore implements AutoCloseable {
 
     /**
      * {@code this[dstPages[i]] ← src[srcPages[i]]}, every layer, both components: done by the
-     * memory owning both stores, or staged through the host when they live in different memories.
+     * memory owning both stores (all of a store's buffers in as few launches as it can), or staged
+     * through the host when they live in different memories.
      * Every page of both lists is checked first.
      *
      * @throws IncompatibleStoresException if the stores differ in layout or page size
@@ -236,17 +239,25 @@ public final class PageStore implements AutoCloseable {
         PageListMismatchException.check(srcPages, dstPages);
         PageCopyKernels.checkPages(src.label, srcPages, src.pages);
         PageCopyKernels.checkPages(label, dstPages, pages);
+        if (src.memory == memory) {
+            List<PageBuffer> from = new ArrayList<>();
+            List<PageBuffer> to = new ArrayList<>();
+            for (KvComponent component : KvComponent.values()) {
+                for (int l = 0; l < layers(); l++) {
+                    from.add(src.buffer(l, component));
+                    to.add(buffer(l, component));
+                }
+            }
+            memory.copyPages(from, srcPages, to, dstPages);
+            return;
+        }
         for (KvComponent component : KvComponent.values()) {
+            int bytes = pageBytes(component);
+            byte[] staged = new byte[bytes];
             for (int l = 0; l < layers(); l++) {
-                if (src.memory == memory) {
-                    memory.copyPages(src.buffer(l, component), srcPages, buffer(l, component), dstPages);
-                } else {
-                    int bytes = pageBytes(component);
-                    byte[] staged = new byte[bytes];
-                    for (int i = 0; i < srcPages.length; i++) {
-                        src.memory.read(src.buffer(l, component), srcPages[i] * bytes, bytes, staged, 0);
-                        memory.write(buffer(l, component), dstPages[i] * bytes, staged, 0, bytes);
-                    }
+                for (int i = 0; i < srcPages.length; i++) {
+                    src.memory.read(src.buffer(l, component), srcPages[i] * bytes, bytes, staged, 0);
+                    memory.write(buffer(l, component), dstPages[i] * bytes, staged, 0, bytes);
                 }
             }
         }

@@ -1,0 +1,82 @@
+package org.kvflow.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.kvflow.core.DebugMode;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.cuda.CudaPageMemory;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.PageStore;
+
+/**
+ * The pipeline's own materialization path on the GPU: CP ranks' pools as {@link PageStore}s in
+ * device memory (DeepSeek V3.2 fp8, 61 layers, page 64, one buffer per layer and component as the
+ * pipeline keeps them), a request of {@code tokens} tokens owned by page id, and its full view
+ * gathered with {@code copyPagesFrom} from each owner, as the materialize stage does; against one
+ * {@code cuMemcpyDtoD} of the same bytes, in the same run. Checks sampled view pages against their
+ * owners. Arguments: cp (8), tokens (131072), layers (61).
+ */
+public final class ViewGatherBench {
+    private static final int PS = 64;
+
+    private ViewGatherBench() {}
+
+    public static void main(String[] args) {
+        DebugMode.refuseBenchmark("ViewGatherBench");
+        int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
+        int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
+        int layers = args.length > 2 ? Integer.parseInt(args[2]) : ModelShape.DEEPSEEK_V32.layers();
+        ModelShape v32 = ModelShape.DEEPSEEK_V32;
+        ModelShape shape = new ModelShape(v32.name(), v32.kind(), layers, v32.latentDim(), v32.ropeDim(), v32.indexDim());
+        KvLayout layout = new KvLayout(shape, KvDtype.FP8_E4M3);
+        int pages = (tokens + PS - 1) / PS;
+        int perRank = pages / cp + 64;
+        OwnershipMap ownership = new OwnershipMap(cp, PS);
+        long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
+        long[][] src = new long[cp][];
+        long[][] dst = new long[cp][];
+        RankLayoutBench.split(ownership, ids, src, dst);
+        try (CudaPageMemory cuda = new CudaPageMemory(0)) {
+            List<PageStore> owners = new ArrayList<>();
+            for (int r = 0; r < cp; r++) {
+                owners.add(PageStore.allocate(cuda, "rank " + r, layout, PS, perRank));
+            }
+            PageStore view = PageStore.allocate(cuda, "full view", layout, PS, pages);
+            long pageBytes = (long) layers * (view.mlaPageBytes() + view.indexPageBytes());
+            long viewBytes = pages * pageBytes;
+            System.out.println("{\"device\":\"" + cuda.deviceName() + "\",\"cp\":" + cp + ",\"tokens\":" + tokens + ",\"pages\":" + pages
+                    + ",\"layers\":" + layers + ",\"view_bytes\":" + viewBytes + "}");
+            SplittableRandom rnd = new SplittableRandom(11);
+            int[] marked = new int[16];
+            byte[][] marks = new byte[marked.length][];
+            for (int s = 0; s < marked.length; s++) {
+                marked[s] = rnd.nextInt(pages);
+                marks[s] = new byte[layers * view.mlaPageBytes()];
+                rnd.nextBytes(marks[s]);
+                long id = ids[marked[s]];
+                owners.get(ownership.owner(id)).writePage(KvComponent.MLA, ownership.localPage(id), marks[s]);
+            }
+            // read + write of every view byte
+            RankLayoutBench.report(cuda, "view_from_owner_stores", 2 * viewBytes, () -> {
+                for (int r = 0; r < cp; r++) {
+                    view.copyPagesFrom(owners.get(r), src[r], dst[r]);
+                }
+            });
+            for (int s = 0; s < marked.length; s++) {
+                if (!Arrays.equals(view.readPage(KvComponent.MLA, marked[s]), marks[s])) {
+                    throw new IllegalStateException("view page " + marked[s] + " differs from its owner's page");
+                }
+            }
+            System.out.println("{\"name\":\"check\",\"view_pages_checked\":" + marked.length + ",\"ok\":true}");
+            PageBuffer a = cuda.allocate("dtod source", pages, Math.toIntExact(pageBytes));
+            PageBuffer b = cuda.allocate("dtod destination", pages, Math.toIntExact(pageBytes));
+            RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> cuda.copyWhole(a, b));
+        }
+    }
+}
