@@ -12,18 +12,25 @@ import java.util.Arrays;
  */
 public enum CudaKernels {
     /** 16-byte copies; page sizes must be multiples of 16 bytes. */
-    COPY_PAGES_V4("copy_pages_v4", "copy_pages_v4"),
+    COPY_PAGES_V4("copy_pages_v4", "copy_pages_v4", 15),
     /** 16-byte copies over a device-side table of buffer pairs (every layer's buffers of two stores in one launch). */
-    COPY_PAGES_TABLE_V4("copy_pages_table_v4", "copy_pages_v4"),
+    COPY_PAGES_TABLE_V4("copy_pages_table_v4", "copy_pages_v4", 5),
     /** Byte copies for any page size. */
-    COPY_PAGES_U8("copy_pages_u8", "copy_pages_u8");
+    COPY_PAGES_U8("copy_pages_u8", "copy_pages_u8", 15);
 
     private final String entry;
     private final String module;
+    private final int parameters;
 
-    CudaKernels(String entry, String module) {
+    CudaKernels(String entry, String module, int parameters) {
         this.entry = entry;
         this.module = module;
+        this.parameters = parameters;
+    }
+
+    /** How many parameters the entry point takes (what a launch passes). */
+    public int parameters() {
+        return parameters;
     }
 
     /** The {@code extern "C"} entry point. */

@@ -21,13 +21,13 @@ class CudaKernelsTest {
 
     @ParameterizedTest
     @EnumSource(CudaKernels.class)
-    void ptxDeclaresTheEntryForSm90WithFifteenParameters(CudaKernels kernel) {
+    void ptxDeclaresTheEntryForSm90WithItsParameters(CudaKernels kernel) {
         byte[] ptx = kernel.ptx();
         assertThat(ptx[ptx.length - 1]).as("NUL-terminated for the driver").isZero();
         String text = new String(ptx, 0, ptx.length - 1, StandardCharsets.US_ASCII);
         assertThat(text).contains(".version ").contains(".target sm_90").contains(".address_size 64")
                 .contains(".visible .entry " + kernel.entry() + "(");
         String params = text.substring(text.indexOf(".entry " + kernel.entry()), text.indexOf(")", text.indexOf(".entry " + kernel.entry())));
-        assertThat(params.split("\\.param").length - 1).isEqualTo(15);
+        assertThat(params.split("\\.param").length - 1).isEqualTo(kernel.parameters());
     }
 }
