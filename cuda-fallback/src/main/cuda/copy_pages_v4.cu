@@ -24,21 +24,25 @@ extern "C" __global__ void copy_pages_v4(const int4* __restrict__ src0, int4* __
   copy_slice(src + srcPages[p] * vec, dst + dstPages[p] * vec, from, to);
 }
 
-// The same copy over a table of buffer pairs, for stores with one buffer per layer and component:
-// table holds rows source addresses, then rows destination addresses, then rows page sizes in int4
-// units; for every pair p and row c, row c's destination page dstPages[p] <- its source page srcPages[p].
-// Launch: grid.x = pairs * slices, grid.y = rows (up to 65535), block = 128 threads.
-extern "C" __global__ void copy_pages_table_v4(const long long* __restrict__ table, int rows,
+// A batch of page copies in one launch, for stores with one buffer per layer and component and for
+// views gathered from several owners: row c copies pairs [offset, offset + count) of the page lists,
+// from addrs[c] to addrs[rows + c]; meta[3c] = page size in int4 units, meta[3c + 1] = offset,
+// meta[3c + 2] = count. Launch: grid.x = (largest count) * slices, grid.y = rows (up to 65535),
+// block = 128 threads; blocks past their row's count return at once.
+extern "C" __global__ void copy_pages_table_v4(const long long* __restrict__ addrs,
+                                               const long long* __restrict__ meta, int rows,
                                                const long long* __restrict__ srcPages,
                                                const long long* __restrict__ dstPages,
                                                int slices) {
   const int c = blockIdx.y;
-  const int4* __restrict__ src = reinterpret_cast<const int4*>(table[c]);
-  int4* __restrict__ dst = reinterpret_cast<int4*>(table[rows + c]);
-  const int vec = (int) table[2 * rows + c];
   const long long p = blockIdx.x / slices;
+  if (p >= meta[3 * c + 2]) return;
+  const int4* __restrict__ src = reinterpret_cast<const int4*>(addrs[c]);
+  int4* __restrict__ dst = reinterpret_cast<int4*>(addrs[rows + c]);
+  const int vec = (int) meta[3 * c];
+  const long long at = meta[3 * c + 1] + p;
   const int per = (vec + slices - 1) / slices;
   const int from = (blockIdx.x % slices) * per;
   const int to = min(vec, from + per);
-  copy_slice(src + srcPages[p] * vec, dst + dstPages[p] * vec, from, to);
+  copy_slice(src + srcPages[at] * vec, dst + dstPages[at] * vec, from, to);
 }

@@ -18,8 +18,8 @@ import org.kvflow.kernels.pages.PageStore;
  * The pipeline's own materialization path on the GPU: CP ranks' pools as {@link PageStore}s in
  * device memory (DeepSeek V3.2 fp8, 61 layers, page 64, one buffer per layer and component as the
  * pipeline keeps them), a request of {@code tokens} tokens owned by page id, and its full view
- * gathered with {@code copyPagesFrom} from each owner, as the materialize stage does; against one
- * {@code cuMemcpyDtoD} of the same bytes, in the same run. Checks sampled view pages against their
+ * gathered with {@code gatherFrom} from every owner in one batch, as the materialize stage does; against one
+ * {@code cuMemcpyDtoD} of the same bytes, in the same run; also owner by owner (one batch each). Checks sampled view pages against their
  * owners. Arguments: cp (8), tokens (131072), layers (61).
  */
 public final class ViewGatherBench {
@@ -62,8 +62,9 @@ public final class ViewGatherBench {
                 long id = ids[marked[s]];
                 owners.get(ownership.owner(id)).writePage(KvComponent.MLA, ownership.localPage(id), marks[s]);
             }
-            // read + write of every view byte
-            RankLayoutBench.report(cuda, "view_from_owner_stores", 2 * viewBytes, () -> {
+            // read + write of every view byte; one batch of every owner (as the materialize stage gathers), then owner by owner
+            RankLayoutBench.report(cuda, "view_from_owner_stores", 2 * viewBytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
+            RankLayoutBench.report(cuda, "view_owner_by_owner", 2 * viewBytes, () -> {
                 for (int r = 0; r < cp; r++) {
                     view.copyPagesFrom(owners.get(r), src[r], dst[r]);
                 }

@@ -13,8 +13,8 @@ import java.util.Arrays;
 public enum CudaKernels {
     /** 16-byte copies; page sizes must be multiples of 16 bytes. */
     COPY_PAGES_V4("copy_pages_v4", "copy_pages_v4", 15),
-    /** 16-byte copies over a device-side table of buffer pairs (every layer's buffers of two stores in one launch). */
-    COPY_PAGES_TABLE_V4("copy_pages_table_v4", "copy_pages_v4", 5),
+    /** 16-byte copies of a batch of page copies, each with its own page lists, over a device-side table: one launch per batch. */
+    COPY_PAGES_TABLE_V4("copy_pages_table_v4", "copy_pages_v4", 6),
     /** Byte copies for any page size. */
     COPY_PAGES_U8("copy_pages_u8", "copy_pages_u8", 15);
 

@@ -57,6 +57,7 @@ import org.kvflow.kernels.pages.MemoryUnavailableException;
 import org.kvflow.kernels.pages.PageBuffer;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageCopies;
+import org.kvflow.kernels.pages.PageCopy;
 import org.kvflow.kernels.pages.Residency;
 
 /**
@@ -241,68 +242,85 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /**
-     * Every pair checked first; then one launch over a device-side table of all the pairs when
-     * every page size is a multiple of 16 bytes, else {@link #MAX_COMPONENTS} pairs per launch.
+     * Every copy checked first; then, when every page size is a multiple of 16 bytes, one launch
+     * over a device-side table of all the copies (each with its own page lists); else one launch per copy.
      */
     @Override
-    public synchronized void copyPages(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
-        if (src.size() != dst.size()) {
-            throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination buffers");
-        }
-        List<List<DeviceBuffer>> from = new ArrayList<>();
-        List<List<DeviceBuffer>> to = new ArrayList<>();
+    public synchronized void copyPages(List<PageCopy> copies) {
         boolean vectors = true;
-        for (int c = 0; c < src.size(); c++) {
-            PageCopies.checkPairs(src.get(c), srcPages, dst.get(c), dstPages);
-            if (c % MAX_COMPONENTS == 0) {
-                from.add(new ArrayList<>());
-                to.add(new ArrayList<>());
-            }
-            from.getLast().add(own(src.get(c)));
-            to.getLast().add(own(dst.get(c)));
-            vectors &= src.get(c).pageBytes() % 16 == 0;
+        List<DeviceBuffer> from = new ArrayList<>();
+        List<DeviceBuffer> to = new ArrayList<>();
+        for (PageCopy copy : copies) {
+            PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+            from.add(own(copy.src()));
+            to.add(own(copy.dst()));
+            vectors &= copy.src().pageBytes() % 16 == 0;
         }
-        if (vectors && src.size() > MAX_COMPONENTS && src.size() <= MAX_TABLE_ROWS && srcPages.length > 0) {
-            current();
-            try {
-                launchTable(from.stream().flatMap(List::stream).toList(), srcPages, to.stream().flatMap(List::stream).toList(), dstPages);
-            } catch (RuntimeException e) {
-                throw new CudaCopyException("copying " + srcPages.length + " pages of " + src.size() + " buffers (first " + src.getFirst().label()
-                        + ") to " + dst.getFirst().label() + "..", e);
+        if (!vectors || copies.size() > MAX_TABLE_ROWS) {
+            for (PageCopy copy : copies) {
+                copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
             }
             return;
         }
-        launchChecked(from, srcPages, to, dstPages);
+        if (copies.stream().allMatch(c -> c.srcPages().length == 0)) {
+            return;
+        }
+        current();
+        try {
+            launchTable(copies, from, to);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("copying pages of " + copies.size() + " buffer pairs (first " + copies.getFirst().src().label() + " to "
+                    + copies.getFirst().dst().label() + ")", e);
+        }
     }
 
     /**
-     * The table of buffer pairs (addresses copied from their pointer objects) and the page lists go
-     * to the device scratch; one launch; one sync.
+     * Page lists (each distinct list once) and the table go to the device scratch: per copy its
+     * source and destination addresses (copied from their pointer objects), page size in 16-byte
+     * units, list offset and pair count. One launch; one sync.
      */
-    private void launchTable(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
-        int n = srcPages.length;
-        int rows = src.size();
-        long lists = 2L * n * Sizeof.LONG;
-        long table = 3L * rows * Sizeof.LONG;
-        ensureScratch(lists + table);
-        java.nio.LongBuffer staged = staging.getByteBuffer(0, lists + table).order(ByteOrder.nativeOrder()).asLongBuffer()
-                .put(srcPages).put(dstPages);
-        staged.position(2 * n + 2 * rows);
-        for (DeviceBuffer b : src) {
-            staged.put(b.pageBytes() / 16);
+    private void launchTable(List<PageCopy> copies, List<DeviceBuffer> from, List<DeviceBuffer> to) {
+        int rows = copies.size();
+        java.util.IdentityHashMap<long[], Integer> offsets = new java.util.IdentityHashMap<>();
+        int pairs = 0;
+        int widest = 0;
+        for (PageCopy copy : copies) {
+            if (!offsets.containsKey(copy.srcPages())) {
+                offsets.put(copy.srcPages(), pairs);
+                pairs += copy.srcPages().length;
+            }
+            widest = Math.max(widest, copy.srcPages().length);
         }
-        cuMemcpyHtoDAsync(scratch, staging, lists + table, stream);
-        CUdeviceptr tableAt = scratch.withByteOffset(lists);
-        cuStreamSynchronize(stream); // the addresses below overwrite their slots of the table synchronously
-        cuMemcpyHtoD(tableAt, Pointer.to(src.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)), (long) rows * Sizeof.POINTER);
-        cuMemcpyHtoD(tableAt.withByteOffset((long) rows * Sizeof.LONG), Pointer.to(dst.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)),
+        long lists = 2L * pairs * Sizeof.LONG;
+        long meta = 3L * rows * Sizeof.LONG;
+        long addrs = 2L * rows * Sizeof.POINTER;
+        ensureScratch(lists + meta + addrs);
+        java.nio.LongBuffer staged = staging.getByteBuffer(0, lists + meta).order(ByteOrder.nativeOrder()).asLongBuffer();
+        java.util.Set<long[]> placed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (PageCopy copy : copies) {
+            if (placed.add(copy.srcPages())) {
+                int at = offsets.get(copy.srcPages());
+                staged.put(at, copy.srcPages());
+                staged.put(pairs + at, copy.dstPages());
+            }
+        }
+        staged.position(2 * pairs);
+        for (PageCopy copy : copies) {
+            staged.put(copy.src().pageBytes() / 16).put(offsets.get(copy.srcPages())).put(copy.srcPages().length);
+        }
+        cuMemcpyHtoDAsync(scratch, staging, lists + meta, stream);
+        CUdeviceptr metaAt = scratch.withByteOffset(lists);
+        CUdeviceptr addrsAt = scratch.withByteOffset(lists + meta);
+        cuStreamSynchronize(stream); // the addresses go up synchronously, from their pointer objects
+        cuMemcpyHtoD(addrsAt, Pointer.to(from.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)), (long) rows * Sizeof.POINTER);
+        cuMemcpyHtoD(addrsAt.withByteOffset((long) rows * Sizeof.POINTER), Pointer.to(to.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)),
                 (long) rows * Sizeof.POINTER);
-        long grid = (long) n * SLICES;
+        long grid = (long) widest * SLICES;
         if (grid > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
+            throw new IllegalArgumentException(widest + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
         }
-        Pointer args = Pointer.to(Pointer.to(tableAt), Pointer.to(new int[] {rows}), Pointer.to(scratch),
-                Pointer.to(scratch.withByteOffset((long) n * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
+        Pointer args = Pointer.to(Pointer.to(addrsAt), Pointer.to(metaAt), Pointer.to(new int[] {rows}), Pointer.to(scratch),
+                Pointer.to(scratch.withByteOffset((long) pairs * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
         cuEventRecord(kernelStart, stream);
         cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream, args, null);
         cuEventRecord(kernelStop, stream);

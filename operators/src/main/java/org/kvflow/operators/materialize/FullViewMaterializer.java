@@ -69,12 +69,16 @@ public final class FullViewMaterializer {
                 int page = Math.toIntExact(e.getKey());
                 bySource.get(stores.holder(page)).add(new long[] {stores.physicalPage(page), e.getValue()});
             }
+            List<PageStore> owners = new ArrayList<>();
+            List<long[]> srcPages = new ArrayList<>();
+            List<long[]> dstPages = new ArrayList<>();
             for (int r = 0; r < sources; r++) {
                 List<long[]> pairs = bySource.get(r);
-                long[] src = pairs.stream().mapToLong(p -> p[0]).toArray();
-                long[] dst = pairs.stream().mapToLong(p -> p[1]).toArray();
-                view.copyPagesFrom(stores.rank(r), src, dst);
+                owners.add(stores.rank(r));
+                srcPages.add(pairs.stream().mapToLong(p -> p[0]).toArray());
+                dstPages.add(pairs.stream().mapToLong(p -> p[1]).toArray());
             }
+            view.gatherFrom(owners, srcPages, dstPages); // every owner in one batch
             PageStore reference = stores.reference();
             if (reference != null) {
                 compact.forEach((page, k) -> checkAgainstReference(view, k, reference, page));

@@ -96,4 +96,20 @@ class StageOperatorTest {
             throw new IllegalStateException("no device for the stage");
         })).verifyErrorMessage("no device for the stage");
     }
+
+    @Test
+    void theOperatorAndItsSubscriberDescribeThemselvesToReactorsScan() {
+        StageOperator operator = new StageOperator(Flux.<PrefillBatch>never(), "kvflow.probe", new StageRunner(group), () -> new Probe(b -> b));
+        assertThat(reactor.core.Scannable.from(operator).name()).isEqualTo("kvflow.probe");
+        assertThat(reactor.core.Scannable.from(operator).scan(reactor.core.Scannable.Attr.RUN_STYLE)).isEqualTo(reactor.core.Scannable.Attr.RunStyle.SYNC);
+        StepVerifier.create(operator)
+                .expectSubscriptionMatches(s -> {
+                    reactor.core.Scannable inner = reactor.core.Scannable.from(s);
+                    return inner.scan(reactor.core.Scannable.Attr.ACTUAL) != null && inner.scan(reactor.core.Scannable.Attr.PARENT) != null
+                            && Boolean.FALSE.equals(inner.scan(reactor.core.Scannable.Attr.TERMINATED))
+                            && inner.scan(reactor.core.Scannable.Attr.RUN_STYLE) == reactor.core.Scannable.Attr.RunStyle.SYNC;
+                })
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+    }
 }

@@ -116,7 +116,10 @@ class TransferContractTest {
             }
         };
         List<PrefillResult> results = Flux.just(batch).transform(new TransferOperator(group, counting)).collectList().block();
-        assertThat(results).singleElement().isInstanceOfSatisfying(PrefillResult.Completed.class, c -> assertThat(c.pagesSent()).isEqualTo(6));
+        assertThat(results).singleElement().isInstanceOfSatisfying(PrefillResult.Completed.class, c -> {
+            assertThat(c.pagesSent()).isEqualTo(6);
+            assertThat(c.batches()).as("one chunk").isEqualTo(1);
+        });
         assertThat(decode.isReady("r")).isTrue();
         assertThat(decode.writtenPages("r")).isEqualTo(6);
         assertThat(ranksUsed).as("every rank sends its share of the positions").contains(0, 1, 2, 3);

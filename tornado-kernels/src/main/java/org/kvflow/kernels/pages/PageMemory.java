@@ -60,12 +60,17 @@ public interface PageMemory extends AutoCloseable {
     void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages);
 
     /**
-     * The same page lists copied between several buffer pairs ({@code dst.get(i)} ← {@code src.get(i)},
-     * e.g. every layer's MLA and indexer buffers of two stores). Every pair is checked before the
-     * first copies; a memory may move several pairs per launch.
+     * Several page copies as one batch (every layer's MLA and indexer buffers of a view, gathered
+     * from every owner). Every copy is checked before the first byte moves; a memory may run the
+     * whole batch as one launch.
      */
-    default void copyPages(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
-        PageCopies.copyComponents(this, src, srcPages, dst, dstPages);
+    default void copyPages(List<PageCopy> copies) {
+        for (PageCopy copy : copies) {
+            PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+        }
+        for (PageCopy copy : copies) {
+            copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+        }
     }
 
     /** Frees a buffer now rather than at {@link #close()}. */

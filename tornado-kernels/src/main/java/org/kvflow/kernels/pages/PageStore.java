@@ -233,24 +233,51 @@ public final class PageStore implements AutoCloseable {
      * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its store
      */
     public void copyPagesFrom(PageStore src, long[] srcPages, long[] dstPages) {
-        if (!src.layout.equals(layout) || src.pageSize != pageSize) {
-            throw new IncompatibleStoresException(src, this);
+        gatherFrom(List.of(src), List.of(srcPages), List.of(dstPages));
+    }
+
+    /**
+     * {@link #copyPagesFrom} from several stores at once ({@code sources.get(k)}'s pages
+     * {@code srcPages.get(k)} to this store's {@code dstPages.get(k)}): a full view from every owner.
+     * Every list is checked first; stores in this store's memory are copied as one batch.
+     *
+     * @throws IncompatibleStoresException if a source differs in layout or page size
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its store
+     */
+    public void gatherFrom(List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages) {
+        if (sources.size() != srcPages.size() || sources.size() != dstPages.size()) {
+            throw new IllegalArgumentException(sources.size() + " sources with " + srcPages.size() + " source and " + dstPages.size()
+                    + " destination page lists");
         }
-        PageListMismatchException.check(srcPages, dstPages);
-        PageCopyKernels.checkPages(src.label, srcPages, src.pages);
-        PageCopyKernels.checkPages(label, dstPages, pages);
-        if (src.memory == memory) {
-            List<PageBuffer> from = new ArrayList<>();
-            List<PageBuffer> to = new ArrayList<>();
-            for (KvComponent component : KvComponent.values()) {
-                for (int l = 0; l < layers(); l++) {
-                    from.add(src.buffer(l, component));
-                    to.add(buffer(l, component));
-                }
+        for (int k = 0; k < sources.size(); k++) {
+            PageStore src = sources.get(k);
+            if (!src.layout.equals(layout) || src.pageSize != pageSize) {
+                throw new IncompatibleStoresException(src, this);
             }
-            memory.copyPages(from, srcPages, to, dstPages);
-            return;
+            PageListMismatchException.check(srcPages.get(k), dstPages.get(k));
+            PageCopyKernels.checkPages(src.label, srcPages.get(k), src.pages);
+            PageCopyKernels.checkPages(label, dstPages.get(k), pages);
         }
+        List<PageCopy> batch = new ArrayList<>();
+        for (int k = 0; k < sources.size(); k++) {
+            PageStore src = sources.get(k);
+            if (src.memory == memory) {
+                for (KvComponent component : KvComponent.values()) {
+                    for (int l = 0; l < layers(); l++) {
+                        batch.add(new PageCopy(src.buffer(l, component), srcPages.get(k), buffer(l, component), dstPages.get(k)));
+                    }
+                }
+            } else {
+                stageFrom(src, srcPages.get(k), dstPages.get(k));
+            }
+        }
+        if (!batch.isEmpty()) {
+            memory.copyPages(batch);
+        }
+    }
+
+    /** Pages of a store in another memory, one page at a time through the host. */
+    private void stageFrom(PageStore src, long[] srcPages, long[] dstPages) {
         for (KvComponent component : KvComponent.values()) {
             int bytes = pageBytes(component);
             byte[] staged = new byte[bytes];

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -39,6 +40,30 @@ class PageStoreTest {
         assertThat(b.readPage(KvComponent.MLA, 0)).containsOnly(0);
         assertThatThrownBy(() -> b.copyPagesFrom(a, new long[] {0}, new long[] {2})).isInstanceOf(PageOutOfRangeException.class)
                 .hasMessage("view: entry 0 names page 2, outside [0, 2)");
+    }
+
+    @Test
+    void aViewGathersFromEveryOwnerInOneBatchAfterCheckingEveryList() {
+        HeapPageMemory memory = new HeapPageMemory();
+        PageStore a = PageStore.allocate(memory, "rank 0", LAYOUT, PS, 2);
+        PageStore b = PageStore.allocate(memory, "rank 1", LAYOUT, PS, 2);
+        PageStore elsewhere = PageStore.onHeap("rank 2", LAYOUT, PS, 2);
+        byte[] pa = pattern(a.layers() * a.indexPageBytes(), 7);
+        byte[] pb = pattern(b.layers() * b.indexPageBytes(), 8);
+        byte[] pc = pattern(elsewhere.layers() * elsewhere.indexPageBytes(), 9);
+        a.writePage(KvComponent.INDEX, 1, pa);
+        b.writePage(KvComponent.INDEX, 0, pb);
+        elsewhere.writePage(KvComponent.INDEX, 1, pc);
+        PageStore view = PageStore.allocate(memory, "view", LAYOUT, PS, 3);
+        view.gatherFrom(List.of(a, b, elsewhere), List.of(new long[] {1}, new long[] {0}, new long[] {1}),
+                List.of(new long[] {2}, new long[] {0}, new long[] {1}));
+        assertThat(view.readPage(KvComponent.INDEX, 2)).isEqualTo(pa);
+        assertThat(view.readPage(KvComponent.INDEX, 0)).isEqualTo(pb);
+        assertThat(view.readPage(KvComponent.INDEX, 1)).as("a source in another memory is staged").isEqualTo(pc);
+        PageStore fresh = PageStore.allocate(memory, "fresh view", LAYOUT, PS, 3);
+        assertThatThrownBy(() -> fresh.gatherFrom(List.of(a, b), List.of(new long[] {1}, new long[] {5}), List.of(new long[] {0}, new long[] {1})))
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("rank 1: entry 0 names page 5, outside [0, 2)");
+        assertThat(fresh.readPage(KvComponent.INDEX, 0)).as("a bad list in any source moves nothing").containsOnly(0);
     }
 
     @Test
