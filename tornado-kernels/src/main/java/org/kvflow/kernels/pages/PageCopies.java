@@ -1,6 +1,5 @@
 package org.kvflow.kernels.pages;
 
-import java.util.List;
 import org.kvflow.core.validate.PageGroups;
 import org.kvflow.kernels.gather.PageCopyKernels;
 
@@ -50,19 +49,6 @@ public final class PageCopies {
     /** Scatters pages {@code 0..n-1} of {@code view} back to {@code pages} of {@code dst}. */
     public static void scatter(PageMemory copier, PageBuffer view, PageBuffer dst, long[] pages) {
         copier.copyPages(view, identity(pages.length), dst, pages);
-    }
-
-    /** Copies the same pages of several KV components (MLA, indexer), each its own buffer pair. */
-    public static void copyComponents(PageMemory copier, List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
-        if (src.size() != dst.size()) {
-            throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
-        }
-        for (int c = 0; c < src.size(); c++) {
-            checkPairs(src.get(c), srcPages, dst.get(c), dstPages);
-        }
-        for (int c = 0; c < src.size(); c++) {
-            copier.copyPages(src.get(c), srcPages, dst.get(c), dstPages);
-        }
     }
 
     private static long[] pagesOf(long[] tokens, int pageSize) {

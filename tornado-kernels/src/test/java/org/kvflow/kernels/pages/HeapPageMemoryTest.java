@@ -54,15 +54,16 @@ class HeapPageMemoryTest {
     }
 
     @Test
-    void componentsAreCheckedTogetherBeforeAnyCopy() {
+    void aBatchOfCopiesIsCheckedWholeBeforeAnyCopy() {
         PageBuffer mla = filled("mla", 4, 4);
         PageBuffer index = filled("index", 2, 2);
         PageBuffer mlaView = memory.allocate("mla view", 2, 4);
         PageBuffer indexView = memory.allocate("index view", 2, 2);
-        assertThatThrownBy(() -> PageCopies.copyComponents(memory, List.of(mla, index), new long[] {3}, List.of(mlaView, indexView), new long[] {0}))
+        assertThatThrownBy(() -> memory.copyPages(List.of(new PageCopy(mla, new long[] {3}, mlaView, new long[] {0}),
+                new PageCopy(index, new long[] {3}, indexView, new long[] {0}))))
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("index: entry 0 names page 3, outside [0, 2)");
         assertThat(all(mlaView)).containsOnly(0);
-        PageCopies.copyComponents(memory, List.of(mla, index), new long[] {1}, List.of(mlaView, indexView), new long[] {1});
+        memory.copyPages(List.of(new PageCopy(mla, new long[] {1}, mlaView, new long[] {1}), new PageCopy(index, new long[] {1}, indexView, new long[] {1})));
         assertThat(all(mlaView)).containsExactly(0, 0, 0, 0, 2, 2, 2, 2);
         assertThat(all(indexView)).containsExactly(0, 0, 2, 2);
     }
