@@ -23,11 +23,11 @@ import picocli.CommandLine.Command;
  * <field>: <reason>} line on stderr, nothing on stdout), 1 an internal failure (one line on stderr,
  * no stack trace unless {@code KVFLOW_TRACE=1}), 3 {@code replay --verify} found refused records.
  */
-@Command(name = "kvflow", mixinStandardHelpOptions = true, version = "kvflow 0.1.0",
+@Command(name = "kvflow", mixinStandardHelpOptions = true, versionProvider = KvflowCli.ArtifactVersion.class,
         description = "Prefill-side CP shared KV cache for NSA/MLA models.",
         subcommands = {DemoCommand.class, SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class,
                 ReplayCommand.class, JournalInfoCommand.class, DecodeServerCommand.class})
-public final class KvflowCli implements Runnable {
+public final class KvflowCli implements java.util.concurrent.Callable<Integer> {
     /** The command ran. */
     public static final int EXIT_OK = 0;
     /** Internal failure. */
@@ -50,7 +50,7 @@ public final class KvflowCli implements Runnable {
         registerWireEnums(cli);
         cli.setOut(out);
         cli.setErr(err);
-        cli.setParameterExceptionHandler((e, a) -> fail(err, firstLine(e.getMessage()), EXIT_MALFORMED));
+        cli.setParameterExceptionHandler((e, a) -> fail(err, firstLine(e.getMessage()) + suggestions(e), EXIT_MALFORMED));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof MalformedInputException m) {
                 return fail(err, m.getMessage(), EXIT_MALFORMED);
@@ -77,15 +77,40 @@ public final class KvflowCli implements Runnable {
         return code;
     }
 
+    /** A bare {@code kvflow}: the usage, on stderr, as a malformed call. */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return EXIT_MALFORMED;
+    }
+
+    /** {@code --version}: the version of the artifact this CLI was built as, read from the jar. */
+    static final class ArtifactVersion implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() throws java.io.IOException {
+            java.util.Properties p = new java.util.Properties();
+            try (java.io.InputStream in = KvflowCli.class.getResourceAsStream("/kvflow-version.properties")) {
+                if (in == null) {
+                    throw new java.io.FileNotFoundException("kvflow-version.properties is missing from the build");
+                }
+                p.load(in);
+            }
+            return new String[] {"kvflow " + p.getProperty("version")};
+        }
     }
 
     private static int fail(PrintWriter err, String message, int code) {
         err.println("kvflow: " + message);
         err.flush();
         return code;
+    }
+
+    /** Picocli's "did you mean" for a mistyped option or command, on the same line. */
+    private static String suggestions(CommandLine.ParameterException e) {
+        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            return " (did you mean " + String.join(" or ", u.getSuggestions()) + "?)";
+        }
+        return "";
     }
 
     private static String firstLine(String message) {
