@@ -179,6 +179,11 @@ class JournalRoundTripTest {
         assertThat(JournalReplayer.replay(dir, ReplayStart.fromIndex(indices.get(4)), JournalReplayer.OnCorrupt.FAIL, fromIndex,
                 (r, b) -> { }).records()).isEqualTo(2);
         assertThat(fromIndex.size()).isEqualTo(2);
+        HostPageCache fromRecord = new HostPageCache(1 << 20);
+        assertThat(JournalReplayer.replay(dir, ReplayStart.fromRecord(4), JournalReplayer.OnCorrupt.FAIL, fromRecord, (r, b) -> { }).records())
+                .as("records 4 and 5 of six").isEqualTo(2);
+        assertThatThrownBy(() -> JournalReplayer.replay(dir, ReplayStart.fromRecord(7), JournalReplayer.OnCorrupt.FAIL, new HostPageCache(1 << 20),
+                (r, b) -> { })).isInstanceOf(IllegalArgumentException.class).hasMessage("no record number 7 in " + dir + ": it holds 6 records");
         HostPageCache fromTime = new HostPageCache(1 << 20);
         assertThat(JournalReplayer.replay(dir, ReplayStart.fromTime(1_035), JournalReplayer.OnCorrupt.FAIL, fromTime,
                 (r, b) -> { }).records()).isEqualTo(3);

@@ -50,6 +50,27 @@ public final class JournalReader implements AutoCloseable {
             close();
             throw new IllegalArgumentException("no record at index " + Long.toHexString(from.index()) + " in " + dir);
         }
+        if (start instanceof ReplayStart.FromRecord from) {
+            long skipped = skip(from.number());
+            if (skipped < from.number() || from.number() < 0) {
+                close();
+                throw new IllegalArgumentException("no record number " + from.number() + " in " + dir + ": it holds " + skipped + " records");
+            }
+        }
+    }
+
+    /** Reads past up to {@code records} documents; returns how many there were. */
+    private long skip(long records) {
+        long skipped = 0;
+        while (skipped < records) {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent()) {
+                    break;
+                }
+            }
+            skipped++;
+        }
+        return skipped;
     }
 
     /**

@@ -31,7 +31,7 @@ final class ReplayCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--journal", required = true, paramLabel = "DIR", description = "journal directory") Path journal;
-    @Option(names = "--from", paramLabel = "INDEX", description = "start at this index (0x… or decimal) instead of the first record")
+    @Option(names = "--from", paramLabel = "RECORD|0xINDEX", description = "start at this record number (decimal, 0 is the first) or at this index as printed (0x…)")
     String from;
     @Option(names = "--verify", description = "exit 3 if any record is refused") boolean verify;
     @Option(names = "--host-bytes", defaultValue = "17179869184", description = "host cache capacity in bytes (default 16 GiB)")
@@ -40,7 +40,7 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ReplayStart start = from == null ? ReplayStart.fromStart() : ReplayStart.fromIndex(JournalIndex.parse("--from", from));
+        ReplayStart start = from == null ? ReplayStart.fromStart() : JournalIndex.start("--from", from);
         HostPageCache cache = new HostPageCache(hostBytes);
         ProgressBar bar = new ProgressBar(journal);
         ReplayReport report = JournalReplayer.replay(journal, start, JournalReplayer.OnCorrupt.SKIP, cache, bar::update);

@@ -70,6 +70,8 @@ class JournalCommandsTest {
         List<Long> indices = writeJournal(3);
         Cli.Result from = Cli.run("replay", "--journal", dir.toString(), "--from", "0x" + Long.toHexString(indices.get(4)));
         assertThat(from.out()).startsWith("replayed 2 records");
+        Cli.Result fromRecord = Cli.run("replay", "--journal", dir.toString(), "--from", "4");
+        assertThat(fromRecord.out()).as("record number 4 is the record at indices[4]").startsWith("replayed 2 records");
         corruptSomePayload();
         Cli.Result verify = Cli.run("replay", "--journal", dir.toString(), "--verify");
         assertThat(verify.exit()).isEqualTo(3);
@@ -126,10 +128,15 @@ class JournalCommandsTest {
         writeJournal(1);
         Cli.Result badFrom = Cli.run("replay", "--journal", dir.toString(), "--from", "12z");
         assertThat(badFrom.exit()).isEqualTo(2);
-        assertThat(badFrom.err()).isEqualTo("kvflow: --from: must be an index (decimal, or hex with 0x), was \"12z\"" + System.lineSeparator());
+        assertThat(badFrom.err()).isEqualTo("kvflow: --from: must be a record number (decimal) or an index (hex with 0x), was \"12z\""
+                + System.lineSeparator());
         Cli.Result noRecord = Cli.run("replay", "--journal", dir.toString(), "--from", "7");
         assertThat(noRecord.exit()).isEqualTo(2);
-        assertThat(noRecord.err()).startsWith("kvflow: no record at index 7 in ");
+        assertThat(noRecord.err()).isEqualTo("kvflow: no record number 7 in " + dir + ": it holds 2 records" + System.lineSeparator());
+        Cli.Result noIndex = Cli.run("replay", "--journal", dir.toString(), "--from", "0x7");
+        assertThat(noIndex.err()).startsWith("kvflow: no record at index 7 in ");
+        Cli.Result negative = Cli.run("replay", "--journal", dir.toString(), "--from", "-1");
+        assertThat(negative.err()).isEqualTo("kvflow: --from: a record number is >= 0, was -1" + System.lineSeparator());
     }
 
     private void corruptSomePayload() throws Exception {
