@@ -39,7 +39,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--max-len", defaultValue = "640", description = "largest fresh prompt in tokens (default ${DEFAULT-VALUE})") int maxLen;
     @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | cuda[:n] (pools in GPU memory too) | opencl[:n] | auto") String backend;
     @Option(names = "--seed", defaultValue = "7") long seed;
-    @Option(names = "--journal", paramLabel = "DIR", description = "keep the HiCache journal here (default: a temporary directory)") Path journal;
+    @Option(names = "--journal", paramLabel = "DIR", description = "write the HiCache journal into this new or empty directory and keep it (what replay and journal-info --journal DIR read; default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;
     @Option(names = "--metrics", description = "print every kvflow meter at the end") boolean metrics;
     @Option(names = "--host-bytes", defaultValue = "1073741824", description = "host cache the final journal replay fills, in bytes (default ${DEFAULT-VALUE})")
@@ -64,16 +64,23 @@ final class DemoCommand implements Callable<Integer> {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         within("--host-bytes", hostBytes, 1, Long.MAX_VALUE);
         Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry, hostBytes);
+        if (journal != null && Files.isDirectory(journal)) {
+            try (Stream<Path> entries = Files.list(journal)) {
+                if (entries.findAny().isPresent()) {
+                    throw new org.kvflow.core.json.MalformedInputException("--journal", journal + " is not empty: the demo writes a new journal there");
+                }
+            }
+        }
         Path dir = journal != null ? journal : Files.createTempDirectory("kvflow-demo-journal");
         try {
-            demo.checkShared(dir.resolve("check"));
+            demo.checkShared(dir);
         } catch (PipelineDefinitionException e) {
             throw new org.kvflow.core.json.MalformedInputException("--backend", e.getMessage());
         }
         boolean terminal = System.console() != null;
         DemoReport report;
         try {
-            report = demo.run(dir.resolve("journal"), p -> {
+            report = demo.run(dir, p -> {
                 if (terminal && (p[0] % 5 == 0 || p[0] == p[1])) {
                     System.err.printf(Locale.ROOT, "\r%s %d/%d requests ", p[0] <= p[1] / 2 ? "replicated baseline" : "shared KV -> decode",
                             p[0] <= p[1] / 2 ? p[0] : p[0] - p[1] / 2, p[1] / 2);

@@ -45,8 +45,12 @@ class DemoTest {
         assertThat(o.get("capacityRatio").asDouble()).isBetween(3.96, 4.04);
         assertThat(o.get("peakPhysicalPagesReplicated").asLong() % 4).isZero();
         assertThat(o.get("ok").asBoolean()).isTrue();
-        Cli.Result info = Cli.run("journal-info", "--journal", dir.resolve("journal").toString());
-        assertThat(info.out()).contains("records " + o.get("journalRecords").asLong());
+        Cli.Result info = Cli.run("journal-info", "--journal", dir.toString());
+        assertThat(info.out()).as("--journal DIR is the same folder for demo and journal-info").contains("records " + o.get("journalRecords").asLong());
+        assertThat(Cli.run("replay", "--journal", dir.toString()).out()).startsWith("replayed " + o.get("journalRecords").asLong() + " records");
+        Cli.Result again = Cli.run("demo", "--journal", dir.toString());
+        assertThat(again.exit()).isEqualTo(2);
+        assertThat(again.err()).isEqualTo("kvflow: --journal: " + dir + " is not empty: the demo writes a new journal there" + System.lineSeparator());
     }
 
     @Test
