@@ -42,7 +42,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--journal", paramLabel = "DIR", description = "write the HiCache journal into this new or empty directory and keep it (what replay and journal-info --journal DIR read; default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;
     @Option(names = "--metrics", description = "print every kvflow meter at the end") boolean metrics;
-    @Option(names = "--host-bytes", defaultValue = "1073741824", description = "host cache the final journal replay fills, in bytes (default ${DEFAULT-VALUE})")
+    @Option(names = "--host-bytes", defaultValue = "1GiB", converter = ByteSize.class,
+            description = "host cache the final journal replay fills: bytes, or with a unit such as 512MiB (default ${DEFAULT-VALUE})")
     long hostBytes;
 
     /** The demo's bounds: it holds every rank's pools and both layouts' runs in one JVM. */

@@ -29,7 +29,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "ownership", mixinStandardHelpOptions = true,
         description = "Page table, owners and capacity of one request on a fresh shared-KV allocator (SPEC §3.4, §4).")
 final class OwnershipCommand implements Callable<Integer> {
-    private static final long DEFAULT_BUDGET = 40L << 30;
 
     @Spec
     private CommandSpec spec;
@@ -37,8 +36,8 @@ final class OwnershipCommand implements Callable<Integer> {
     @Option(names = "--cp", required = true, description = "CP size") int cp;
     @Option(names = "--page-size", defaultValue = "64", description = "tokens per page (default ${DEFAULT-VALUE})") int pageSize;
     @Option(names = "--tokens", required = true, description = "request length in tokens") long tokens;
-    @Option(names = "--budget-bytes", defaultValue = "" + DEFAULT_BUDGET,
-            description = "per-rank KV pool budget in bytes (default ${DEFAULT-VALUE} = 40 GiB)") long budgetBytes;
+    @Option(names = "--budget-bytes", defaultValue = "40GiB", converter = ByteSize.class,
+            description = "per-rank KV pool budget: bytes, or with a unit such as 40GiB (default ${DEFAULT-VALUE})") long budgetBytes;
     @Option(names = "--kv-dtype", defaultValue = "fp8_e4m3", description = "bf16 | fp8_e4m3 (default ${DEFAULT-VALUE})")
     KvDtype kvDtype;
     @Option(names = "--model", defaultValue = "deepseek-v3.2", description = "deepseek-v3.2 | glm-5 (default ${DEFAULT-VALUE})")

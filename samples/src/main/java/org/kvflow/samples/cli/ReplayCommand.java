@@ -34,7 +34,8 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--from", paramLabel = "RECORD|0xINDEX", description = "start at this record number (decimal, 0 is the first) or at this index as printed (0x…)")
     String from;
     @Option(names = "--verify", description = "exit 3 if any record is refused") boolean verify;
-    @Option(names = "--host-bytes", defaultValue = "17179869184", description = "host cache capacity in bytes (default 16 GiB)")
+    @Option(names = "--host-bytes", defaultValue = "16GiB", converter = ByteSize.class,
+            description = "host cache capacity: bytes, or with a unit such as 16GiB (default ${DEFAULT-VALUE})")
     long hostBytes;
     @Option(names = "--json", description = "print JSON") boolean json;
 
@@ -50,7 +51,7 @@ final class ReplayCommand implements Callable<Integer> {
             ObjectNode o = JsonNodeFactory.instance.objectNode()
                     .put("records", report.records()).put("applied", report.applied()).put("payloadBytes", report.payloadBytes())
                     .put("checkpoints", report.checkpoints()).put("hostEntries", cache.size()).put("hostBytes", cache.bytes());
-            ArrayNode rejected = o.putArray("rejected");
+            ArrayNode rejected = o.putArray("refused");
             report.rejected().forEach(r -> rejected.addObject().put("index", JournalIndex.format(r.index())).put("reason", r.reason()));
             ArrayNode damage = o.putArray("damage");
             report.damage().forEach(d -> damage.addObject().put("file", d.file()).put("firstBadIndex", JournalIndex.format(d.firstBadIndex()))

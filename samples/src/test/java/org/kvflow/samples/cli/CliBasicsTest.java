@@ -33,4 +33,23 @@ class CliBasicsTest {
         Cli.Result none = Cli.run("demo", "--zzz");
         assertThat(none.err()).as("nothing close: no suggestion").isEqualTo("kvflow: Unknown option: '--zzz'\n");
     }
+
+    @Test
+    void sizesTakeUnits() {
+        ByteSize size = new ByteSize();
+        assertThat(size.convert("40GiB")).isEqualTo(40L << 30);
+        assertThat(size.convert("512 mib")).isEqualTo(512L << 20);
+        assertThat(size.convert("2KB")).isEqualTo(2000);
+        assertThat(size.convert("4096")).isEqualTo(4096);
+        assertThat(size.convert("64B")).isEqualTo(64);
+        Cli.Result withUnit = Cli.run("ownership", "--cp", "8", "--tokens", "131072", "--budget-bytes", "40GiB", "--json");
+        Cli.Result inBytes = Cli.run("ownership", "--cp", "8", "--tokens", "131072", "--budget-bytes", "42949672960", "--json");
+        assertThat(withUnit.exit()).isZero();
+        assertThat(withUnit.out()).isEqualTo(inBytes.out());
+        Cli.Result bad = Cli.run("ownership", "--cp", "8", "--tokens", "1", "--budget-bytes", "40 gigs");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).isEqualTo("kvflow: Invalid value for option '--budget-bytes': must be a size: bytes, or a number with KiB, MiB, GiB,"
+                + " TiB (or KB, MB, GB, TB), was \"40 gigs\"\n");
+        assertThat(Cli.run("ownership", "--cp", "8", "--tokens", "1", "--budget-bytes", "9999999TiB").err()).contains("was \"9999999TiB\"");
+    }
 }

@@ -62,7 +62,7 @@ class JournalCommandsTest {
         JsonNode o = new ObjectMapper().readTree(json.out());
         assertThat(o.get("applied").asLong()).isEqualTo(6);
         assertThat(o.get("payloadBytes").asLong()).isEqualTo(3 * (LAYOUT.payloadBytes(HiCachePool.KV) + LAYOUT.payloadBytes(HiCachePool.INDEXER)));
-        assertThat(o.get("rejected")).isEmpty();
+        assertThat(o.get("refused")).as("the same word as the text output").isEmpty();
     }
 
     @Test
