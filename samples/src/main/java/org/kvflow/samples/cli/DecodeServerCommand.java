@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code kvflow decode-server}: a non-CP decode receiver on TCP, for PD transfer from a prefill pipeline. */
-@Command(name = "decode-server", mixinStandardHelpOptions = true,
+@Command(name = "decode-server", mixinStandardHelpOptions = true, showDefaultValues = true,
+        footer = {"%nExample:", "  kvflow decode-server --port 7420 --kv-cache-dtype fp8_e4m3"},
         description = "Run a decode receiver (non-CP, full layout) for the tcp transfer backend; prints LISTENING <port>.")
 final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--bind", defaultValue = "127.0.0.1", description = "address to listen on; beyond loopback mutual TLS is required")
@@ -25,7 +26,7 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--latent", defaultValue = "512") int latent;
     @Option(names = "--rope", defaultValue = "64") int rope;
     @Option(names = "--index", defaultValue = "128") int index;
-    @Option(names = "--kv-dtype", defaultValue = "fp8_e4m3", description = "bf16 | fp8_e4m3") KvDtype dtype;
+    @Option(names = "--kv-cache-dtype", defaultValue = "fp8_e4m3", description = "bf16 | fp8_e4m3") KvDtype dtype;
     @Option(names = "--tls-cert", description = "this server's certificate chain (PEM)") Path tlsCert;
     @Option(names = "--tls-key", description = "its private key (PEM, unencrypted PKCS#8)") Path tlsKey;
     @Option(names = "--tls-client-ca", description = "the CA that signs the prefill clients' certificates (PEM)") Path tlsClientCa;

@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
  * baseline; prints a live progress line on a terminal and the report. Exit 0 when every check
  * passed, 4 when one did not.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, showDefaultValues = true,
+        footer = {"%nExample:", "  kvflow demo --cp 8 --backend java --journal /tmp/kvflow-journal"},
         description = "CP shared-KV prefill on a GLM-5-like synthetic NSA/MLA model, end to end, checked against replicated CP.")
 final class DemoCommand implements Callable<Integer> {
     static final int EXIT_CHECKS_FAILED = 4;

@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code kvflow journal-info}: a journal's layout, cycles, records, bytes and first/last index. */
-@Command(name = "journal-info", mixinStandardHelpOptions = true, description = "Summarise a HiCache journal.")
+@Command(name = "journal-info", mixinStandardHelpOptions = true, showDefaultValues = true,
+        footer = {"%nExample:", "  kvflow journal-info --journal /tmp/kvflow-journal --json"}, description = "Summarise a HiCache journal.")
 final class JournalInfoCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

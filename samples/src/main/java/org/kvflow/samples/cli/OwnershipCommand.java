@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
  * its page table, owners and per-rank page counts, the physical pages it costs shared vs
  * replicated, and the logical capacity of both layouts for the same per-rank budget (SPEC §3.4).
  */
-@Command(name = "ownership", mixinStandardHelpOptions = true,
+@Command(name = "ownership", mixinStandardHelpOptions = true, showDefaultValues = true,
+        footer = {"%nExample:", "  kvflow ownership --cp 8 --tokens 131072 --budget-bytes 40GiB"},
         description = "Page table, owners and capacity of one request on a fresh shared-KV allocator (SPEC §3.4, §4).")
 final class OwnershipCommand implements Callable<Integer> {
 
@@ -38,7 +39,7 @@ final class OwnershipCommand implements Callable<Integer> {
     @Option(names = "--tokens", required = true, description = "request length in tokens") long tokens;
     @Option(names = "--budget-bytes", defaultValue = "40GiB", converter = ByteSize.class,
             description = "per-rank KV pool budget: bytes, or with a unit such as 40GiB (default ${DEFAULT-VALUE})") long budgetBytes;
-    @Option(names = "--kv-dtype", defaultValue = "fp8_e4m3", description = "bf16 | fp8_e4m3 (default ${DEFAULT-VALUE})")
+    @Option(names = "--kv-cache-dtype", defaultValue = "fp8_e4m3", description = "bf16 | fp8_e4m3 (default ${DEFAULT-VALUE})")
     KvDtype kvDtype;
     @Option(names = "--model", defaultValue = "deepseek-v3.2", description = "deepseek-v3.2 | glm-5 (default ${DEFAULT-VALUE})")
     String model;

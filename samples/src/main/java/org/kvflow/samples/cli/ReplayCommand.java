@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
  * restored and what was refused, with a progress bar on a terminal. Exit 0 after a replay, 3 with
  * {@code --verify} when any record was refused.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true,
+@Command(name = "replay", mixinStandardHelpOptions = true, showDefaultValues = true,
+        footer = {"%nExample:", "  kvflow replay --journal /tmp/kvflow-journal --from 0 --verify"},
         description = "Replay a HiCache journal (SPEC §11.4) into a host cache; report restored and refused records.")
 final class ReplayCommand implements Callable<Integer> {
     /** {@code --verify} found refused records. */

@@ -2,6 +2,7 @@ package org.kvflow.samples.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What a user meets first: a bare call, the version, a typo. */
@@ -51,5 +52,26 @@ class CliBasicsTest {
         assertThat(bad.err()).isEqualTo("kvflow: Invalid value for option '--budget-bytes': must be a size: bytes, or a number with KiB, MiB, GiB,"
                 + " TiB (or KB, MB, GB, TB), was \"40 gigs\"\n");
         assertThat(Cli.run("ownership", "--cp", "8", "--tokens", "1", "--budget-bytes", "9999999TiB").err()).contains("was \"9999999TiB\"");
+    }
+
+    /** Every command's help shows its defaults and one example, and the example runs as written where it needs nothing outside. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"demo", "simulate", "validate-config", "ownership", "replay", "journal-info",
+            "decode-server"})
+    void helpShowsDefaultsAndAnExample(String command) {
+        Cli.Result help = Cli.run(command, "--help");
+        assertThat(help.exit()).isZero();
+        String example = help.out().substring(help.out().indexOf("Example:"));
+        assertThat(example).as("one example, after the options").contains("kvflow").contains(command.equals("simulate") ? "simulate --scenario -" : command);
+        assertThat(help.out()).doesNotContain("${DEFAULT-VALUE}");
+        if (List.of("demo", "ownership", "replay", "decode-server").contains(command)) { // the commands with defaulted options
+            assertThat(help.out()).contains("Default: ");
+        }
+    }
+
+    @Test
+    void theSelfContainedExamplesRun() {
+        assertThat(Cli.run("ownership", "--cp", "8", "--tokens", "131072", "--budget-bytes", "40GiB").exit()).isZero();
+        assertThat(Cli.run("validate-config", "--cp", "8", "--shared-kv", "--enable-cp-shared-kv-prefill-bs-gt1", "--json").exit()).isZero();
     }
 }

@@ -34,7 +34,7 @@ class OwnershipCommandTest {
 
         JsonNode glm = json("ownership", "--cp", "8", "--tokens", "0", "--model", "glm-5", "--json").get("capacity");
         assertThat(glm.get("pagesPerRank").intValue()).isEqualTo(10_918);
-        JsonNode bf16 = json("ownership", "--cp", "8", "--tokens", "0", "--kv-dtype", "bf16", "--json").get("capacity");
+        JsonNode bf16 = json("ownership", "--cp", "8", "--tokens", "0", "--kv-cache-dtype", "bf16", "--json").get("capacity");
         assertThat(bf16.get("pagesPerRank").intValue()).isEqualTo(8_568);
     }
 
