@@ -44,14 +44,15 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() {
         ReplayStart start = from == null ? ReplayStart.fromStart() : JournalIndex.start("--from", from);
         HostPageCache cache = new HostPageCache(hostBytes);
-        ProgressBar bar = new ProgressBar(journal);
+        ProgressBar bar = new ProgressBar(journal, from == null);
         ReplayReport report = JournalReplayer.replay(journal, start, JournalReplayer.OnCorrupt.SKIP, cache, bar::update);
         bar.finish();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectNode o = JsonNodeFactory.instance.objectNode()
                     .put("records", report.records()).put("applied", report.applied()).put("payloadBytes", report.payloadBytes())
-                    .put("checkpoints", report.checkpoints()).put("hostEntries", cache.size()).put("hostBytes", cache.bytes());
+                    .put("checkpoints", report.checkpoints()).put("hostEntries", cache.size()).put("hostBytes", cache.bytes())
+                    .put("evictedForSpace", cache.evictedForSpace());
             ArrayNode rejected = o.putArray("refused");
             report.rejected().forEach(r -> rejected.addObject().put("index", JournalIndex.format(r.index())).put("reason", r.reason()));
             ArrayNode damage = o.putArray("damage");
@@ -61,6 +62,9 @@ final class ReplayCommand implements Callable<Integer> {
         } else {
             out.printf(Locale.ROOT, "replayed %d records (%d applied, %d checkpoints): %d host entries, %.1f MB restored%n",
                     report.records(), report.applied(), report.checkpoints(), cache.size(), report.payloadBytes() / 1e6);
+            if (cache.evictedForSpace() > 0) {
+                out.printf(Locale.ROOT, "evicted %d host entries for space (--host-bytes %d holds %d)%n", cache.evictedForSpace(), hostBytes, cache.size());
+            }
             out.printf(Locale.ROOT, "refused %d record(s)%n", report.rejected().size());
             report.rejected().forEach(r -> out.println("  " + JournalIndex.format(r.index()) + ": " + r.reason()));
             report.damage().forEach(d -> out.println("damaged " + d.file() + " from record " + JournalIndex.format(d.firstBadIndex())
@@ -70,16 +74,19 @@ final class ReplayCommand implements Callable<Integer> {
         return !report.damage().isEmpty() || verify && !report.rejected().isEmpty() ? EXIT_VERIFY_FAILED : KvflowCli.EXIT_OK;
     }
 
-    /** Records, MB, MB/s and ETA on stderr when stderr is a terminal; silent otherwise. */
+    /**
+     * Records, MB, MB/s and, from the journal's start, a bar and an ETA on stderr when stderr is a
+     * terminal; silent otherwise. From {@code --from} the bytes still ahead are unknown: no bar, no ETA.
+     */
     private static final class ProgressBar {
         private final boolean terminal = System.console() != null;
         private final long totalBytes;
         private final long startNanos = System.nanoTime();
         private long lastDraw;
 
-        ProgressBar(Path journal) {
+        ProgressBar(Path journal, boolean fromStart) {
             long total = 0;
-            if (terminal) {
+            if (terminal && fromStart) {
                 try (var files = java.nio.file.Files.list(journal)) {
                     for (Path p : files.filter(f -> f.toString().endsWith(".cq4")).toList()) {
                         total += java.nio.file.Files.size(p);
@@ -100,6 +107,11 @@ final class ReplayCommand implements Callable<Integer> {
             double seconds = (now - startNanos) / 1e9;
             double rate = bytes / 1e6 / Math.max(seconds, 1e-3);
             double fraction = totalBytes == 0 ? 0 : Math.min(1.0, (double) bytes / totalBytes);
+            if (totalBytes == 0) {
+                System.err.printf(Locale.ROOT, "\r%,d records  %.1f MB  %.1f MB/s ", records, bytes / 1e6, rate);
+                System.err.flush();
+                return;
+            }
             int filled = (int) (fraction * 30);
             double eta = rate <= 0 ? 0 : Math.max(0, (totalBytes - bytes) / 1e6 / rate);
             System.err.printf(Locale.ROOT, "\r[%s%s] %,d records  %.1f MB  %.1f MB/s  ETA %.0fs ", "#".repeat(filled),

@@ -70,6 +70,9 @@ class JournalCommandsTest {
         List<Long> indices = writeJournal(3);
         Cli.Result from = Cli.run("replay", "--journal", dir.toString(), "--from", "0x" + Long.toHexString(indices.get(4)));
         assertThat(from.out()).startsWith("replayed 2 records");
+        Cli.Result small = Cli.run("replay", "--journal", dir.toString(), "--host-bytes", String.valueOf(LAYOUT.payloadBytes(HiCachePool.KV)));
+        assertThat(small.out()).as("a host cache too small for the journal reports its evictions")
+                .containsPattern("evicted [1-9][0-9]* host entries for space \\(--host-bytes [0-9]+ holds [0-9]+\\)");
         Cli.Result fromRecord = Cli.run("replay", "--journal", dir.toString(), "--from", "4");
         assertThat(fromRecord.out()).as("record number 4 is the record at indices[4]").startsWith("replayed 2 records");
         corruptSomePayload();
