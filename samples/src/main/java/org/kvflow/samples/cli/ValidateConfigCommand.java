@@ -32,7 +32,8 @@ final class ValidateConfigCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "config file (.yaml/.yml or .json); defaults when absent")
+    @Option(names = "--config", paramLabel = "FILE", description = "config file (.yaml/.yml or .json), keys named as these flags "
+            + "(attn-cp-size: 8) or as the scenario format's fields (cpSize: 8); defaults when absent")
     private Path config;
 
     @Option(names = "--json", description = "print the answer as JSON (the `config` scenario's answer object)")
@@ -43,7 +44,7 @@ final class ValidateConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws JsonProcessingException {
-        CpSharedKvConfig base = config == null ? CpSharedKvConfig.DEFAULTS : ConfigJson.load(config);
+        CpSharedKvConfig base = config == null ? CpSharedKvConfig.DEFAULTS : ConfigFileNames.load(config);
         ValidationReport report = StartupValidator.validate(overrides.apply(base));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
