@@ -16,60 +16,61 @@ import org.kvflow.operators.PrefillResult;
 /**
  * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled
  * tokens, physical pages per rank and their peak, materialized bytes, transfer bytes and latency,
- * journaled pages, and failures by error code. One instance per pipeline run.
+ * journaled pages, and failures by error code. Every meter carries {@code layout=shared|replicated},
+ * so a shared run and its replicated baseline in one registry stay apart; no tag grows per run. One
+ * instance per pipeline run.
  */
 final class KvflowMetrics {
-    private static final AtomicLong RUNS = new AtomicLong();
-
     private final MeterRegistry registry;
-    /** Gauges carry the run's id: a built pipeline may run several times at once, each with its own pools. */
-    private final String run = Long.toString(RUNS.incrementAndGet());
+    private final String layout;
     private final List<io.micrometer.core.instrument.Meter> gauges = new ArrayList<>();
     private final Timer transferLatency;
     private final long pageBytes;
     private final AtomicLong peakViewBytes = new AtomicLong();
 
-    KvflowMetrics(MeterRegistry registry, long pageBytes) {
+    /** @param layout {@code shared} or {@code replicated}: the tag every meter carries */
+    KvflowMetrics(MeterRegistry registry, long pageBytes, String layout) {
         this.registry = registry;
         this.pageBytes = pageBytes;
-        this.transferLatency = Timer.builder("kvflow.transfer.latency").description("one transfer call (open, run, complete)")
-                .register(registry);
+        this.layout = layout;
+        this.transferLatency = Timer.builder("kvflow.transfer.latency").description("one send call of a run of pages, subscription to completion")
+                .tag("layout", layout).register(registry);
     }
 
     void bind(KvGroup group, Supplier<Long> journalPages) {
         for (int r = 0; r < group.config().cpSize(); r++) {
             int rank = r;
             gauges.add(Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).tag("rank", Integer.toString(r))
-                    .tag("run", run).register(registry));
+                    .tag("layout", layout).register(registry));
         }
-        gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).tag("run", run).register(registry));
-        gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).tag("run", run).register(registry));
+        gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).tag("layout", layout).register(registry));
+        gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).tag("layout", layout).register(registry));
         gauges.add(Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
-                .description("largest full view of one batch: the scratch the view needs beside the pools").tag("run", run).register(registry));
+                .description("largest full view of one batch: the scratch the view needs beside the pools").tag("layout", layout).register(registry));
     }
 
     void batch(PrefillBatch batch) {
-        registry.counter("kvflow.batches").increment();
+        registry.counter("kvflow.batches", "layout", layout).increment();
         long pages = 0;
         for (PrefillBatch.Entry e : batch.entries()) {
             pages += (e.chunkStart() + e.chunkLen() + e.state().table().pageSize() - 1) / e.state().table().pageSize();
         }
-        registry.counter("kvflow.materialized.bytes").increment(pages * pageBytes);
+        registry.counter("kvflow.materialized.bytes", "layout", layout).increment(pages * pageBytes);
         peakViewBytes.accumulateAndGet(pages * pageBytes, Math::max);
     }
 
     void result(PrefillResult result) {
         if (result instanceof PrefillResult.Completed c) {
-            registry.counter("kvflow.requests", "outcome", "completed").increment();
-            registry.counter("kvflow.tokens").increment(c.request().seqLen());
+            registry.counter("kvflow.requests", "outcome", "completed", "layout", layout).increment();
+            registry.counter("kvflow.tokens", "layout", layout).increment(c.request().seqLen());
         } else if (result instanceof PrefillResult.Failed f) {
-            registry.counter("kvflow.requests", "outcome", "failed").increment();
-            registry.counter("kvflow.rejections", "code", code(f.error())).increment();
+            registry.counter("kvflow.requests", "outcome", "failed", "layout", layout).increment();
+            registry.counter("kvflow.rejections", "code", code(f.error()), "layout", layout).increment();
         }
     }
 
     void transferred(long pages, long nanos) {
-        registry.counter("kvflow.transfer.bytes").increment(pages * pageBytes);
+        registry.counter("kvflow.transfer.bytes", "layout", layout).increment(pages * pageBytes);
         transferLatency.record(java.time.Duration.ofNanos(nanos));
     }
 

@@ -100,7 +100,8 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         KvGroup group = (model == null ? pools : pools.model(model)).build();
         run.started(group);
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
-        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()));
+        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
+                own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated");
         TransferSpec transfer = stages.stream().filter(TransferSpec.class::isInstance).map(TransferSpec.class::cast).findFirst().orElse(null);
         RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)

@@ -176,7 +176,10 @@ public class DslTest {
         reqs.add(new PrefillRequest("too-big", new int[5000], 0));
         StepVerifier.create(Flux.fromIterable(reqs).transform(pipeline).contextWrite(Context.of(PrefillPipeline.TRACE_KEY, "t-1")))
                 .expectNextCount(11).verifyComplete();
-        assertThat(registry.get("kvflow.requests").tag("outcome", "completed").counter().count()).isEqualTo(10);
+        assertThat(registry.get("kvflow.requests").tag("outcome", "completed").tag("layout", "shared").counter().count()).isEqualTo(10);
+        assertThat(registry.find("kvflow.requests").tag("layout", "replicated").counters()).as("the layout tag keeps runs apart").isEmpty();
+        assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("layout")).isEqualTo("shared"))
+                .allSatisfy(m -> assertThat(m.getId().getTag("run")).as("no tag that grows per run").isNull());
         assertThat(registry.get("kvflow.rejections").tag("code", "AdmissionRejectedException").counter().count()).isEqualTo(1);
         assertThat(registry.get("kvflow.batches").counter().count()).isPositive();
         assertThat(registry.get("kvflow.transfer.bytes").counter().count()).isPositive();

@@ -133,8 +133,6 @@ public final class Demo {
             AtomicInteger failed = new AtomicInteger();
             AtomicInteger checks = new AtomicInteger();
             AtomicLong tokens = new AtomicLong();
-            double batchesBefore = registry.counter("kvflow.batches").count();
-            double bytesBefore = registry.counter("kvflow.transfer.bytes").count();
             long start = System.nanoTime();
             PrefillRun sharedRun = shared.start(Flux.fromIterable(workload));
             sharedRun.results().concatMap(result -> {
@@ -156,10 +154,10 @@ public final class Demo {
             ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
                     new HostPageCache(hostBytes), (r, b) -> { });
             return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
-                    (long) (registry.counter("kvflow.batches").count() - batchesBefore), seconds,
+                    (long) registry.counter("kvflow.batches", "layout", "shared").count(), seconds,
                     Objects.requireNonNull(sharedRun.group()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(sharedRun.group()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
-                    (long) (registry.counter("kvflow.transfer.bytes").count() - bytesBefore), decode.pid(), replay.records(),
+                    (long) registry.counter("kvflow.transfer.bytes", "layout", "shared").count(), decode.pid(), replay.records(),
                     replay.rejected().size(), checks.get(), shared.device().toString());
         }
     }
