@@ -3,7 +3,6 @@ package org.kvflow.dsl;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;

@@ -22,7 +22,6 @@ import org.kvflow.journal.JournalOptions;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayStart;
-import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;

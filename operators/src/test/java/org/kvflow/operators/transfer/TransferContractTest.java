@@ -21,7 +21,6 @@ import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
-import org.kvflow.operators.RequestState;
 import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

@@ -8,7 +8,7 @@ public final class PageCopies {
     private PageCopies() {}
 
     /**
-     * The checks every copier runs before copying.
+     * The checks every page memory runs before copying.
      *
      * @throws PageListMismatchException if the lists differ in length
      * @throws PageSizeMismatchException if the buffers' page sizes differ
@@ -30,7 +30,7 @@ public final class PageCopies {
      *
      * @throws org.kvflow.core.validate.PageGroupValidationException for a malformed group (nothing is copied)
      */
-    public static void copyTokens(PageMemory copier, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
+    public static void copyTokens(PageMemory memory, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
                                   int pageSize, String context) {
         PageGroups.validatePageAlignedTokenIndices(srcTokens, pageSize, context + " (source)");
         PageGroups.validatePageAlignedTokenIndices(dstTokens, pageSize, context + " (destination)");
@@ -38,17 +38,17 @@ public final class PageCopies {
             throw new IllegalArgumentException(context + ": " + srcTokens.length + " source vs " + dstTokens.length
                     + " destination token indices");
         }
-        copier.copyPages(src, pagesOf(srcTokens, pageSize), dst, pagesOf(dstTokens, pageSize));
+        memory.copyPages(src, pagesOf(srcTokens, pageSize), dst, pagesOf(dstTokens, pageSize));
     }
 
     /** Gathers {@code pages} of {@code src} into pages {@code 0..n-1} of {@code view}. */
-    public static void gather(PageMemory copier, PageBuffer src, long[] pages, PageBuffer view) {
-        copier.copyPages(src, pages, view, identity(pages.length));
+    public static void gather(PageMemory memory, PageBuffer src, long[] pages, PageBuffer view) {
+        memory.copyPages(src, pages, view, identity(pages.length));
     }
 
     /** Scatters pages {@code 0..n-1} of {@code view} back to {@code pages} of {@code dst}. */
-    public static void scatter(PageMemory copier, PageBuffer view, PageBuffer dst, long[] pages) {
-        copier.copyPages(view, identity(pages.length), dst, pages);
+    public static void scatter(PageMemory memory, PageBuffer view, PageBuffer dst, long[] pages) {
+        memory.copyPages(view, identity(pages.length), dst, pages);
     }
 
     private static long[] pagesOf(long[] tokens, int pageSize) {
