@@ -1,5 +1,6 @@
 package org.kvflow.samples.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -15,7 +16,8 @@ import picocli.CommandLine.Option;
 /** {@code kvflow decode-server}: a non-CP decode receiver on TCP, for PD transfer from a prefill pipeline. */
 @Command(name = "decode-server", mixinStandardHelpOptions = true, showDefaultValues = true,
         footer = {"%nExample:", "  kvflow decode-server --port 7420 --kv-cache-dtype fp8_e4m3"},
-        description = "Run a decode receiver (non-CP, full layout) for the tcp transfer backend; prints LISTENING <port>.")
+        description = "Run a decode receiver (non-CP, full layout) for the tcp transfer backend; prints LISTENING <port> (or a JSON line) when"
+                + " ready, a statistics line every --stats-interval-s and one when it stops.")
 final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--bind", defaultValue = "127.0.0.1", description = "address to listen on; beyond loopback mutual TLS is required")
     String bind;
@@ -33,6 +35,9 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--handshake-timeout-ms", defaultValue = "10000", description = "close a connection that sends no HELLO in time") long handshakeMs;
     @Option(names = "--idle-timeout-ms", defaultValue = "120000", description = "close a connection idle this long") long idleMs;
     @Option(names = "--max-connections", defaultValue = "64", description = "close new connections past this many") int maxConnections;
+    @Option(names = "--json", description = "print the ready line and the statistics lines as JSON") boolean json;
+    @Option(names = "--stats-interval-s", defaultValue = "60", description = "seconds between statistics lines (0: only when it stops)")
+    long statsSeconds;
 
     @Override
     public Integer call() {
@@ -43,11 +48,45 @@ final class DecodeServerCommand implements Callable<Integer> {
         TransferTls tls = given == 3 ? new TransferTls(tlsCert, tlsKey, tlsClientCa) : null;
         DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections);
         DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, DecodeServerMain.layout(layers, latent, rope, index, dtype));
+        java.io.PrintStream out = System.out;
         try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls)) {
-            System.out.println("LISTENING " + server.port());
-            System.out.flush();
+            out.println(readyLine(server, bind, json));
+            out.flush();
+            java.util.concurrent.ScheduledExecutorService ticks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "decode-server-stats");
+                t.setDaemon(true);
+                return t;
+            });
+            if (statsSeconds > 0) {
+                ticks.scheduleAtFixedRate(() -> out.println(statsLine(server, json)), statsSeconds, statsSeconds, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            Thread last = new Thread(() -> out.println(statsLine(server, json)), "decode-server-final-stats");
+            Runtime.getRuntime().addShutdownHook(last);
             server.awaitClose();
+            ticks.shutdownNow();
         }
         return KvflowCli.EXIT_OK;
+    }
+
+    /** {@code LISTENING <port>}, or with {@code json} one object naming the address, port and pool. */
+    static String readyLine(DecodeServer server, String bind, boolean json) {
+        if (!json) {
+            return "LISTENING " + server.port();
+        }
+        DecodeReceiver r = server.receiver();
+        return JsonNodeFactory.instance.objectNode().put("listening", server.port()).put("bind", bind).put("pages", r.capacityPages())
+                .put("pageSize", r.pageSize()).put("layers", r.layout() == null ? 0 : r.layout().shape().layers()).toString();
+    }
+
+    /** What the server holds and has refused so far, as text or one JSON object. */
+    static String statsLine(DecodeServer server, boolean json) {
+        DecodeReceiver r = server.receiver();
+        if (json) {
+            return JsonNodeFactory.instance.objectNode().put("connections", server.connections()).put("openSessions", r.openSessions())
+                    .put("incompleteSessions", r.incompleteSessions()).put("pagesInUse", r.pagesInUse()).put("refusedPages", server.rejectedPages())
+                    .put("refusals", server.refusals()).toString();
+        }
+        return String.format(java.util.Locale.ROOT, "stats: %d connections, %d open sessions (%d incomplete), %d pages in use, %d pages refused, "
+                + "%d refusals", server.connections(), r.openSessions(), r.incompleteSessions(), r.pagesInUse(), server.rejectedPages(), server.refusals());
     }
 }
