@@ -3,7 +3,6 @@ package org.kvflow.dsl;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -23,7 +22,9 @@ import org.kvflow.operators.PrefillResult;
 final class KvflowMetrics {
     private final MeterRegistry registry;
     private final String layout;
-    private final List<io.micrometer.core.instrument.Meter> gauges = new ArrayList<>();
+    /** The run's gauges: one set per layout, replaced by the next run's. */
+    private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.peak", "kvflow.journal.pages",
+            "kvflow.materialized.peak.bytes");
     private final Timer transferLatency;
     private final long pageBytes;
     private final AtomicLong peakViewBytes = new AtomicLong();
@@ -37,16 +38,26 @@ final class KvflowMetrics {
                 .tag("layout", layout).register(registry);
     }
 
+    /**
+     * Registers this run's gauges, replacing those of the last run of the same layout: they stay
+     * readable after a run ends (what {@code demo --metrics} prints) and there is one set per layout.
+     */
     void bind(KvGroup group, Supplier<Long> journalPages) {
+        for (String name : GAUGES) {
+            registry.find(name).tag("layout", layout).gauges().forEach(registry::remove);
+        }
         for (int r = 0; r < group.config().cpSize(); r++) {
             int rank = r;
-            gauges.add(Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).tag("rank", Integer.toString(r))
-                    .tag("layout", layout).register(registry));
+            Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).description("physical pages held on one rank")
+                    .tag("rank", Integer.toString(r)).tag("layout", layout).strongReference(true).register(registry);
         }
-        gauges.add(Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).tag("layout", layout).register(registry));
-        gauges.add(Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).tag("layout", layout).register(registry));
-        gauges.add(Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
-                .description("largest full view of one batch: the scratch the view needs beside the pools").tag("layout", layout).register(registry));
+        Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).description("most physical pages held at once, all ranks")
+                .tag("layout", layout).strongReference(true).register(registry);
+        Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).description("page records written to the HiCache journal")
+                .tag("layout", layout).strongReference(true).register(registry);
+        Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
+                .description("largest full view of one batch: the scratch the view needs beside the pools").tag("layout", layout)
+                .strongReference(true).register(registry);
     }
 
     void batch(PrefillBatch batch) {
@@ -72,11 +83,6 @@ final class KvflowMetrics {
     void transferred(long pages, long nanos) {
         registry.counter("kvflow.transfer.bytes", "layout", layout).increment(pages * pageBytes);
         transferLatency.record(java.time.Duration.ofNanos(nanos));
-    }
-
-    void unbind() {
-        gauges.forEach(registry::remove);
-        gauges.clear();
     }
 
     /** Largest full view of one batch so far, in bytes. */

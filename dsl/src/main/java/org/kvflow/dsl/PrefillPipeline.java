@@ -140,7 +140,6 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                     }, 1);
                 })
                 .doFinally(signal -> {
-                    metrics.unbind();
                     if (backend instanceof AutoCloseable closeable) {
                         resources.add(closeable);
                     }

@@ -185,7 +185,11 @@ public class DslTest {
         assertThat(registry.get("kvflow.transfer.bytes").counter().count()).isPositive();
         assertThat(registry.get("kvflow.transfer.latency").timer().count()).isPositive();
         assertThat(registry.get("kvflow.tokens").counter().count()).isEqualTo(reqs.stream().limit(10).mapToInt(PrefillRequest::seqLen).sum());
-        assertThat(registry.find("kvflow.pages.inuse").gauges()).as("unbound after the run").isEmpty();
+        assertThat(registry.find("kvflow.pages.inuse").gauges()).as("one per rank, readable after the run").hasSize(4);
+        assertThat(registry.get("kvflow.pages.peak").gauge().value()).isPositive();
+        StepVerifier.create(Flux.fromIterable(requests(3)).map(r -> new PrefillRequest("again-" + r.id(), r.tokenIds(), 0)).transform(pipeline))
+                .expectNextCount(3).verifyComplete();
+        assertThat(registry.find("kvflow.pages.inuse").gauges()).as("the next run's replace them: no set per run").hasSize(4);
     }
 
     @Test
