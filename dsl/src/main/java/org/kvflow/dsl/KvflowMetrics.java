@@ -1,5 +1,6 @@
 package org.kvflow.dsl;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -61,33 +62,38 @@ final class KvflowMetrics {
     }
 
     void batch(PrefillBatch batch) {
-        registry.counter("kvflow.batches", "layout", layout).increment();
+        counter("kvflow.batches", "batches admission formed").increment();
         long pages = 0;
         for (PrefillBatch.Entry e : batch.entries()) {
             pages += (e.chunkStart() + e.chunkLen() + e.state().table().pageSize() - 1) / e.state().table().pageSize();
         }
-        registry.counter("kvflow.materialized.bytes", "layout", layout).increment(pages * pageBytes);
+        counter("kvflow.materialized.bytes", "bytes of the full views the batches referenced").increment(pages * pageBytes);
         peakViewBytes.accumulateAndGet(pages * pageBytes, Math::max);
     }
 
     void result(PrefillResult result) {
         if (result instanceof PrefillResult.Completed c) {
-            registry.counter("kvflow.requests", "outcome", "completed", "layout", layout).increment();
-            registry.counter("kvflow.tokens", "layout", layout).increment(c.request().seqLen());
+            counter("kvflow.requests", "requests that left the pipeline, by outcome", "outcome", "completed").increment();
+            counter("kvflow.tokens", "prompt tokens of completed requests").increment(c.request().seqLen());
         } else if (result instanceof PrefillResult.Failed f) {
-            registry.counter("kvflow.requests", "outcome", "failed", "layout", layout).increment();
-            registry.counter("kvflow.rejections", "code", code(f.error()), "layout", layout).increment();
+            counter("kvflow.requests", "requests that left the pipeline, by outcome", "outcome", "failed").increment();
+            counter("kvflow.rejections", "failed requests, by error code", "code", code(f.error())).increment();
         }
     }
 
     void transferred(long pages, long nanos) {
-        registry.counter("kvflow.transfer.bytes", "layout", layout).increment(pages * pageBytes);
+        counter("kvflow.transfer.bytes", "KV bytes sent to decode").increment(pages * pageBytes);
         transferLatency.record(java.time.Duration.ofNanos(nanos));
     }
 
     /** Largest full view of one batch so far, in bytes. */
     long peakViewBytes() {
         return peakViewBytes.get();
+    }
+
+    /** The counter {@code name} of this layout (and the given tag pairs), with its description. */
+    private Counter counter(String name, String description, String... tags) {
+        return Counter.builder(name).description(description).tags(tags).tag("layout", layout).register(registry);
     }
 
     /** A short, stable code for a failure: the validation kind, or the exception's simple name. */

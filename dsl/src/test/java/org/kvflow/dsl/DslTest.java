@@ -179,7 +179,8 @@ public class DslTest {
         assertThat(registry.get("kvflow.requests").tag("outcome", "completed").tag("layout", "shared").counter().count()).isEqualTo(10);
         assertThat(registry.find("kvflow.requests").tag("layout", "replicated").counters()).as("the layout tag keeps runs apart").isEmpty();
         assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("layout")).isEqualTo("shared"))
-                .allSatisfy(m -> assertThat(m.getId().getTag("run")).as("no tag that grows per run").isNull());
+                .allSatisfy(m -> assertThat(m.getId().getTag("run")).as("no tag that grows per run").isNull())
+                .allSatisfy(m -> assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank());
         assertThat(registry.get("kvflow.rejections").tag("code", "AdmissionRejectedException").counter().count()).isEqualTo(1);
         assertThat(registry.get("kvflow.batches").counter().count()).isPositive();
         assertThat(registry.get("kvflow.transfer.bytes").counter().count()).isPositive();
