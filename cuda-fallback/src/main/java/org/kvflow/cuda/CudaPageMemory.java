@@ -321,8 +321,13 @@ public final class CudaPageMemory implements PageMemory {
         }
         Pointer args = Pointer.to(Pointer.to(addrsAt), Pointer.to(metaAt), Pointer.to(new int[] {rows}), Pointer.to(scratch),
                 Pointer.to(scratch.withByteOffset((long) pairs * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
+        timedLaunch(() -> cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream, args, null));
+    }
+
+    /** Runs {@code launch} on the stream between the kernel events, waits for it, and keeps its device time. */
+    private void timedLaunch(Runnable launch) {
         cuEventRecord(kernelStart, stream);
-        cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream, args, null);
+        launch.run();
         cuEventRecord(kernelStop, stream);
         cuStreamSynchronize(stream);
         float[] ms = new float[1];
@@ -345,61 +350,45 @@ public final class CudaPageMemory implements PageMemory {
             s.add(own(src.get(c)));
             d.add(own(dst.get(c)));
         }
-        launchChecked(List.of(s), srcPages, List.of(d), dstPages);
-    }
-
-    private void launchChecked(List<List<DeviceBuffer>> src, long[] srcPages, List<List<DeviceBuffer>> dst, long[] dstPages) {
-        if (srcPages.length == 0 || src.isEmpty()) {
+        if (srcPages.length == 0) {
             return;
         }
         current();
         try {
-            launchCopies(src, srcPages, dst, dstPages);
+            launchCopy(s, srcPages, d, dstPages);
         } catch (RuntimeException e) {
             throw new CudaCopyException("copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
-                    + src.stream().flatMap(List::stream).map(DeviceBuffer::label).toList() + " to "
-                    + dst.stream().flatMap(List::stream).map(DeviceBuffer::label).toList(), e);
+                    + s.stream().map(DeviceBuffer::label).toList() + " to " + d.stream().map(DeviceBuffer::label).toList(), e);
         }
     }
 
-    /** The page lists go to the device once; one launch per group of up to four buffer pairs; one sync. */
-    private void launchCopies(List<List<DeviceBuffer>> groups, long[] srcPages, List<List<DeviceBuffer>> dstGroups, long[] dstPages) {
+    /** The page lists go to the device scratch in one async copy; one launch for up to four buffer pairs; one sync. */
+    private void launchCopy(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
         int n = srcPages.length;
-        // page lists: pinned staging -> device scratch, one async copy on the stream
         long listBytes = 2L * n * Sizeof.LONG;
         ensureScratch(listBytes);
         staging.getByteBuffer(0, listBytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(srcPages).put(dstPages);
         cuMemcpyHtoDAsync(scratch, staging, listBytes, stream);
         CUdeviceptr dstList = scratch.withByteOffset((long) n * Sizeof.LONG);
-        cuEventRecord(kernelStart, stream);
-        for (int g = 0; g < groups.size(); g++) {
-            List<DeviceBuffer> src = groups.get(g);
-            List<DeviceBuffer> dst = dstGroups.get(g);
-            int comps = src.size();
-            boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
-            Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
-            for (int c = 0; c < MAX_COMPONENTS; c++) {
-                DeviceBuffer s = src.get(Math.min(c, comps - 1));
-                DeviceBuffer d = dst.get(Math.min(c, comps - 1));
-                args[3 * c] = Pointer.to(s.address);
-                args[3 * c + 1] = Pointer.to(d.address);
-                args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
-            }
-            args[3 * MAX_COMPONENTS] = Pointer.to(scratch);
-            args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
-            int slices = vectors ? SLICES : 1;
-            args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
-            long grid = (long) n * slices;
-            if (grid > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
-            }
-            cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null);
+        int comps = src.size();
+        boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
+        Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
+        for (int c = 0; c < MAX_COMPONENTS; c++) {
+            DeviceBuffer s = src.get(Math.min(c, comps - 1));
+            DeviceBuffer d = dst.get(Math.min(c, comps - 1));
+            args[3 * c] = Pointer.to(s.address);
+            args[3 * c + 1] = Pointer.to(d.address);
+            args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
         }
-        cuEventRecord(kernelStop, stream);
-        cuStreamSynchronize(stream);
-        float[] ms = new float[1];
-        cuEventElapsedTime(ms, kernelStart, kernelStop);
-        lastKernelMillis = ms[0];
+        args[3 * MAX_COMPONENTS] = Pointer.to(scratch);
+        args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
+        int slices = vectors ? SLICES : 1;
+        args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
+        long grid = (long) n * slices;
+        if (grid > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
+        }
+        timedLaunch(() -> cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null));
     }
 
     /** Grows the pinned staging buffer and the device scratch to hold {@code bytes} of page lists. */
