@@ -133,7 +133,6 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     private void writeChunk(KvModel model, ChunkRows rows, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
         RankStores stores = group.stores();
-        boolean shared = group.layout() == PoolLayout.SHARED;
         KvLayout layout = model.layout();
         int ps = ownership.pageSize();
         long[] locs = state.locs(0, to);
@@ -143,7 +142,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                 java.util.Arrays.copyOfRange(locs, (int) fullFrom, (int) fullTo), ps, "owner write req " + state.id()) > 0,
                 () -> "owner write req " + state.id() + ": no page group");
         PageStore reference = stores.reference();
-        boolean checkRows = shared && DebugMode.enabled();
+        boolean checkRows = group.layout() == PoolLayout.SHARED && DebugMode.enabled();
         int n = Math.toIntExact(to - from);
         int[] tokenIds = new int[n];
         long[] positions = new long[n];
@@ -164,10 +163,9 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                     count++;
                 }
                 int i = (int) (t - from);
-                int firstRank = shared ? ownership.ownerOfLoc(loc) : 0;
-                int lastRank = shared ? firstRank : ownership.cpSize() - 1;
-                long row = shared ? ownership.localRow(loc) : loc;
-                for (int r = firstRank; r <= lastRank; r++) {
+                int page = Math.toIntExact(loc / ps);
+                long row = stores.physicalPage(page) * ps + loc % ps;
+                for (int r : stores.ranksStoring(page)) {
                     if (checkRows && l == 0) {
                         for (int k = 0; k < count; k++) {
                             checkOwnerRow(ownership, loc + k, r, row + k, "owner write req " + state.id());
