@@ -3,6 +3,7 @@ package org.kvflow.dsl;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
@@ -101,30 +102,30 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
         KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
                 own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated");
-        TransferSpec transfer = stages.stream().filter(TransferSpec.class::isInstance).map(TransferSpec.class::cast).findFirst().orElse(null);
+        TransferSpec transfer = find(TransferSpec.class).orElse(null);
         RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
                 : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
                 config.pageSize(), null));
         List<AutoCloseable> resources = new ArrayList<>(List.of(group, memory));
         List<CpPrefillPipeline.Stage> operators = new ArrayList<>();
-        HiCacheBackupOperator[] backup = new HiCacheBackupOperator[1];
+        HiCacheBackupOperator backup = find(BackupSpec.class)
+                .map(b -> HiCacheBackupOperator.journaling(group, b.journalDir(), config.hicache().writePolicy())).orElse(null);
+        if (backup != null) {
+            resources.add(backup);
+        }
         for (StageSpec spec : stages) {
             switch (spec) {
                 case SplitSpec s -> operators.add(new SplitOperator(group)::apply);
                 case OwnSpec s -> operators.add(new ShardOperator(group)::apply);
                 case WriteSpec s -> operators.add(new OwnerWriteOperator(group, device)::apply);
                 case MaterializeSpec m -> operators.add(new MaterializeOperator(group, m.sampler(), device)::apply);
-                case BackupSpec b -> {
-                    backup[0] = HiCacheBackupOperator.journaling(group, b.journalDir(), config.hicache().writePolicy());
-                    resources.add(backup[0]);
-                    operators.add(backup[0]::apply);
-                }
+                case BackupSpec b -> operators.add(Objects.requireNonNull(backup)::apply);
                 case AdmitSpec a -> { } // the pipeline's head
                 case TransferSpec t -> { } // the pipeline's end
             }
         }
-        metrics.bind(group, () -> backup[0] == null ? 0L : backup[0].pagesJournaled());
+        metrics.bind(group, () -> backup == null ? 0L : backup.pagesJournaled());
         CpPrefillPipeline inner = new CpPrefillPipeline(group, spec(AdmitSpec.class).queueCapacity(), operators,
                 new MeteredTransferBackend(backend, metrics), scheduler, batch -> {
                     metrics.batch(batch);
@@ -153,8 +154,11 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 });
     }
 
+    private <S extends StageSpec> java.util.Optional<S> find(Class<S> type) {
+        return stages.stream().filter(type::isInstance).map(type::cast).findFirst();
+    }
+
     private <S extends StageSpec> S spec(Class<S> type) {
-        return stages.stream().filter(type::isInstance).map(type::cast).findFirst()
-                .orElseThrow(() -> new IllegalStateException("build() admitted a flow without " + type.getSimpleName()));
+        return find(type).orElseThrow(() -> new IllegalStateException("build() admitted a flow without " + type.getSimpleName()));
     }
 }

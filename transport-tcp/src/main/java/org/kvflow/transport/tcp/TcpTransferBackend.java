@@ -173,7 +173,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     /** A request's digest at the decode side. */
     public record Digest(long crc, int writtenPages, boolean ready) {}
 
-    /** Drops the connection (without waiting for it to close). */
+    /** Drops the connection (without waiting for it to close); a later call connects again. */
     @Override
     public void close() {
         Mono<Session> current = session.getAndSet(null);
@@ -191,7 +191,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private Mono<Frames.Reader> call(Supplier<ByteBuf> frame, String what) {
         return session().flatMap(s -> s.exchange(frame, what))
                 .timeout(timeout, Mono.defer(() -> {
-                    drop();
+                    close(); // forget the session: the next call reconnects
                     return Mono.error(unreachable(what, null));
                 }))
                 .map(reply -> parse(reply, what));
@@ -204,7 +204,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
             String code = r.str();
             String message = r.str();
             if (code.equals("E-PD-4") || code.equals("E-PD-3")) {
-                drop();
+                close(); // forget the session: the next call reconnects
                 throw new TransferHandshakeException(code, message);
             }
             throw new TransferRejectedException(subject(what), code + ": " + message);
@@ -277,11 +277,6 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                             return s;
                         })
                         .doOnError(e -> s.dispose()));
-    }
-
-    /** Forgets the current session and closes its connection; the next call reconnects. */
-    private void drop() {
-        close();
     }
 
     /**
