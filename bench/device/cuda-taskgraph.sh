@@ -9,13 +9,8 @@
 # bench/device/pack.sh in $KVFLOW_TEST_JARS (default .device). Writes to $OUT.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-device=${KVFLOW_DEVICE:-/tmp/d/device}
-jars=$(cd "${KVFLOW_TEST_JARS:-.device}" && pwd)
-out=${OUT:-bench-out}
-mkdir -p "$out" /tmp/icd
-out=$(cd "$out" && pwd)
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
-export OCL_ICD_VENDORS=/tmp/icd PATH=$PATH:/usr/local/cuda/bin
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 crash="-XX:ErrorFile=$out/hs_err_%p.log"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 

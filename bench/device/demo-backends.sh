@@ -6,12 +6,9 @@
 # $OUT/demo-backends.json (date, machine, command, figures) for bench/results/.
 # Expects the unpacked runtime at $KVFLOW_DEVICE (default /tmp/d/device).
 set -euo pipefail
-device=${KVFLOW_DEVICE:-/tmp/d/device}
-out=${OUT:-bench-out}
-mkdir -p "$out" /tmp/icd
-out=$(cd "$out" && pwd)
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
-export OCL_ICD_VENDORS=/tmp/icd PATH=$PATH:/usr/local/cuda/bin
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 gpu=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)
 for round in 1 2; do
   for b in ${BACKENDS:-java cuda opencl}; do

@@ -6,13 +6,8 @@
 # junit-platform-console-standalone, assertj-core, byte-buddy, reactor-test. Writes to $OUT.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-device=${KVFLOW_DEVICE:-/tmp/d/device}
-jars=$(cd "${KVFLOW_TEST_JARS:-.device}" && pwd)
-out=${OUT:-bench-out}
-mkdir -p "$out" /tmp/icd
-out=$(cd "$out" && pwd)
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
-export OCL_ICD_VENDORS=/tmp/icd
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.GrowingBuffersTest
   kernels.nsa.IndexScorerTest kernels.nsa.SparseAttentionTest kernels.nsa.SyntheticKeysTest kernels.nsa.TopKRowsTest
   kernels.nsa.SyntheticRowsTest kernels.quant.QuantKernelsTest dsl.OpenClAttentionTest)

@@ -6,11 +6,9 @@
 # /tmp/d/device) and the test jars of bench/device/pack.sh in $KVFLOW_TEST_JARS (default .device).
 # Writes $OUT/page-store-tests.txt.
 set -euo pipefail
-device=${KVFLOW_DEVICE:-/tmp/d/device}
-jars=$(cd "${KVFLOW_TEST_JARS:-.device}" && pwd)
-out=${OUT:-bench-out}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 selectors=()
 for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest operators.pipeline.DeviceResidentPoolsGpuTest; do

@@ -7,10 +7,8 @@
 # $KVFLOW_DEVICE (default /tmp/d/device) and the test jars of pack.sh in $KVFLOW_TEST_JARS.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-device=${KVFLOW_DEVICE:-/tmp/d/device}
-out=${OUT:-bench-out}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 OUT="$out" bash "$here/page-store.sh" | tail -4
 run() { JAVA_OPTS="-Xmx16g" "$device/run.sh" "$@" 2>&1 | grep '^{'; }
 run org.kvflow.bench.ViewGatherBench 8 131072 61 | tee "$out/view-gather.jsonl"
