@@ -35,4 +35,19 @@ class RequestAndModelContractTest {
         assertThat(e.neededTokens()).isEqualTo(300);
         assertThat(e.capacityTokens()).isEqualTo(240);
     }
+
+    @Test
+    void aModelBuilderNeedsDimsAndDtypeAndABatchKeepsItsEntryCount() {
+        assertThatThrownBy(() -> KvModel.builder().dtype(KvDtype.BF16).build()).isInstanceOf(NullPointerException.class)
+                .hasMessage("dims");
+        assertThatThrownBy(() -> KvModel.builder().dims(Workloads.TOY).build()).isInstanceOf(NullPointerException.class).hasMessage("dtype");
+        KvModel model = KvModel.builder().dims(Workloads.TOY).dtype(KvDtype.BF16).layers(3).seed(9).build();
+        assertThat(model.layerCount()).isEqualTo(3);
+        assertThat(model.seed()).isEqualTo(9);
+        PrefillBatch batch = PrefillBatch.admitted(5, java.util.List.of());
+        assertThatThrownBy(() -> batch.withEntries(java.util.List.of(new PrefillBatch.Entry(
+                KvGroup.create(Workloads.sharedBsGt1(2, 4, 8, null), org.kvflow.core.pool.PoolLayout.SHARED,
+                        org.kvflow.core.pool.PoolCapacity.ofPages(8, 4), null, false).track(new PrefillRequest("x", new int[] {1}, 0)), 0, 1, true))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("batch 5 has 0 entries, not 1");
+    }
 }

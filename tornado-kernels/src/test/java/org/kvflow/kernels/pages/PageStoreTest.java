@@ -64,6 +64,8 @@ class PageStoreTest {
         assertThatThrownBy(() -> fresh.gatherFrom(List.of(a, b), List.of(new long[] {1}, new long[] {5}), List.of(new long[] {0}, new long[] {1})))
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("rank 1: entry 0 names page 5, outside [0, 2)");
         assertThat(fresh.readPage(KvComponent.INDEX, 0)).as("a bad list in any source moves nothing").containsOnly(0);
+        assertThatThrownBy(() -> fresh.gatherFrom(List.of(a, b), List.of(new long[] {1}), List.of(new long[] {0}, new long[] {1})))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("2 sources with 1 source and 2 destination page lists");
     }
 
     @Test
