@@ -53,7 +53,9 @@ import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import org.kvflow.kernels.pages.ByteRangeException;
 import org.kvflow.kernels.pages.ForeignBufferException;
+import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.kernels.pages.MemoryUnavailableException;
+import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
 import org.kvflow.kernels.pages.PageBuffer;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageCopies;
@@ -88,6 +90,7 @@ public final class CudaPageMemory implements PageMemory {
     private final String deviceName;
     private final int multiprocessors;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
+    private final HostTraffic traffic = new HostTraffic();
     /** Page lists travel through this pinned buffer into {@link #scratch}; both grow on demand. */
     private final Pointer staging = new Pointer();
     private final CUdeviceptr scratch = new CUdeviceptr();
@@ -166,11 +169,21 @@ public final class CudaPageMemory implements PageMemory {
         CUdeviceptr ptr = new CUdeviceptr();
         try {
             cuMemAlloc(ptr, Math.max(1, pages * pageBytes));
+        } catch (RuntimeException e) {
+            String what = label + " (" + pages + " pages of " + pageBytes + " B)";
+            if (String.valueOf(e.getMessage()).contains("CUDA_ERROR_OUT_OF_MEMORY")) {
+                throw new OutOfDeviceMemoryException(name(), what, pages * pageBytes, freeDeviceBytes(), e);
+            }
+            throw new CudaCopyException("allocating " + what, e);
+        }
+        DeviceBuffer buffer = track(new DeviceBuffer(label, pages, pageBytes, Residency.DEVICE, ptr, null));
+        try {
             cuMemsetD8(ptr, (byte) 0, pages * pageBytes);
         } catch (RuntimeException e) {
-            throw new CudaCopyException("allocating " + label + " (" + pages + " pages of " + pageBytes + " B)", e);
+            free(buffer);
+            throw new CudaCopyException("zeroing " + label + " (" + pages + " pages of " + pageBytes + " B)", e);
         }
-        return track(new DeviceBuffer(label, pages, pageBytes, Residency.DEVICE, ptr, null));
+        return buffer;
     }
 
     @Override
@@ -227,6 +240,22 @@ public final class CudaPageMemory implements PageMemory {
         } catch (RuntimeException e) {
             throw new CudaCopyException((toDevice ? "writing" : "reading") + " bytes " + offset + ".." + (offset + length) + " of " + b.label(), e);
         }
+        if (b.residency() == Residency.DEVICE) {
+            traffic.add(length);
+        }
+    }
+
+    /** Counts the bytes of {@code pairs} pages copied between a device buffer and a pinned host one. */
+    private void countCrossing(DeviceBuffer src, DeviceBuffer dst, long pairs) {
+        if ((src.residency() == Residency.DEVICE) != (dst.residency() == Residency.DEVICE)) {
+            traffic.add(pairs * src.pageBytes());
+        }
+    }
+
+    /** Host copies of device bytes ({@code read}, {@code write}, {@code checksum}) and page copies between device and pinned host buffers. */
+    @Override
+    public HostTraffic hostTraffic() {
+        return traffic;
     }
 
     @Override
@@ -268,6 +297,9 @@ public final class CudaPageMemory implements PageMemory {
         current();
         try {
             launchTable(copies, from, to);
+            for (int i = 0; i < copies.size(); i++) {
+                countCrossing(from.get(i), to.get(i), copies.get(i).srcPages().length);
+            }
         } catch (RuntimeException e) {
             throw new CudaCopyException("copying pages of " + copies.size() + " buffer pairs (first " + copies.getFirst().src().label() + " to "
                     + copies.getFirst().dst().label() + ")", e);
@@ -356,6 +388,9 @@ public final class CudaPageMemory implements PageMemory {
         current();
         try {
             launchCopy(s, srcPages, d, dstPages);
+            for (int c = 0; c < s.size(); c++) {
+                countCrossing(s.get(c), d.get(c), srcPages.length);
+            }
         } catch (RuntimeException e) {
             throw new CudaCopyException("copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
                     + s.stream().map(DeviceBuffer::label).toList() + " to " + d.stream().map(DeviceBuffer::label).toList(), e);
@@ -420,6 +455,7 @@ public final class CudaPageMemory implements PageMemory {
         try {
             copyRuns(s, srcPages, d, dstPages);
             cuStreamSynchronize(stream);
+            countCrossing(s, d, srcPages.length);
         } catch (RuntimeException e) {
             throw new CudaCopyException("DMA copy of " + srcPages.length + " pages of " + s.label() + " to " + d.label(), e);
         }
@@ -447,6 +483,7 @@ public final class CudaPageMemory implements PageMemory {
         try {
             cuMemcpyAsync(d.address, s.address, s.bytes(), stream);
             cuStreamSynchronize(stream);
+            countCrossing(s, d, s.pages());
         } catch (RuntimeException e) {
             throw new CudaCopyException("copying " + s.label() + " to " + d.label(), e);
         }

@@ -2,6 +2,7 @@ package org.kvflow.dsl;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import org.kvflow.kernels.pages.HostTraffic;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
@@ -25,7 +26,10 @@ final class KvflowMetrics {
     private final String layout;
     /** The run's gauges: one set per layout, replaced by the next run's. */
     private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.peak", "kvflow.journal.pages",
-            "kvflow.materialized.peak.bytes");
+            "kvflow.materialized.peak.bytes", "kvflow.pages.host.bytes");
+    /** The stages that move page bytes, as the {@code stage} tag of {@code kvflow.pages.host.bytes}, and where other threads' bytes go. */
+    private static final List<String> TRAFFIC_STAGES = List.of("kvflow.write", "kvflow.materialize", "kvflow.backup", "kvflow.transfer",
+            HostTraffic.UNATTRIBUTED);
     private final Timer transferLatency;
     private final long pageBytes;
     private final AtomicLong peakViewBytes = new AtomicLong();
@@ -43,7 +47,7 @@ final class KvflowMetrics {
      * Registers this run's gauges, replacing those of the last run of the same layout: they stay
      * readable after a run ends (what {@code demo --metrics} prints) and there is one set per layout.
      */
-    void bind(KvGroup group, Supplier<Long> journalPages) {
+    void bind(KvGroup group, Supplier<Long> journalPages, HostTraffic traffic) {
         for (String name : GAUGES) {
             registry.find(name).tag("layout", layout).gauges().forEach(registry::remove);
         }
@@ -59,6 +63,11 @@ final class KvflowMetrics {
         Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
                 .description("largest full view of one batch: the scratch the view needs beside the pools").tag("layout", layout)
                 .strongReference(true).register(registry);
+        for (String stage : TRAFFIC_STAGES) {
+            Gauge.builder("kvflow.pages.host.bytes", traffic, t -> t.bytes(stage))
+                    .description("page bytes moved between host memory and the device's pools and views, by the stage that moved them")
+                    .baseUnit("bytes").tag("stage", stage.replace("kvflow.", "")).tag("layout", layout).strongReference(true).register(registry);
+        }
     }
 
     void batch(PrefillBatch batch) {

@@ -97,8 +97,14 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         PageMemory memory = PageMemories.forDevice(device);
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
-        KvGroup group = (model == null ? pools : pools.model(model)).build();
-        run.started(group);
+        KvGroup group;
+        try {
+            group = (model == null ? pools : pools.model(model)).build();
+        } catch (RuntimeException e) { // e.g. no room for the pools on the device: the run fails with nothing held
+            memory.close();
+            throw e;
+        }
+        run.started(group, memory.hostTraffic());
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
         KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
                 own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated");
@@ -125,7 +131,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 case TransferSpec t -> { } // the pipeline's end
             }
         }
-        metrics.bind(group, () -> backup == null ? 0L : backup.pagesJournaled());
+        metrics.bind(group, () -> backup == null ? 0L : backup.pagesJournaled(), memory.hostTraffic());
         CpPrefillPipeline inner = new CpPrefillPipeline(group, spec(AdmitSpec.class).queueCapacity(), operators,
                 new MeteredTransferBackend(backend, metrics), scheduler, batch -> {
                     metrics.batch(batch);

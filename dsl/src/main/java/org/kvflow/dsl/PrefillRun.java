@@ -1,20 +1,23 @@
 package org.kvflow.dsl;
 
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillResult;
 import reactor.core.publisher.Flux;
 
 /**
- * One run of a built pipeline: its results, and the facts of that run alone (its pools and the
- * largest full view it needed), readable once it has started. Subscribe to {@link #results()}
+ * One run of a built pipeline: its results, and the facts of that run alone (its pools, the page
+ * bytes it moved across the host and the largest full view it needed), readable once it has started. Subscribe to {@link #results()}
  * once; every other run of the same pipeline has its own.
  */
 public final class PrefillRun {
     private final AtomicReference<@Nullable KvGroup> group = new AtomicReference<>();
     private final AtomicLong peakViewBytes = new AtomicLong();
+    private final AtomicReference<@Nullable HostTraffic> traffic = new AtomicReference<>();
     private @Nullable Flux<PrefillResult> results;
 
     PrefillRun() {
@@ -24,8 +27,9 @@ public final class PrefillRun {
         this.results = flux;
     }
 
-    void started(KvGroup pools) {
+    void started(KvGroup pools, HostTraffic pageTraffic) {
         group.set(pools);
+        traffic.set(pageTraffic);
     }
 
     void viewBytes(long bytes) {
@@ -43,6 +47,16 @@ public final class PrefillRun {
     /** The run's pools (pages in use, peaks, cache), or null before it was subscribed to. */
     public @Nullable KvGroup group() {
         return group.get();
+    }
+
+    /**
+     * Page bytes the run moved between host memory and the device holding its pools, by stage
+     * ({@code kvflow.write}, {@code kvflow.materialize}, …); empty on the {@code java} device, whose
+     * pages are on the host, and before the run was subscribed to.
+     */
+    public Map<String, Long> hostBytesByStage() {
+        HostTraffic t = traffic.get();
+        return t == null ? Map.of() : t.byStage();
     }
 
     /** The largest full view one batch of the run needed (scratch beside the pools, SPEC §7). */

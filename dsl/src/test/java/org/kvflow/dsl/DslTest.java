@@ -188,6 +188,10 @@ public class DslTest {
         assertThat(registry.get("kvflow.tokens").counter().count()).isEqualTo(reqs.stream().limit(10).mapToInt(PrefillRequest::seqLen).sum());
         assertThat(registry.find("kvflow.pages.inuse").gauges()).as("one per rank, readable after the run").hasSize(4);
         assertThat(registry.get("kvflow.pages.peak").gauge().value()).isPositive();
+        assertThat(registry.find("kvflow.pages.host.bytes").gauges()).as("one per page-moving stage, none per run")
+                .extracting(g -> g.getId().getTag("stage")).containsExactlyInAnyOrder("write", "materialize", "backup", "transfer", "unattributed");
+        assertThat(registry.find("kvflow.pages.host.bytes").gauges()).as("the java device keeps every page on the host: nothing crosses")
+                .allSatisfy(g -> assertThat(g.value()).isZero());
         StepVerifier.create(Flux.fromIterable(requests(3)).map(r -> new PrefillRequest("again-" + r.id(), r.tokenIds(), 0)).transform(pipeline))
                 .expectNextCount(3).verifyComplete();
         assertThat(registry.find("kvflow.pages.inuse").gauges()).as("the next run's replace them: no set per run").hasSize(4);

@@ -8,6 +8,7 @@ import org.kvflow.core.DebugMode;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
 import org.kvflow.kernels.pages.PageStore;
 
 /**
@@ -29,8 +30,19 @@ public final class RankStores implements AutoCloseable {
         this.layout = layout;
         int ps = ownership.pageSize();
         List<PageStore> all = new ArrayList<>();
-        for (int r = 0; r < ownership.cpSize(); r++) {
-            all.add(PageStore.allocate(memory, "rank " + r, model.layout(), ps, pagesPerRank));
+        try {
+            for (int r = 0; r < ownership.cpSize(); r++) {
+                all.add(PageStore.allocate(memory, "rank " + r, model.layout(), ps, pagesPerRank));
+            }
+        } catch (RuntimeException e) {
+            all.forEach(PageStore::close);
+            if (e instanceof OutOfDeviceMemoryException full) {
+                long perPage = model.layerCount() * (model.layout().mlaPageBytes(ps) + model.layout().indexPageBytes(ps));
+                long asked = ownership.cpSize() * (long) pagesPerRank * perPage;
+                throw new OutOfDeviceMemoryException(full.memory(), "the pools of " + ownership.cpSize() + " CP ranks, " + pagesPerRank
+                        + " pages of " + ps + " tokens each (" + perPage + " B a page, all layers); " + full.getMessage(), asked, full.freeBytes(), e);
+            }
+            throw e;
         }
         this.stores = List.copyOf(all);
         this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()

@@ -42,6 +42,8 @@ import reactor.core.scheduler.Schedulers;
  * more (full, unwritable) is logged and counted, and the prefill goes on: the host cache is a cache.
  */
 public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>>, AutoCloseable {
+    /** The stage's operator name, under which its host traffic is counted. */
+    public static final String STAGE = "kvflow.backup";
     private static final Logger LOG = LoggerFactory.getLogger(HiCacheBackupOperator.class);
 
     private final KvGroup group;
@@ -87,10 +89,10 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        StageRunner runner = new StageRunner(group);
+        StageRunner runner = new StageRunner(group, STAGE);
         BatchStage stage = this::backup;
         return upstream.concatMap(batch -> Mono.fromCallable(() -> runner.run(stage, batch)).subscribeOn(Schedulers.boundedElastic()), 1)
-                .name("kvflow.backup");
+                .name(STAGE);
     }
 
     /** Pages written to the journal so far (each pool counts once). */

@@ -47,7 +47,7 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return new StageOperator(upstream, "kvflow.materialize", new StageRunner(group), () -> new MaterializeStage(new ViewAttention(device)));
+        return new StageOperator(upstream, new StageRunner(group, "kvflow.materialize"), () -> new MaterializeStage(new ViewAttention(device)));
     }
 
     /** One run's materialization: the attention kernels it holds are freed when the run ends. */

@@ -53,7 +53,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         if (model == null) {
             return upstream.name("kvflow.write");
         }
-        return new StageOperator(upstream, "kvflow.write", new StageRunner(group), () -> new WriteStage(model, new ChunkRows(model, device)));
+        return new StageOperator(upstream, new StageRunner(group, "kvflow.write"), () -> new WriteStage(model, new ChunkRows(model, device)));
     }
 
     /** One run's write stage: the chunk-row kernels it holds are freed when the run ends. */

@@ -23,7 +23,7 @@ public final class ShardOperator implements Function<Flux<PrefillBatch>, Flux<Pr
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return new StageOperator(upstream, "kvflow.own", new StageRunner(group), () -> (BatchStage) this::allocate);
+        return new StageOperator(upstream, new StageRunner(group, "kvflow.own"), () -> (BatchStage) this::allocate);
     }
 
     private PrefillBatch allocate(PrefillBatch batch) {

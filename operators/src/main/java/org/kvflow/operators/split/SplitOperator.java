@@ -30,7 +30,7 @@ public final class SplitOperator implements Function<Flux<PrefillBatch>, Flux<Pr
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return new StageOperator(upstream, "kvflow.split", new StageRunner(group), () -> (BatchStage) this::split);
+        return new StageOperator(upstream, new StageRunner(group, "kvflow.split"), () -> (BatchStage) this::split);
     }
 
     private PrefillBatch split(PrefillBatch batch) {

@@ -21,16 +21,14 @@ import reactor.util.context.Context;
  * {@link Operators#onOperatorError}.
  */
 public final class StageOperator extends FluxOperator<PrefillBatch, PrefillBatch> {
-    private final String stageName;
     private final StageRunner runner;
     private final Supplier<? extends BatchStage> stages;
 
     /**
      * @param stages makes one stage instance per subscription
      */
-    public StageOperator(Flux<? extends PrefillBatch> source, String stageName, StageRunner runner, Supplier<? extends BatchStage> stages) {
+    public StageOperator(Flux<? extends PrefillBatch> source, StageRunner runner, Supplier<? extends BatchStage> stages) {
         super(source);
-        this.stageName = Objects.requireNonNull(stageName, "stageName");
         this.runner = Objects.requireNonNull(runner, "runner");
         this.stages = Objects.requireNonNull(stages, "stages");
     }
@@ -50,7 +48,7 @@ public final class StageOperator extends FluxOperator<PrefillBatch, PrefillBatch
     @Override
     public @Nullable Object scanUnsafe(Attr key) {
         if (key == Attr.NAME) {
-            return stageName;
+            return runner.stageName();
         }
         if (key == Attr.RUN_STYLE) {
             return Attr.RunStyle.SYNC;

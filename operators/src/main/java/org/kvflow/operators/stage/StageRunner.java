@@ -1,6 +1,7 @@
 package org.kvflow.operators.stage;
 
 import java.util.Objects;
+import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import reactor.core.publisher.Mono;
@@ -8,20 +9,29 @@ import reactor.core.publisher.Mono;
 /**
  * The one place where a stage's failures turn into freed pages: runs a {@link BatchStage} (or an
  * {@link AsyncBatchStage}) on a batch, fails every active entry if the stage threw, and releases (without caching) the pages of
- * every request that left the stage failed and still holds them.
+ * every request that left the stage failed and still holds them. Page bytes the stage moves across
+ * the host while it runs are counted under its name ({@link HostTraffic#during}).
  */
 public final class StageRunner {
     private final KvGroup group;
+    private final String stageName;
 
-    public StageRunner(KvGroup group) {
+    /** @param stageName the stage's operator name ({@code kvflow.write}, …), under which its host traffic is counted */
+    public StageRunner(KvGroup group, String stageName) {
         this.group = Objects.requireNonNull(group, "group");
+        this.stageName = Objects.requireNonNull(stageName, "stageName");
+    }
+
+    /** The name the stage's host traffic is counted under. */
+    public String stageName() {
+        return stageName;
     }
 
     /** The batch after {@code stage}, with the pages of its newly failed requests back in the pools. */
     public PrefillBatch run(BatchStage stage, PrefillBatch batch) {
         PrefillBatch next;
         try {
-            next = stage.apply(batch);
+            next = HostTraffic.during(stageName, () -> stage.apply(batch));
         } catch (RuntimeException e) {
             next = batch.failActive(e);
         }
@@ -30,7 +40,7 @@ public final class StageRunner {
 
     /** {@link #run} for a stage whose work completes later (a transport call): the same failures, the same release. */
     public Mono<PrefillBatch> run(AsyncBatchStage stage, PrefillBatch batch) {
-        return Mono.defer(() -> stage.apply(batch))
+        return Mono.defer(() -> HostTraffic.during(stageName, () -> stage.apply(batch)))
                 .onErrorResume(RuntimeException.class, e -> Mono.just(batch.failActive(e)))
                 .map(this::releaseFailed);
     }

@@ -3,6 +3,7 @@ package org.kvflow.operators.transfer;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.kernels.pages.PageStore;
 import reactor.core.publisher.Mono;
 
@@ -25,7 +26,10 @@ public final class InMemoryTransferBackend implements TransferBackend {
 
     @Override
     public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-        return Mono.fromRunnable(() -> receiver.accept(requestId, rank, run.src(), run.dst(), source));
+        return Mono.fromRunnable(() -> HostTraffic.during(STAGE, () -> {
+            receiver.accept(requestId, rank, run.src(), run.dst(), source);
+            return run;
+        }));
     }
 
     @Override

@@ -13,6 +13,12 @@ import reactor.core.publisher.Mono;
  */
 public interface TransferBackend {
     /**
+     * The transfer stage's name: page bytes a backend reads across the host, on whatever thread it
+     * builds its frames, are counted under it ({@link org.kvflow.kernels.pages.HostTraffic#during}).
+     */
+    String STAGE = "kvflow.transfer";
+
+    /**
      * Handshake for one request: the decode side allocates its pages and answers with its page list
      * {@code D} (one decode page per logical page position).
      *

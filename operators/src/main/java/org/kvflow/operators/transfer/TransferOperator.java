@@ -66,10 +66,10 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
     public Flux<PrefillResult> apply(Flux<PrefillBatch> upstream) {
         // prefetch 1: demand for results turns into demand for batches one at a time, so admission
         // never forms batches nobody asked for
-        StageRunner runner = new StageRunner(group);
+        StageRunner runner = new StageRunner(group, TransferBackend.STAGE);
         AsyncBatchStage send = batch -> batch.mapActiveAsync(this::sendChunk);
         return upstream.concatMap(batch -> runner.run(send, batch).flatMap(this::results).flatMapIterable(results -> results), 1)
-                .name("kvflow.transfer");
+                .name(TransferBackend.STAGE);
     }
 
     /** Aborts every decode session still open (the stream was cancelled or failed); the aborts run when subscribed. */

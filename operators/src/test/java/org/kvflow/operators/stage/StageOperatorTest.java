@@ -50,7 +50,7 @@ class StageOperatorTest {
         });
         PrefillBatch first = fixture.admitted(0, "a", "b");
         PrefillBatch second = fixture.admitted(1, "c");
-        StepVerifier.create(new StageOperator(Flux.just(first, second), "probe", new StageRunner(group), () -> probe))
+        StepVerifier.create(new StageOperator(Flux.just(first, second), new StageRunner(group, "probe"), () -> probe))
                 .assertNext(b -> assertThat(b.entries()).allSatisfy(e -> assertThat(e.failure()).hasMessage("view of batch 0 cannot be trusted")))
                 .assertNext(b -> assertThat(b.entries()).allSatisfy(e -> assertThat(e.failure()).isNull()))
                 .verifyComplete();
@@ -68,7 +68,7 @@ class StageOperatorTest {
         });
         TestPublisher<PrefillBatch> upstream = TestPublisher.create();
         PrefillBatch batch = fixture.admitted(7, "a");
-        StepVerifier.create(new StageOperator(upstream.flux(), "probe", new StageRunner(group), () -> probe))
+        StepVerifier.create(new StageOperator(upstream.flux(), new StageRunner(group, "probe"), () -> probe))
                 .then(() -> upstream.next(batch))
                 .verifyErrorSatisfies(e -> assertThat(e).isInstanceOf(AssertionError.class).hasMessage("stage invariant broken in batch 7"));
         upstream.assertCancelled();
@@ -80,7 +80,7 @@ class StageOperatorTest {
     void eachSubscriptionGetsItsOwnStageAndClosesItOnCancel() {
         AtomicInteger made = new AtomicInteger();
         Probe probe = new Probe(b -> b);
-        StageOperator operator = new StageOperator(Flux.<PrefillBatch>never(), "probe", new StageRunner(group), () -> {
+        StageOperator operator = new StageOperator(Flux.<PrefillBatch>never(), new StageRunner(group, "probe"), () -> {
             made.incrementAndGet();
             return probe;
         });
@@ -92,14 +92,14 @@ class StageOperatorTest {
 
     @Test
     void aFactoryThatFailsIsAnErrorAtSubscription() {
-        StepVerifier.create(new StageOperator(Flux.<PrefillBatch>never(), "probe", new StageRunner(group), () -> {
+        StepVerifier.create(new StageOperator(Flux.<PrefillBatch>never(), new StageRunner(group, "probe"), () -> {
             throw new IllegalStateException("no device for the stage");
         })).verifyErrorMessage("no device for the stage");
     }
 
     @Test
     void theOperatorAndItsSubscriberDescribeThemselvesToReactorsScan() {
-        StageOperator operator = new StageOperator(Flux.<PrefillBatch>never(), "kvflow.probe", new StageRunner(group), () -> new Probe(b -> b));
+        StageOperator operator = new StageOperator(Flux.<PrefillBatch>never(), new StageRunner(group, "kvflow.probe"), () -> new Probe(b -> b));
         assertThat(reactor.core.Scannable.from(operator).name()).isEqualTo("kvflow.probe");
         assertThat(reactor.core.Scannable.from(operator).scan(reactor.core.Scannable.Attr.RUN_STYLE)).isEqualTo(reactor.core.Scannable.Attr.RunStyle.SYNC);
         StepVerifier.create(operator)
@@ -111,5 +111,39 @@ class StageOperatorTest {
                 })
                 .thenCancel()
                 .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void hostTrafficAStageMovesIsCountedUnderItsNameAndNothingOutsideIt() {
+        org.kvflow.kernels.pages.HostTraffic traffic = new org.kvflow.kernels.pages.HostTraffic();
+        Probe write = new Probe(b -> {
+            traffic.add(656L * b.entries().size());
+            return b;
+        });
+        Probe attend = new Probe(b -> {
+            traffic.add(100);
+            return b;
+        });
+        Flux<PrefillBatch> batches = Flux.just(fixture.admitted(0, "a", "b"), fixture.admitted(1, "c"));
+        StepVerifier.create(new StageOperator(new StageOperator(batches, new StageRunner(group, "kvflow.write"), () -> write),
+                        new StageRunner(group, "kvflow.materialize"), () -> attend))
+                .expectNextCount(2).verifyComplete();
+        traffic.add(7); // on this thread, after the stages: nobody's
+        assertThat(traffic.byStage()).containsExactly(java.util.Map.entry("kvflow.materialize", 200L), java.util.Map.entry("kvflow.write", 1968L),
+                java.util.Map.entry(org.kvflow.kernels.pages.HostTraffic.UNATTRIBUTED, 7L));
+        assertThat(traffic.total()).isEqualTo(2175);
+        group.releaseAll();
+    }
+
+    @Test
+    void anAsyncStagesSynchronousWorkIsCountedUnderItsName() {
+        org.kvflow.kernels.pages.HostTraffic traffic = new org.kvflow.kernels.pages.HostTraffic();
+        AsyncBatchStage send = b -> {
+            traffic.add(41_984);
+            return reactor.core.publisher.Mono.just(b);
+        };
+        StepVerifier.create(new StageRunner(group, "kvflow.transfer").run(send, fixture.admitted(0, "a"))).expectNextCount(1).verifyComplete();
+        assertThat(traffic.byStage()).containsExactly(java.util.Map.entry("kvflow.transfer", 41_984L));
+        group.releaseAll();
     }
 }

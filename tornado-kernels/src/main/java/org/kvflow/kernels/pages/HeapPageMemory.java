@@ -33,6 +33,8 @@ public final class HeapPageMemory implements PageMemory {
         @Override public Residency residency() { return Residency.HEAP; }
     }
 
+    private final HostTraffic traffic = new HostTraffic();
+
     @Override
     public String name() {
         return "java";
@@ -41,6 +43,12 @@ public final class HeapPageMemory implements PageMemory {
     @Override
     public String deviceName() {
         return "Java heap";
+    }
+
+    /** Always empty: every page of a heap memory is on the host already. */
+    @Override
+    public HostTraffic hostTraffic() {
+        return traffic;
     }
 
     @Override

@@ -73,6 +73,9 @@ public interface PageMemory extends AutoCloseable {
         }
     }
 
+    /** Page bytes this memory moved between host memory and its device buffers, by stage (none for a heap memory). */
+    HostTraffic hostTraffic();
+
     /** Frees a buffer now rather than at {@link #close()}. */
     void free(PageBuffer buffer);
 

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.TransferRejectedException;
+import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
@@ -139,19 +140,22 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         ByteBuf buf = ByteBufAllocator.DEFAULT.directBuffer(size);
         buf.writeIntLE(size - 4).writeByte(Frames.PAGES).writeIntLE(id.length).writeBytes(id).writeIntLE(rank).writeLongLE(dstStart)
                 .writeIntLE(length).writeByte(source == null ? 0 : 1);
-        for (int k = 0; k < length; k++) {
-            buf.writeIntLE(source == null ? 0 : DecodeServer.pageCrc(source, src + k));
-        }
-        if (source != null) {
-            for (KvComponent component : KvComponent.values()) {
-                int bytes = length * source.pageBytes(component);
-                for (int l = 0; l < source.layers(); l++) {
-                    source.readPages(l, component, src, length, buf.nioBuffer(buf.writerIndex(), bytes));
-                    buf.writerIndex(buf.writerIndex() + bytes);
+        // the page bytes this frame reads from the rank's store (checksums included) count as the transfer stage's host traffic
+        return HostTraffic.during(STAGE, () -> {
+            for (int k = 0; k < length; k++) {
+                buf.writeIntLE(source == null ? 0 : DecodeServer.pageCrc(source, src + k));
+            }
+            if (source != null) {
+                for (KvComponent component : KvComponent.values()) {
+                    int bytes = length * source.pageBytes(component);
+                    for (int l = 0; l < source.layers(); l++) {
+                        source.readPages(l, component, src, length, buf.nioBuffer(buf.writerIndex(), bytes));
+                        buf.writerIndex(buf.writerIndex() + bytes);
+                    }
                 }
             }
-        }
-        return buf;
+            return buf;
+        });
     }
 
     /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */
