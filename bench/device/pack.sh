@@ -21,4 +21,5 @@ cp cuda-fallback/target/kvflow-cuda-fallback-*-tests.jar .device/cuda-tests.jar
 cp operators/target/kvflow-operators-*-tests.jar .device/operators-tests.jar
 mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory=.device
 mvn -B -q dependency:copy -Dartifact=org.assertj:assertj-core:3.27.7 -DoutputDirectory=.device
+mvn -B -q dependency:copy -Dartifact=io.projectreactor:reactor-test:3.8.7 -DoutputDirectory=.device
 ls -la .device

@@ -166,7 +166,7 @@ public final class CudaPageMemory implements PageMemory {
     public synchronized PageBuffer allocate(String label, long pages, int pageBytes) {
         checkSize(label, pages, pageBytes);
         current();
-        CUdeviceptr ptr = new CUdeviceptr();
+        DevicePointer ptr = new DevicePointer();
         try {
             cuMemAlloc(ptr, Math.max(1, pages * pageBytes));
         } catch (RuntimeException e) {
@@ -191,7 +191,7 @@ public final class CudaPageMemory implements PageMemory {
         checkSize(label, pages, pageBytes);
         current();
         Pointer host = new Pointer();
-        CUdeviceptr mapped = new CUdeviceptr();
+        DevicePointer mapped = new DevicePointer();
         try {
             cuMemHostAlloc(host, Math.max(1, pages * pageBytes), JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
             cuMemHostGetDevicePointer(mapped, host, 0);
@@ -307,9 +307,9 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /**
-     * Page lists (each distinct list once) and the table go to the device scratch: per copy its
-     * source and destination addresses (copied from their pointer objects), page size in 16-byte
-     * units, list offset and pair count. One launch; one sync.
+     * Page lists (each distinct list once), the table (per copy its page size in 16-byte units,
+     * list offset and pair count) and the buffers' addresses are staged together and go to the
+     * device scratch in one asynchronous copy; one launch; one sync.
      */
     private void launchTable(List<PageCopy> copies, List<DeviceBuffer> from, List<DeviceBuffer> to) {
         int rows = copies.size();
@@ -327,7 +327,7 @@ public final class CudaPageMemory implements PageMemory {
         long meta = 3L * rows * Sizeof.LONG;
         long addrs = 2L * rows * Sizeof.POINTER;
         ensureScratch(lists + meta + addrs);
-        java.nio.LongBuffer staged = staging.getByteBuffer(0, lists + meta).order(ByteOrder.nativeOrder()).asLongBuffer();
+        java.nio.LongBuffer staged = staging.getByteBuffer(0, lists + meta + addrs).order(ByteOrder.nativeOrder()).asLongBuffer();
         java.util.Set<long[]> placed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (PageCopy copy : copies) {
             if (placed.add(copy.srcPages())) {
@@ -340,13 +340,11 @@ public final class CudaPageMemory implements PageMemory {
         for (PageCopy copy : copies) {
             staged.put(copy.src().pageBytes() / 16).put(offsets.get(copy.srcPages())).put(copy.srcPages().length);
         }
-        cuMemcpyHtoDAsync(scratch, staging, lists + meta, stream);
+        from.forEach(b -> staged.put(b.address.address()));
+        to.forEach(b -> staged.put(b.address.address()));
+        cuMemcpyHtoDAsync(scratch, staging, lists + meta + addrs, stream);
         CUdeviceptr metaAt = scratch.withByteOffset(lists);
         CUdeviceptr addrsAt = scratch.withByteOffset(lists + meta);
-        cuStreamSynchronize(stream); // the addresses go up synchronously, from their pointer objects
-        cuMemcpyHtoD(addrsAt, Pointer.to(from.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)), (long) rows * Sizeof.POINTER);
-        cuMemcpyHtoD(addrsAt.withByteOffset((long) rows * Sizeof.POINTER), Pointer.to(to.stream().map(b -> b.address).toArray(CUdeviceptr[]::new)),
-                (long) rows * Sizeof.POINTER);
         long grid = (long) widest * SLICES;
         if (grid > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(widest + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");

@@ -13,12 +13,12 @@ final class DeviceBuffer implements PageBuffer {
     private final int pageBytes;
     private final Residency residency;
     /** Device address (for pinned memory: its unified address). */
-    final CUdeviceptr address;
+    final DevicePointer address;
     /** Host address of pinned memory; null for device memory. */
     final @Nullable Pointer host;
     boolean freed;
 
-    DeviceBuffer(String label, long pages, int pageBytes, Residency residency, CUdeviceptr address, @Nullable Pointer host) {
+    DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host) {
         this.label = label;
         this.pages = pages;
         this.pageBytes = pageBytes;

@@ -10,7 +10,9 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
+import org.kvflow.kernels.pages.PageMemories;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
@@ -61,11 +63,21 @@ public final class Workloads {
     /** A pipeline and what it writes into, for one layout. */
     public record Rig(KvGroup group, DecodeReceiver receiver, CpPrefillPipeline pipeline) {}
 
+    /**
+     * The system property naming the device of {@link #rig}'s kernels and pools ({@code java} when unset):
+     * {@code -Dkvflow.test.device=cuda} runs the same tests with the pools in GPU memory on the GPU machine.
+     */
+    public static final String DEVICE_PROPERTY = "kvflow.test.device";
+
     public static Rig rig(CpSharedKvConfig config, PoolLayout layout, int pagesPerRank, @Nullable KvModel model,
                           boolean prefixCaching, QuerySampler sampler, int decodePages) {
-        KvGroup group = KvGroup.create(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize()), model, prefixCaching);
+        Device device = Devices.select(System.getProperty(DEVICE_PROPERTY, "java"));
+        KvGroup.Builder builder = KvGroup.builder(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize())).prefixCaching(prefixCaching)
+                .memory(PageMemories.forDevice(device));
+        KvGroup group = (model == null ? builder : builder.model(model)).build();
         DecodeReceiver receiver = new DecodeReceiver(decodePages, config.pageSize(), model == null ? null : model.layout());
-        CpPrefillPipeline pipeline = CpPrefillPipeline.standard(group, new InMemoryTransferBackend(receiver), sampler, 32);
+        CpPrefillPipeline pipeline = new CpPrefillPipeline(group, 32, CpPrefillPipeline.standardStages(group, sampler, device),
+                new InMemoryTransferBackend(receiver), null, batch -> { });
         return new Rig(group, receiver, pipeline);
     }
 

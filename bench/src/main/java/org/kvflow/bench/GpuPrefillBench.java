@@ -1,0 +1,326 @@
+package org.kvflow.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.kvflow.core.DebugMode;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.cuda.CudaPageMemory;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.Devices;
+import org.kvflow.kernels.nsa.AttentionChain;
+import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.kernels.pages.HostTraffic;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.kernels.quant.Fp8E4m3;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.operators.KvModel;
+
+/**
+ * One layer of a long prefill at real shapes on the GPU, the pipeline's own operations stage by
+ * stage: the synthetic NSA/MLA layer at DeepSeek V3.2 dimensions (latent 512, rope 64, index 128,
+ * top 2,048), fp8 KV, page 64, CP {@code cp} with every owner's pools as device {@link PageStore}s
+ * on the one GPU, and one request of {@code tokens} tokens prefilled in chunks of {@code chunk}.
+ * Per chunk it times:
+ * <ul>
+ *   <li><b>write</b>: the chunk's rows computed on the cuda task-graph device ({@link SyntheticRows})
+ *       and stored run by run into their owners' pools, as the write stage does (shared KV); the same
+ *       rows stored into every rank's full pool (replicated KV);</li>
+ *   <li><b>materialize</b>: the full view of the pages so far gathered from the owners' pools in one batch;</li>
+ *   <li><b>read-back</b>: the view's layer buffers copied to the heap, which today's attention stage does
+ *       before it scores (the host crossing that #15 removes);</li>
+ *   <li><b>attention</b>: the indexer scores, top-k and sparse attention of the chunk's queries over
+ *       every key so far ({@link AttentionChain}, {@code batch} queries a run, keys already on the device);</li>
+ *   <li><b>backup</b>: the chunk's completed pages copied from the owners' pools into pinned host memory.</li>
+ * </ul>
+ * Then, at the full length, the view gather against one {@code cuMemcpyDtoD} of the same bytes
+ * (device time, medians of 10), checks sampled view pages against their owners and the replicated
+ * pools, and prints the page bytes that crossed the host by stage. One JSON object per line.
+ * Arguments: cp (8), tokens (131072), chunk (8192), batch (128).
+ */
+public final class GpuPrefillBench {
+    private static final int PS = 64;
+
+    private GpuPrefillBench() {}
+
+    /** Sums of one stage's wall times over the chunks, in ms. */
+    private static final class Totals {
+        double writeRows;
+        double writeShared;
+        double writeReplicated;
+        double materialize;
+        double readBack;
+        double attention;
+        double backup;
+        long writeBytes;
+        long viewBytes;
+        long backupBytes;
+    }
+
+    public static void main(String[] args) {
+        DebugMode.refuseBenchmark("GpuPrefillBench");
+        int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
+        int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
+        int chunk = args.length > 2 ? Integer.parseInt(args[2]) : 8_192;
+        int batch = args.length > 3 ? Integer.parseInt(args[3]) : 128;
+        if (tokens % chunk != 0 || chunk % batch != 0 || chunk % PS != 0) {
+            throw new IllegalArgumentException("tokens " + tokens + ", chunk " + chunk + ", batch " + batch
+                    + ": chunks must split the request, batches the chunk, pages the chunk");
+        }
+        NsaDims dims = NsaDims.REAL;
+        KvModel model = new KvModel(dims, KvDtype.FP8_E4M3, 1, 2026);
+        KvLayout layout = model.layout();
+        int pages = tokens / PS;
+        int perRank = pages / cp + 64;
+        OwnershipMap ownership = new OwnershipMap(cp, PS);
+        long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
+        Device kernels = Devices.select("cuda");
+        Totals t = new Totals();
+        try (CudaPageMemory cuda = new CudaPageMemory(0);
+             SyntheticRows rows = new SyntheticRows(model.layer(0), layout, kernels)) {
+            List<PageStore> owners = new ArrayList<>();
+            List<PageStore> replicas = new ArrayList<>();
+            for (int r = 0; r < cp; r++) {
+                owners.add(PageStore.allocate(cuda, "rank " + r, layout, PS, perRank));
+                replicas.add(PageStore.allocate(cuda, "replicated rank " + r, layout, PS, pages));
+            }
+            PageStore view = PageStore.allocate(cuda, "full view", layout, PS, pages);
+            PageStore host = PageStore.allocateHost(cuda, "hicache host pool", layout, PS, pages);
+            int pageBytes = view.mlaPageBytes() + view.indexPageBytes();
+            System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"chunk\":%d,\"query_batch\":%d,"
+                    + "\"page_bytes\":%d,\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, chunk, batch, pageBytes, (long) pages * pageBytes);
+            Keys keys = new Keys(new SplittableRandom(5), tokens, dims);
+            for (int s = 0; s < tokens; s += chunk) {
+                chunk(s, s + chunk, batch, rows, ids, ownership, owners, replicas, view, host, keys, cuda, t);
+            }
+            System.out.printf(Locale.ROOT, "{\"name\":\"totals\",\"write_rows_ms\":%.2f,\"write_shared_ms\":%.2f,\"write_replicated_ms\":%.2f,"
+                            + "\"materialize_ms\":%.2f,\"read_back_ms\":%.2f,\"attention_ms\":%.2f,\"backup_ms\":%.2f,"
+                            + "\"write_gbps\":%.1f,\"materialize_gbps\":%.1f,\"backup_gbps\":%.1f,"
+                            + "\"shared_kv_overhead\":%.5f,\"shared_over_replicated_step\":%.4f}%n",
+                    t.writeRows, t.writeShared, t.writeReplicated, t.materialize, t.readBack, t.attention, t.backup,
+                    t.writeBytes / (t.writeShared * 1e6), 2.0 * t.viewBytes / (t.materialize * 1e6), t.backupBytes / (t.backup * 1e6),
+                    t.materialize / t.attention,
+                    (t.writeRows + t.writeShared + t.materialize + t.attention) / (t.writeRows + t.writeReplicated + t.attention));
+            fullLength(cuda, ownership, ids, owners, view, pages, pageBytes);
+            check(ids, ownership, owners, replicas, view, host);
+            System.out.printf(Locale.ROOT, "{\"name\":\"host_bytes\",\"by_stage\":%s,\"write_to_attention\":%d}%n",
+                    json(cuda.hostTraffic().byStage()), cuda.hostTraffic().bytes("kvflow.write") + cuda.hostTraffic().bytes("kvflow.materialize"));
+        }
+    }
+
+    /** One chunk's stages on one layer; prints the chunk's line and adds to the totals. */
+    private static void chunk(int from, int to, int batch, SyntheticRows rows, long[] ids, OwnershipMap ownership, List<PageStore> owners,
+                              List<PageStore> replicas, PageStore view, PageStore host, Keys keys, CudaPageMemory cuda, Totals t) {
+        int n = to - from;
+        int[] tokenIds = new int[n];
+        long[] positions = new long[n];
+        for (int i = 0; i < n; i++) {
+            positions[i] = from + i;
+            tokenIds[i] = (int) ((from + i) * 2654435761L % 129_280);
+        }
+        long t0 = System.nanoTime();
+        SyntheticRows.Rows chunkRows = rows.rows(tokenIds, positions);
+        double rowsMs = ms(t0);
+        t0 = System.nanoTime();
+        HostTraffic.during("kvflow.write", () -> store(chunkRows, from, to, ids, ownership, owners, false));
+        double shared = ms(t0);
+        t0 = System.nanoTime();
+        store(chunkRows, from, to, ids, ownership, replicas, true);
+        double replicated = ms(t0);
+
+        int viewPages = to / PS;
+        long[][] src = new long[ownership.cpSize()][];
+        long[][] dst = new long[ownership.cpSize()][];
+        RankLayoutBench.split(ownership, Arrays.copyOf(ids, viewPages), src, dst);
+        t0 = System.nanoTime();
+        HostTraffic.during("kvflow.materialize", () -> {
+            view.gatherFrom(owners, List.of(src), List.of(dst));
+            return null;
+        });
+        double materialize = ms(t0);
+        t0 = System.nanoTime();
+        HostTraffic.during("kvflow.materialize", () -> {
+            view.readLayer(0, KvComponent.MLA);
+            return view.readLayer(0, KvComponent.INDEX);
+        });
+        double readBack = ms(t0);
+
+        double attention;
+        try (AttentionChain chain = keys.chain(to, batch)) {
+            float[] indexQueries = keys.gaussian(batch * NsaDims.REAL.index());
+            float[] queries = keys.gaussian(batch * (NsaDims.REAL.latent() + NsaDims.REAL.rope()));
+            chain.run(indexQueries, queries); // the chain's first run at this key count: module and buffers ready
+            t0 = System.nanoTime();
+            for (int q = 0; q < n; q += batch) {
+                chain.run(indexQueries, queries);
+            }
+            attention = ms(t0);
+        }
+
+        long[] completed = new long[n / PS];
+        Arrays.setAll(completed, i -> from / PS + i);
+        long[][] bsrc = new long[ownership.cpSize()][];
+        long[][] bdst = new long[ownership.cpSize()][];
+        splitPages(ownership, ids, completed, bsrc, bdst);
+        t0 = System.nanoTime();
+        HostTraffic.during("kvflow.backup", () -> {
+            host.gatherFrom(owners, List.of(bsrc), List.of(bdst));
+            return null;
+        });
+        double backup = ms(t0);
+
+        int pageBytes = view.mlaPageBytes() + view.indexPageBytes();
+        t.writeRows += rowsMs;
+        t.writeShared += shared;
+        t.writeReplicated += replicated;
+        t.materialize += materialize;
+        t.readBack += readBack;
+        t.attention += attention;
+        t.backup += backup;
+        t.writeBytes += (long) n * (view.layout().mlaRowBytes() + view.indexPageBytes() / PS);
+        t.viewBytes += (long) viewPages * pageBytes;
+        t.backupBytes += (long) completed.length * pageBytes;
+        System.out.printf(Locale.ROOT, "{\"name\":\"chunk\",\"from\":%d,\"to\":%d,\"write_rows_ms\":%.3f,\"write_shared_ms\":%.3f,"
+                        + "\"write_replicated_ms\":%.3f,\"materialize_ms\":%.3f,\"read_back_ms\":%.3f,\"attention_ms\":%.3f,\"backup_ms\":%.3f,"
+                        + "\"materialize_gbps\":%.1f,\"overhead\":%.5f}%n",
+                from, to, rowsMs, shared, replicated, materialize, readBack, attention, backup,
+                2.0 * viewPages * pageBytes / (materialize * 1e6), materialize / attention);
+    }
+
+    /**
+     * The chunk's rows into their stores run by run (a run: consecutive tokens in one page), as the
+     * write stage stores them: under shared KV into the page's owner at its local page; replicated,
+     * into every rank at the page's id.
+     */
+    private static Void store(SyntheticRows.Rows chunk, int from, int to, long[] ids, OwnershipMap ownership, List<PageStore> stores,
+                              boolean replicated) {
+        KvLayout layout = stores.getFirst().layout();
+        int rowBytes = layout.mlaRowBytes();
+        int dimI = layout.shape().indexDim();
+        int blocks = KvLayout.tiles(dimI);
+        for (int tok = from; tok < to; ) {
+            int count = Math.min(PS - tok % PS, to - tok);
+            long id = ids[tok / PS];
+            int i = tok - from;
+            if (replicated) {
+                for (PageStore store : stores) {
+                    put(store, tok, chunk, i, count, rowBytes, dimI, blocks);
+                }
+            } else {
+                put(stores.get(ownership.owner(id)), ownership.localPage(id) * PS + tok % PS, chunk, i, count, rowBytes, dimI, blocks);
+            }
+            tok += count;
+        }
+        return null;
+    }
+
+    private static void put(PageStore store, long row, SyntheticRows.Rows chunk, int i, int count, int rowBytes, int dimI, int blocks) {
+        store.writeMlaRows(0, row, chunk.mla(), i * rowBytes, count);
+        store.writeIndexRows(0, row, chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, count);
+    }
+
+    /** Per owner: the local pages of request pages {@code positions} and the same positions as destination pages. */
+    private static void splitPages(OwnershipMap ownership, long[] ids, long[] positions, long[][] src, long[][] dst) {
+        long[] chosen = new long[positions.length];
+        for (int k = 0; k < positions.length; k++) {
+            chosen[k] = ids[(int) positions[k]];
+        }
+        RankLayoutBench.split(ownership, chosen, src, dst);
+        for (long[] d : dst) {
+            for (int k = 0; k < d.length; k++) {
+                d[k] = positions[(int) d[k]];
+            }
+        }
+    }
+
+    /** At the full length: the view gather and one cuMemcpyDtoD of the same bytes, device time, medians of 10. */
+    private static void fullLength(CudaPageMemory cuda, OwnershipMap ownership, long[] ids, List<PageStore> owners, PageStore view, int pages,
+                                   int pageBytes) {
+        long[][] src = new long[ownership.cpSize()][];
+        long[][] dst = new long[ownership.cpSize()][];
+        RankLayoutBench.split(ownership, ids, src, dst);
+        long bytes = 2L * pages * pageBytes;
+        RankLayoutBench.report(cuda, "materialize_full_view", bytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
+        view.gatherFrom(owners, List.of(src), List.of(dst));
+        System.out.printf(Locale.ROOT, "{\"name\":\"materialize_kernel_only\",\"kernel_ms\":%.3f}%n", cuda.lastKernelMillis());
+        PageBuffer mlaA = cuda.allocate("dtod mla source", pages, view.mlaPageBytes());
+        PageBuffer mlaB = cuda.allocate("dtod mla destination", pages, view.mlaPageBytes());
+        PageBuffer indexA = cuda.allocate("dtod index source", pages, view.indexPageBytes());
+        PageBuffer indexB = cuda.allocate("dtod index destination", pages, view.indexPageBytes());
+        RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", bytes, () -> {
+            cuda.copyWhole(mlaA, mlaB);
+            cuda.copyWhole(indexA, indexB);
+        });
+        List.of(mlaA, mlaB, indexA, indexB).forEach(cuda::free);
+    }
+
+    /** Sampled request pages: the view, the owner, a replicated rank and the host backup hold the same bytes. */
+    private static void check(long[] ids, OwnershipMap ownership, List<PageStore> owners, List<PageStore> replicas, PageStore view,
+                              PageStore host) {
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int s = 0; s < 32; s++) {
+            int k = s == 0 ? 0 : s == 1 ? ids.length - 1 : rnd.nextInt(ids.length);
+            for (KvComponent c : KvComponent.values()) {
+                byte[] owner = owners.get(ownership.owner(ids[k])).readPage(0, c, ownership.localPage(ids[k]));
+                byte[][] others = {view.readPage(0, c, k), replicas.get(s % replicas.size()).readPage(0, c, k), host.readPage(0, c, k)};
+                for (byte[] other : others) {
+                    if (!Arrays.equals(owner, other)) {
+                        throw new IllegalStateException("request page " + k + " " + c + " differs between its owner and a copy");
+                    }
+                }
+            }
+        }
+        System.out.println("{\"name\":\"check\",\"pages_checked\":32,\"ok\":true}");
+    }
+
+    private static String json(java.util.Map<String, Long> map) {
+        StringBuilder s = new StringBuilder("{");
+        map.forEach((k, v) -> s.append(s.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
+        return s.append('}').toString();
+    }
+
+    private static double ms(long t0) {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /** Random keys for the attention step: fp8 index codes, their scales and float key rows, made once for the full length. */
+    private static final class Keys {
+        private final SplittableRandom rnd;
+        private final byte[] codes;
+        private final float[] scales;
+        private final float[] rows;
+
+        Keys(SplittableRandom rnd, int tokens, NsaDims dims) {
+            this.rnd = rnd;
+            this.codes = new byte[tokens * dims.index()];
+            for (int i = 0; i < codes.length; i++) {
+                codes[i] = Fp8E4m3.encode((float) rnd.nextGaussian());
+            }
+            this.scales = gaussian(tokens * KvLayout.tiles(dims.index()));
+            this.rows = gaussian(tokens * (dims.latent() + dims.rope()));
+        }
+
+        /** The attention chain over the first {@code keys} keys, {@code batch} queries a run. */
+        AttentionChain chain(int keys, int batch) {
+            NsaDims d = NsaDims.REAL;
+            int width = d.latent() + d.rope();
+            AttentionChain.Shape shape = new AttentionChain.Shape(d.index(), width, d.latent(), batch, keys, d.topk());
+            return new AttentionChain(shape, Arrays.copyOf(codes, keys * d.index()), Arrays.copyOf(scales, keys * KvLayout.tiles(d.index())),
+                    Arrays.copyOf(rows, keys * width), Devices.select("cuda"));
+        }
+
+        float[] gaussian(int n) {
+            float[] v = new float[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = (float) rnd.nextGaussian();
+            }
+            return v;
+        }
+    }
+}
