@@ -8,7 +8,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 jre_tool=${1:?usage: bench/device/pack.sh PATH/TO/device-jre.sh}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 cd "$root"
-"$jre_tool" -z -m java.base,java.compiler,java.logging,java.management,java.naming,java.sql,jdk.crypto.ec,jdk.management,jdk.unsupported,jdk.compiler,jdk.zipfs "$root"
+"$jre_tool" -z -m java.base,java.compiler,java.logging,java.management,java.naming,java.sql,jdk.crypto.ec,jdk.management,jdk.unsupported,jdk.compiler,jdk.zipfs,jdk.jfr "$root"
 # the bench module's shaded jar repeats every dependency with all their natives (53 MB): ship its plain jar
 rm -f target/device/lib/benchmarks.jar
 cp bench/target/kvflow-bench-*-SNAPSHOT.jar target/device/lib/

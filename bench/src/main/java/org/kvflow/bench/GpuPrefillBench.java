@@ -33,8 +33,8 @@ import org.kvflow.operators.KvModel;
  *       and stored run by run into their owners' pools, as the write stage does (shared KV); the same
  *       rows stored into every rank's full pool (replicated KV);</li>
  *   <li><b>materialize</b>: the full view of the pages so far gathered from the owners' pools in one batch;</li>
- *   <li><b>read-back</b>: the view's layer buffers copied to the heap, which today's attention stage does
- *       before it scores (the host crossing that #15 removes);</li>
+ *   <li><b>read-back</b>: the view's pages so far copied to the heap, which today's attention stage does
+ *       before it scores (a host crossing still to be removed);</li>
  *   <li><b>attention</b>: the indexer scores, top-k and sparse attention of the chunk's queries over
  *       every key so far ({@link AttentionChain}, {@code batch} queries a run, keys already on the device);</li>
  *   <li><b>backup</b>: the chunk's completed pages copied from the owners' pools into pinned host memory.</li>
@@ -146,8 +146,10 @@ public final class GpuPrefillBench {
         double materialize = ms(t0);
         t0 = System.nanoTime();
         HostTraffic.during("kvflow.materialize", () -> {
-            view.readLayer(0, KvComponent.MLA);
-            return view.readLayer(0, KvComponent.INDEX);
+            long[] prefix = new long[viewPages];
+            Arrays.setAll(prefix, i -> i);
+            view.readPages(0, KvComponent.MLA, prefix);
+            return view.readPages(0, KvComponent.INDEX, prefix);
         });
         double readBack = ms(t0);
 

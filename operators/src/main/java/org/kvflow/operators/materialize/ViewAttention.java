@@ -66,13 +66,17 @@ final class ViewAttention implements AutoCloseable {
             scorer = new IndexScorer(dimI, device);
             attention = new SparseAttention(width, dims.latent(), device);
         }
+        // only this request's pages of the view, in position order: key j lies in page j / ps of what is read
+        long[] viewPages = new long[(keyCount + ps - 1) / ps];
+        for (int p = 0; p < viewPages.length; p++) {
+            viewPages[p] = view.viewPage(pageTable[p]);
+        }
         for (int l = 0; l < model.layerCount(); l++) {
-            byte[] mla = view.store().readLayer(l, KvComponent.MLA);
-            byte[] index = view.store().readLayer(l, KvComponent.INDEX);
+            byte[] mla = view.store().readPages(l, KvComponent.MLA, viewPages);
+            byte[] index = view.store().readPages(l, KvComponent.INDEX, viewPages);
             for (int j = 0; j < keyCount; j++) {
-                int k = view.viewPage(pageTable[j / ps]);
-                IndexRows.rawRow(index, k * view.store().indexPageBytes(), ps, dimI, j % ps, codes, j * dimI, scales, j * blocks);
-                MlaRows.decodeKey(mla, (k * ps + j % ps) * layout.mlaRowBytes(), layout, keyRow);
+                IndexRows.rawRow(index, j / ps * view.store().indexPageBytes(), ps, dimI, j % ps, codes, j * dimI, scales, j * blocks);
+                MlaRows.decodeKey(mla, j * layout.mlaRowBytes(), layout, keyRow);
                 System.arraycopy(keyRow, 0, keys, j * width, width);
             }
             SyntheticNsaLayer layer = model.layer(l);

@@ -5,7 +5,7 @@ import com.aparapi.Range;
 import com.aparapi.device.OpenCLDevice;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.quant.Fp8E4m3;
+import org.kvflow.kernels.quant.Fp8Table;
 
 /** An Aparapi twin of one {@code *Kernels} method: binds the task's arguments to fields and says its launch range. */
 abstract class AparapiTask extends Kernel {
@@ -14,11 +14,7 @@ abstract class AparapiTask extends Kernel {
 
     /** The fp32 values of fp8 e4m3 codes {@code 0 .. n-1}, from the Java codec (a device-side decode table). */
     static float[] fp8Table(int n) {
-        float[] table = new float[n];
-        for (int c = 0; c < n; c++) {
-            table[c] = Fp8E4m3.decode((byte) c);
-        }
-        return table;
+        return Fp8Table.first(n);
     }
 
     /** Points the kernel's fields at the task's arguments (the wrapped heap arrays, the scalars). */

@@ -3,6 +3,7 @@ package org.kvflow.kernels.nsa;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.quant.Bf16;
+import org.kvflow.kernels.quant.Fp8Table;
 import org.kvflow.kernels.quant.TileQuant;
 
 /**
@@ -73,9 +74,11 @@ public final class MlaRows {
                 key[i] = Bf16.decode(Bytes.getShort(src, off + 2 * i));
             }
         } else {
-            for (int i = 0; i < c; i++) {
-                float scale = Bytes.getFloat(src, off + layout.mlaScaleOffset() + KvLayout.SCALE_BYTES * (i / KvLayout.QUANT_TILE));
-                key[i] = TileQuant.dequantize(src[off + i], scale);
+            for (int tile = 0; tile * KvLayout.QUANT_TILE < c; tile++) {
+                float scale = Bytes.getFloat(src, off + layout.mlaScaleOffset() + KvLayout.SCALE_BYTES * tile);
+                for (int i = tile * KvLayout.QUANT_TILE; i < Math.min(c, (tile + 1) * KvLayout.QUANT_TILE); i++) {
+                    key[i] = Fp8Table.value(src[off + i]) * scale; // = TileQuant.dequantize, by table
+                }
             }
         }
         int ropeOff = off + layout.mlaRopeOffset();

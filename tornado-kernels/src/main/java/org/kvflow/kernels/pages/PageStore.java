@@ -200,6 +200,26 @@ public final class PageStore implements AutoCloseable {
         src.position(src.position() + bytes);
     }
 
+    /**
+     * Pages {@code pages} of {@code component} in {@code layer}, in list order, as one array (page
+     * {@code pages[i]} at {@code i · pageBytes}): one read per run of consecutive pages.
+     *
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside the store
+     */
+    public byte[] readPages(int layer, KvComponent component, long[] pages) {
+        PageCopyKernels.checkPages(label, pages, this.pages);
+        int bytes = pageBytes(component);
+        byte[] out = new byte[Math.multiplyExact(pages.length, bytes)];
+        PageBuffer buffer = buffer(layer, component);
+        for (int start = 0, i = 1; i <= pages.length; i++) {
+            if (i == pages.length || pages[i] != pages[i - 1] + 1) {
+                memory.read(buffer, pages[start] * bytes, (i - start) * bytes, out, start * bytes);
+                start = i;
+            }
+        }
+        return out;
+    }
+
     /** A copy of a whole layer buffer of {@code component} (every page), for host code that reads it row by row. */
     public byte[] readLayer(int layer, KvComponent component) {
         PageBuffer buffer = buffer(layer, component);

@@ -43,6 +43,34 @@ class PageStoreTest {
     }
 
     @Test
+    void listedPagesReadInListOrderWithOneReadPerRun() {
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        HeapPageMemory heap = new HeapPageMemory();
+        PageMemory counting = (PageMemory) java.lang.reflect.Proxy.newProxyInstance(PageMemory.class.getClassLoader(),
+                new Class<?>[] {PageMemory.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("read")) {
+                        reads.incrementAndGet();
+                    }
+                    return method.invoke(heap, args);
+                });
+        PageStore store = PageStore.allocate(counting, "view", LAYOUT, PS, 6);
+        for (int p = 0; p < 6; p++) {
+            store.writePage(KvComponent.MLA, p, pattern(store.layers() * store.mlaPageBytes(), p));
+        }
+        reads.set(0);
+        byte[] got = store.readPages(1, KvComponent.MLA, new long[] {3, 4, 5, 0, 2});
+        assertThat(reads).as("runs 3-5, 0, 2").hasValue(3);
+        int bytes = store.mlaPageBytes();
+        long[] order = {3, 4, 5, 0, 2};
+        for (int i = 0; i < order.length; i++) {
+            assertThat(java.util.Arrays.copyOfRange(got, i * bytes, (i + 1) * bytes)).as("position %d", i)
+                    .isEqualTo(store.readPage(1, KvComponent.MLA, order[i]));
+        }
+        assertThatThrownBy(() -> store.readPages(0, KvComponent.INDEX, new long[] {1, 6})).isInstanceOf(PageOutOfRangeException.class)
+                .hasMessage("view: entry 1 names page 6, outside [0, 6)");
+    }
+
+    @Test
     void aViewGathersFromEveryOwnerInOneBatchAfterCheckingEveryList() {
         HeapPageMemory memory = new HeapPageMemory();
         PageStore a = PageStore.allocate(memory, "rank 0", LAYOUT, PS, 2);
