@@ -383,17 +383,11 @@ public final class DecodeServer implements AutoCloseable {
             int mlaStart = in.readerIndex();
             int indexStart = mlaStart + layers * length * mlaPage;
             for (int k = 0; k < length; k++) {
-                CRC32C crc = new CRC32C();
-                for (int l = 0; l < layers; l++) {
-                    crc.update(in.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
-                }
-                for (int l = 0; l < layers; l++) {
-                    crc.update(in.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
-                }
-                if ((int) crc.getValue() != crcs[k]) {
+                int crc = Frames.pageCrc(in, mlaStart, indexStart, layers, length, k, mlaPage, indexPage);
+                if (crc != crcs[k]) {
                     rejectedPages.addAndGet(length);
                     throw new Refusal("E-PD-CRC", "request " + id + ": page " + dst[k] + " arrived with crc32c "
-                            + Integer.toHexString((int) crc.getValue()) + ", sent as " + Integer.toHexString(crcs[k]));
+                            + Integer.toHexString(crc) + ", sent as " + Integer.toHexString(crcs[k]));
                 }
             }
             receiver.accept(id, rank, dst, (store, pages) -> {
@@ -406,20 +400,5 @@ public final class DecodeServer implements AutoCloseable {
             });
             return Frames.ack();
         }
-    }
-
-    /** CRC32C of page {@code k} of a store: every layer's MLA page, then every layer's indexer page. */
-    static int pageCrc(@Nullable PageStore store, int k) {
-        if (store == null) {
-            return 0;
-        }
-        CRC32C crc = new CRC32C();
-        for (KvComponent component : KvComponent.values()) {
-            int bytes = store.pageBytes(component);
-            for (int l = 0; l < store.layers(); l++) {
-                store.checksum(l, component, (long) k * bytes, bytes, crc);
-            }
-        }
-        return (int) crc.getValue();
     }
 }

@@ -1,5 +1,8 @@
 package org.kvflow.transport.tcp;
 
+import io.netty.buffer.ByteBuf;
+import java.util.zip.CRC32C;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -157,6 +160,22 @@ final class Frames {
         int remaining() {
             return buf.remaining();
         }
+    }
+
+    /**
+     * CRC32C of page {@code k} of a PAGES frame's data (SPEC's page order: every layer's MLA page,
+     * then every layer's indexer page), read where the frame holds them: layer {@code l}'s MLA run
+     * at {@code mlaStart + l·length·mlaPage}, its indexer run after all MLA runs at {@code indexStart}.
+     */
+    static int pageCrc(ByteBuf frame, int mlaStart, int indexStart, int layers, int length, int k, int mlaPage, int indexPage) {
+        CRC32C crc = new CRC32C();
+        for (int l = 0; l < layers; l++) {
+            crc.update(frame.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
+        }
+        for (int l = 0; l < layers; l++) {
+            crc.update(frame.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
+        }
+        return (int) crc.getValue();
     }
 
     static byte[] reject(String code, String message) {

@@ -131,7 +131,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     /**
      * A PAGES frame written straight into a pooled Netty buffer (the store reads its pages into it: one copy of the page bytes):
-     * header, a CRC32C per page, then each layer's MLA bytes of the run, then each layer's indexer bytes.
+     * header, a CRC32C per page, then each layer's MLA bytes of the run, then each layer's indexer bytes. The CRCs are
+     * computed from the frame's own bytes once they are in, so the pages are read from the store once.
      */
     private static ByteBuf pagesFrame(String requestId, int rank, long dstStart, int length, int src, @Nullable PageStore source) {
         byte[] id = requestId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -140,22 +141,29 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         ByteBuf buf = ByteBufAllocator.DEFAULT.directBuffer(size);
         buf.writeIntLE(size - 4).writeByte(Frames.PAGES).writeIntLE(id.length).writeBytes(id).writeIntLE(rank).writeLongLE(dstStart)
                 .writeIntLE(length).writeByte(source == null ? 0 : 1);
-        // the page bytes this frame reads from the rank's store (checksums included) count as the transfer stage's host traffic
-        return HostTraffic.during(STAGE, () -> {
-            for (int k = 0; k < length; k++) {
-                buf.writeIntLE(source == null ? 0 : DecodeServer.pageCrc(source, src + k));
-            }
-            if (source != null) {
-                for (KvComponent component : KvComponent.values()) {
-                    int bytes = length * source.pageBytes(component);
-                    for (int l = 0; l < source.layers(); l++) {
-                        source.readPages(l, component, src, length, buf.nioBuffer(buf.writerIndex(), bytes));
-                        buf.writerIndex(buf.writerIndex() + bytes);
-                    }
+        int crcAt = buf.writerIndex();
+        buf.writeZero(4 * length);
+        if (source == null) {
+            return buf;
+        }
+        int mlaStart = buf.writerIndex();
+        // the page bytes this frame reads from the rank's store count as the transfer stage's host traffic
+        HostTraffic.during(STAGE, () -> {
+            for (KvComponent component : KvComponent.values()) {
+                int bytes = length * source.pageBytes(component);
+                for (int l = 0; l < source.layers(); l++) {
+                    source.readPages(l, component, src, length, buf.nioBuffer(buf.writerIndex(), bytes));
+                    buf.writerIndex(buf.writerIndex() + bytes);
                 }
             }
             return buf;
         });
+        int indexStart = mlaStart + source.layers() * length * source.mlaPageBytes();
+        for (int k = 0; k < length; k++) {
+            buf.setIntLE(crcAt + 4 * k, Frames.pageCrc(buf, mlaStart, indexStart, source.layers(), length, k, source.mlaPageBytes(),
+                    source.indexPageBytes()));
+        }
+        return buf;
     }
 
     /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */

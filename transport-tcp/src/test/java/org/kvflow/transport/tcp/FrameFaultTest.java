@@ -2,6 +2,7 @@ package org.kvflow.transport.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.pages.KvComponent;
@@ -25,7 +26,7 @@ class FrameFaultTest {
             long page = c.open("a", 1, 1)[0];
             // the checksum of the real page, sent with zeroed bytes
             Frames.Writer w = new Frames.Writer(Frames.PAGES, 1 << 16).str("a").i32(0).i64(page).i32(1).u8(1)
-                    .i32(DecodeServer.pageCrc(source, 0));
+                    .i32(pageCrc(source, 0));
             for (int l = 0; l < source.layers(); l++) {
                 w.raw(new byte[source.mlaPageBytes()], 0, source.mlaPageBytes());
             }
@@ -42,5 +43,17 @@ class FrameFaultTest {
             assertThat(c.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("a").i32(0).bytes()).type()).isEqualTo(Frames.ACK);
             assertThat(receiver.isReady("a")).isFalse();
         }
+    }
+
+    /** CRC32C of page {@code k} of a store as the frame carries it: every layer's MLA page, then every layer's indexer page. */
+    private static int pageCrc(PageStore store, int k) {
+        CRC32C crc = new CRC32C();
+        for (KvComponent component : KvComponent.values()) {
+            int bytes = store.pageBytes(component);
+            for (int l = 0; l < store.layers(); l++) {
+                store.checksum(l, component, (long) k * bytes, bytes, crc);
+            }
+        }
+        return (int) crc.getValue();
     }
 }
