@@ -4,7 +4,8 @@
 # the pipeline with every rank's pools in device memory against the same run on the heap
 # (DeviceResidentPoolsGpuTest), device pages and memory coming back on complete, error and cancel
 # and pools too large for the device refused (DevicePipelineLifecycleGpuTest), and the shared ==
-# replicated proof with kernels and pools on cuda (SharedEqualsReplicatedTest, -Dkvflow.test.device=cuda). Expects the unpacked runtime at $KVFLOW_DEVICE (default
+# replicated proof and the HiCache backup through pinned staging with pools on cuda
+# (SharedEqualsReplicatedTest, HiCacheBackupTest, -Dkvflow.test.device=cuda). Expects the unpacked runtime at $KVFLOW_DEVICE (default
 # /tmp/d/device) and the test jars of bench/device/pack.sh in $KVFLOW_TEST_JARS (default .device).
 # Writes $OUT/page-store-tests.txt.
 set -euo pipefail
@@ -14,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 selectors=()
 for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest operators.pipeline.DeviceResidentPoolsGpuTest \
-    operators.pipeline.DevicePipelineLifecycleGpuTest operators.pipeline.SharedEqualsReplicatedTest; do
+    operators.pipeline.DevicePipelineLifecycleGpuTest operators.pipeline.SharedEqualsReplicatedTest operators.backup.HiCacheBackupTest; do
   selectors+=(--select-class "org.kvflow.$c")
 done
 (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g -Dkvflow.test.device=cuda "-XX:ErrorFile=$out/hs_err_%p.log" -cp "$device/lib/*:$jars/*" \

@@ -118,7 +118,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         HiCacheBackupOperator backup = find(BackupSpec.class)
                 .map(b -> HiCacheBackupOperator.journaling(group, b.journalDir(), config.hicache().writePolicy())).orElse(null);
         if (backup != null) {
-            resources.add(backup);
+            resources.addFirst(backup); // its journal and staging pages go before the pools' memory
         }
         for (StageSpec spec : stages) {
             switch (spec) {

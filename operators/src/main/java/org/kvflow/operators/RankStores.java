@@ -55,6 +55,11 @@ public final class RankStores implements AutoCloseable {
         return memory;
     }
 
+    /** How many rank stores there are (the CP size). */
+    public int ranks() {
+        return stores.size();
+    }
+
     /** Rank {@code rank}'s store. */
     public PageStore rank(int rank) {
         return stores.get(rank);

@@ -69,9 +69,14 @@ public final class Workloads {
      */
     public static final String DEVICE_PROPERTY = "kvflow.test.device";
 
+    /** The device {@link #DEVICE_PROPERTY} names ({@code java} when unset). */
+    public static Device testDevice() {
+        return Devices.select(System.getProperty(DEVICE_PROPERTY, "java"));
+    }
+
     public static Rig rig(CpSharedKvConfig config, PoolLayout layout, int pagesPerRank, @Nullable KvModel model,
                           boolean prefixCaching, QuerySampler sampler, int decodePages) {
-        Device device = Devices.select(System.getProperty(DEVICE_PROPERTY, "java"));
+        Device device = testDevice();
         KvGroup.Builder builder = KvGroup.builder(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize())).prefixCaching(prefixCaching)
                 .memory(PageMemories.forDevice(device));
         KvGroup group = (model == null ? builder : builder.model(model)).build();

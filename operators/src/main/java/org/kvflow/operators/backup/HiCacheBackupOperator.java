@@ -21,7 +21,6 @@ import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
-import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
 import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageRunner;
@@ -51,6 +50,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     private final WritePolicy policy;
     private final Map<String, Integer> hits = new HashMap<>();
     private final Set<String> backedUp = new HashSet<>();
+    private final BackupStaging staging;
     private long pagesJournaled;
     private long failures;
 
@@ -69,6 +69,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         if (group.model() == null) {
             throw new IllegalArgumentException("the backup stage journals KV bytes: the group needs a KvModel");
         }
+        this.staging = new BackupStaging(group.stores());
     }
 
     /**
@@ -81,10 +82,11 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         return new HiCacheBackupOperator(group, journal, policy);
     }
 
-    /** Closes the journal. */
+    /** Closes the journal and frees the staging pages (before the pools' memory is closed). */
     @Override
-    public void close() {
+    public synchronized void close() {
         journal.close();
+        staging.close();
     }
 
     @Override
@@ -125,35 +127,36 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         int[] tokens = state.request().tokenIds();
         List<byte[]> hashes = PageHashChain.fullPageHashes(tokens, ps);
         int prefixPages = state.prefixTokens() / ps;
+        List<Integer> due = new java.util.ArrayList<>();
         for (int pos = 0; pos < hashes.size(); pos++) {
             String key = PageHashChain.key(hashes.get(pos));
             int count = hits.merge(key, 1, Integer::sum);
-            boolean due = policy == WritePolicy.WRITE_THROUGH ? pos >= prefixPages : count >= 2;
-            if (due && backedUp.add(key)) {
-                byte[] parent = pos == 0 ? null : hashes.get(pos - 1);
-                long[] locs = state.locs((long) pos * ps, (long) (pos + 1) * ps);
-                int page = Math.toIntExact(locs[0] / ps);
-                int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
-                for (HiCachePool pool : HiCachePool.values()) {
-                    journal.backup(new PageBackup(hashes.get(pos), parent, pageTokens, owner(page), pos,
-                            layers(), pool, payload(page, pool)), locs);
-                    pagesJournaled++;
-                }
+            if ((policy == WritePolicy.WRITE_THROUGH ? pos >= prefixPages : count >= 2) && !backedUp.contains(key)) {
+                due.add(pos);
+            }
+        }
+        int[] pages = new int[due.size()];
+        for (int i = 0; i < pages.length; i++) {
+            pages[i] = Math.toIntExact(state.locs((long) due.get(i) * ps, (long) due.get(i) * ps + 1)[0] / ps);
+        }
+        staging.stage(pages);
+        for (int i = 0; i < pages.length; i++) {
+            int pos = due.get(i);
+            if (!backedUp.add(PageHashChain.key(hashes.get(pos)))) {
+                continue; // the same page content twice in one request: journaled once
+            }
+            byte[] parent = pos == 0 ? null : hashes.get(pos - 1);
+            long[] locs = state.locs((long) pos * ps, (long) (pos + 1) * ps);
+            int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
+            for (HiCachePool pool : HiCachePool.values()) {
+                journal.backup(new PageBackup(hashes.get(pos), parent, pageTokens, group.stores().holder(pages[i]), pos, layers(), pool,
+                        staging.payload(i, pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX)), locs);
+                pagesJournaled++;
             }
         }
     }
 
     private int layers() {
         return Objects.requireNonNull(group.model()).layerCount();
-    }
-
-    private int owner(int page) {
-        return group.stores().holder(page);
-    }
-
-    /** The page of {@code pool} for every layer, layer-major, read from its owner's store. */
-    private byte[] payload(int page, HiCachePool pool) {
-        RankStores stores = group.stores();
-        return stores.rank(stores.holder(page)).readPage(pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX, stores.physicalPage(page));
     }
 }

@@ -25,6 +25,7 @@ import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
 import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageMemories;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -46,7 +47,9 @@ class HiCacheBackupTest {
     private record Run(KvGroup group, DecodeReceiver receiver, HiCacheBackupOperator backup) {}
 
     private Run run(List<PrefillRequest> requests, WritePolicy policy) {
-        KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(64, 16), MODEL, true);
+        // -Dkvflow.test.device=cuda: the pools in GPU memory, backed up through pinned staging
+        KvGroup group = KvGroup.builder(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(64, 16)).model(MODEL).prefixCaching(true)
+                .memory(PageMemories.forDevice(Workloads.testDevice())).build();
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
@@ -93,6 +96,11 @@ class HiCacheBackupTest {
             assertThat(cache.matchPrefix(hashes)).isEqualTo(hashes.size());
         }
         assertThat(run.backup().pagesJournaled()).isPositive().isLessThanOrEqualTo(2L * fullPages);
+        PageStore rank0 = run.group().stores().rank(0);
+        long staged = run.backup().pagesJournaled() / 2 * rank0.layers() * (rank0.mlaPageBytes() + rank0.indexPageBytes());
+        assertThat(rank0.memory().hostTraffic().bytes(HiCacheBackupOperator.STAGE))
+                .as("device pools: each journaled page crossed once, in the staging gather; heap pools: nothing crosses")
+                .isEqualTo(rank0.residency() == org.kvflow.kernels.pages.Residency.DEVICE ? staged : 0L);
         assertThat(run.backup().failures()).isZero();
         assertThat(run.group().leakCheck()).isEmpty();
     }
