@@ -30,6 +30,7 @@ public final class CudaCopyBench {
         int viewPages = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int hostPages = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
         try (CudaPageMemory cuda = new CudaPageMemory(0)) {
+            cuda.timeKernels(true); // every report also gives the kernel alone
             System.out.println("{\"device\":\"" + cuda.deviceName() + "\"}");
             PageBuffer mla = cuda.allocate("mla pool", poolPages, MLA);
             PageBuffer index = cuda.allocate("index pool", poolPages, INDEX);

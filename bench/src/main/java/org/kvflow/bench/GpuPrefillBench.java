@@ -40,8 +40,9 @@ import org.kvflow.operators.KvModel;
  *   <li><b>backup</b>: the chunk's completed pages copied from the owners' pools into pinned host memory.</li>
  * </ul>
  * Then, at the full length, the view gather (after 200 warm-up gathers) against one
- * {@code cuMemcpyDtoD} of the same bytes (device time of the whole call, medians of 10), checks sampled view pages against their owners and the replicated
- * pools, and prints the page bytes that crossed the host by stage. One JSON object per line.
+ * {@code cuMemcpyDtoD} of the same bytes (device time of the whole call, medians of 10) and the
+ * gather kernel alone; checks sampled view pages against their owners, the replicated pools and
+ * the backup; prints the page bytes that crossed the host by stage. One JSON object per line.
  * Arguments: cp (8), tokens (131072), chunk (8192), batch (128).
  */
 public final class GpuPrefillBench {
@@ -252,7 +253,9 @@ public final class GpuPrefillBench {
             view.gatherFrom(owners, List.of(src), List.of(dst));
         }
         RankLayoutBench.report(cuda, "materialize_full_view", bytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
+        cuda.timeKernels(true);
         view.gatherFrom(owners, List.of(src), List.of(dst));
+        cuda.timeKernels(false);
         System.out.printf(Locale.ROOT, "{\"name\":\"materialize_kernel_only\",\"kernel_ms\":%.3f}%n", cuda.lastKernelMillis());
         PageBuffer mlaA = cuda.allocate("dtod mla source", pages, view.mlaPageBytes());
         PageBuffer mlaB = cuda.allocate("dtod mla destination", pages, view.mlaPageBytes());

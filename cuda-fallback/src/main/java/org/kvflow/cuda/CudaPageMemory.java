@@ -98,6 +98,7 @@ public final class CudaPageMemory implements PageMemory {
     private final CUevent kernelStart = new CUevent();
     private final CUevent kernelStop = new CUevent();
     private float lastKernelMillis = Float.NaN;
+    private boolean timeKernels;
     private boolean contextRetained;
     private boolean streamCreated;
     private boolean closed;
@@ -354,8 +355,13 @@ public final class CudaPageMemory implements PageMemory {
         timedLaunch(() -> cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream, args, null));
     }
 
-    /** Runs {@code launch} on the stream between the kernel events, waits for it, and keeps its device time. */
+    /** Runs {@code launch} on the stream and waits for it; between the kernel events when kernels are timed. */
     private void timedLaunch(Runnable launch) {
+        if (!timeKernels) {
+            launch.run();
+            cuStreamSynchronize(stream);
+            return;
+        }
         cuEventRecord(kernelStart, stream);
         launch.run();
         cuEventRecord(kernelStop, stream);
@@ -363,6 +369,14 @@ public final class CudaPageMemory implements PageMemory {
         float[] ms = new float[1];
         cuEventElapsedTime(ms, kernelStart, kernelStop);
         lastKernelMillis = ms[0];
+    }
+
+    /**
+     * Whether each copy kernel is timed alone for {@link #lastKernelMillis} (two events and a query
+     * per launch, which a pipeline does not need); off when opened.
+     */
+    public synchronized void timeKernels(boolean on) {
+        timeKernels = on;
     }
 
     /** Copies the same pages of several components (MLA latent, indexer pages) in one launch. */
@@ -508,7 +522,7 @@ public final class CudaPageMemory implements PageMemory {
         }
     }
 
-    /** Device time of the last copy kernel alone (CUDA events around the launch); NaN before the first. */
+    /** Device time of the last timed copy kernel alone (CUDA events around the launch, see {@link #timeKernels}); NaN before the first. */
     public synchronized float lastKernelMillis() {
         return lastKernelMillis;
     }
