@@ -198,6 +198,10 @@ public final class PrefillFlow {
             if (model == null) {
                 problems.add("backup needs KV bytes: give the flow a model");
             }
+            List<String> flags = JournalJvmFlags.missing();
+            if (!flags.isEmpty()) {
+                problems.add("backup: the HiCache journal needs the JVM flags " + String.join(" ", flags) + " (see jvm.args in the README)");
+            }
         }
         if (transfer == null && config.disaggregationMode() == DisaggregationMode.PREFILL) {
             problems.add("transfer: required with disaggregationMode=prefill");
