@@ -14,8 +14,8 @@ jdk=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 offline=""
 [ "${1:-}" = "-o" ] && offline="-o"
 # what the CLI, the benches and the GPU tests use: jdk.compiler for the kernel-editing test, jdk.jfr
-# for demo-profile.sh, jdk.unsupported and java.management for Chronicle and Netty
-modules=java.base,java.compiler,java.logging,java.management,java.naming,java.sql,jdk.crypto.ec,jdk.management,jdk.unsupported,jdk.compiler,jdk.zipfs,jdk.jfr
+# for demo-profile.sh, jdk.httpserver for --metrics-port, jdk.unsupported and java.management for Chronicle and Netty
+modules=java.base,java.compiler,java.logging,java.management,java.naming,java.sql,jdk.crypto.ec,jdk.management,jdk.unsupported,jdk.compiler,jdk.zipfs,jdk.jfr,jdk.httpserver
 out="$root/target/device"
 rm -rf "$out"
 mkdir -p "$out/lib" "$root/.device"

@@ -40,7 +40,7 @@ final class KvflowMetrics {
         this.pageBytes = pageBytes;
         this.layout = layout;
         this.transferLatency = Timer.builder("kvflow.transfer.latency").description("one send call of a run of pages, subscription to completion")
-                .tag("layout", layout).register(registry);
+                .publishPercentileHistogram().tag("layout", layout).register(registry);
     }
 
     /**

@@ -1,5 +1,9 @@
 package org.kvflow.samples.cli;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,6 +42,8 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the ready line and the statistics lines as JSON") boolean json;
     @Option(names = "--stats-interval-s", defaultValue = "60", description = "seconds between statistics lines (0: only when it stops)")
     long statsSeconds;
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus text) on the --bind address at PORT"
+            + " (0: any free port, named in the ready line)") Integer metricsPort;
 
     @Override
     public Integer call() {
@@ -49,8 +55,9 @@ final class DecodeServerCommand implements Callable<Integer> {
         DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections);
         DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, DecodeServerMain.layout(layers, latent, rope, index, dtype));
         java.io.PrintStream out = System.out;
-        try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls)) {
-            out.println(readyLine(server, bind, json));
+        try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls);
+             MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(meters(server), bind, metricsPort)) {
+            out.println(readyLine(server, bind, json, metrics == null ? null : metrics.port()));
             out.flush();
             java.util.concurrent.ScheduledExecutorService ticks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "decode-server-stats");
@@ -68,14 +75,36 @@ final class DecodeServerCommand implements Callable<Integer> {
         return KvflowCli.EXIT_OK;
     }
 
-    /** {@code LISTENING <port>}, or with {@code json} one object naming the address, port and pool. */
-    static String readyLine(DecodeServer server, String bind, boolean json) {
+    /** The server's statistics as Prometheus meters, read when scraped. */
+    static PrometheusMeterRegistry meters(DecodeServer server) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        DecodeReceiver r = server.receiver();
+        Gauge.builder("kvflow.decode.connections", server, DecodeServer::connections).description("open prefill connections").register(registry);
+        Gauge.builder("kvflow.decode.sessions", r, DecodeReceiver::openSessions).description("requests being received").register(registry);
+        Gauge.builder("kvflow.decode.sessions.incomplete", r, DecodeReceiver::incompleteSessions)
+                .description("requests some rank has not completed yet").register(registry);
+        Gauge.builder("kvflow.decode.pages.inuse", r, DecodeReceiver::pagesInUse).description("decode pages held").register(registry);
+        FunctionCounter.builder("kvflow.decode.pages.refused", server, DecodeServer::rejectedPages)
+                .description("pages refused (bad checksum, page or frame)").register(registry);
+        FunctionCounter.builder("kvflow.decode.refusals", server, DecodeServer::refusals).description("frames refused").register(registry);
+        return registry;
+    }
+
+    /**
+     * {@code LISTENING <port>} (then {@code METRICS <port>} when metrics are served), or with
+     * {@code json} one object naming the address, port, pool and metrics port.
+     */
+    static String readyLine(DecodeServer server, String bind, boolean json, Integer metricsPort) {
         if (!json) {
-            return "LISTENING " + server.port();
+            return "LISTENING " + server.port() + (metricsPort == null ? "" : " METRICS " + metricsPort);
         }
         DecodeReceiver r = server.receiver();
-        return JsonNodeFactory.instance.objectNode().put("listening", server.port()).put("bind", bind).put("pages", r.capacityPages())
-                .put("pageSize", r.pageSize()).put("layers", r.layout() == null ? 0 : r.layout().shape().layers()).toString();
+        com.fasterxml.jackson.databind.node.ObjectNode o = JsonNodeFactory.instance.objectNode().put("listening", server.port()).put("bind", bind)
+                .put("pages", r.capacityPages()).put("pageSize", r.pageSize()).put("layers", r.layout() == null ? 0 : r.layout().shape().layers());
+        if (metricsPort != null) {
+            o.put("metrics", metricsPort);
+        }
+        return o.toString();
     }
 
     /** What the server holds and has refused so far, as text or one JSON object. */

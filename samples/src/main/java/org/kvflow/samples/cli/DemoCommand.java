@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Measurement;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +44,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "7") long seed;
     @Option(names = "--journal", paramLabel = "DIR", description = "write the HiCache journal into this new or empty directory and keep it (what replay and journal-info --journal DIR read; default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;
-    @Option(names = "--metrics", description = "print every kvflow meter at the end") boolean metrics;
+    @Option(names = "--metrics", description = "print every kvflow meter at the end (the Prometheus text format; with --json, one object)") boolean metrics;
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus text) on 127.0.0.1:PORT while the demo runs (0: any free port, printed on stderr)")
+    Integer metricsPort;
     @Option(names = "--host-bytes", defaultValue = "1GiB", converter = ByteSize.class,
             description = "host cache the final journal replay fills: bytes, or with a unit such as 512MiB (default ${DEFAULT-VALUE})")
     long hostBytes;
@@ -63,7 +67,7 @@ final class DemoCommand implements Callable<Integer> {
         within("--cp", cp, 2, MAX_CP);
         within("--requests", requests, 1, MAX_REQUESTS);
         within("--max-len", maxLen, 1, MAX_LEN);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         within("--host-bytes", hostBytes, 1, Long.MAX_VALUE);
         Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry, hostBytes);
         if (journal != null && Files.isDirectory(journal)) {
@@ -81,6 +85,13 @@ final class DemoCommand implements Callable<Integer> {
         }
         boolean terminal = System.console() != null;
         DemoReport report;
+        MetricsEndpoint endpoint = null;
+        if (metricsPort != null) {
+            within("--metrics-port", metricsPort, 0, 65_535);
+            endpoint = MetricsEndpoint.start(registry, "127.0.0.1", metricsPort);
+            spec.commandLine().getErr().println("kvflow: metrics on http://127.0.0.1:" + endpoint.port() + "/metrics");
+            spec.commandLine().getErr().flush();
+        }
         try {
             report = demo.run(dir, p -> {
                 if (terminal && (p[0] % 5 == 0 || p[0] == p[1])) {
@@ -90,6 +101,9 @@ final class DemoCommand implements Callable<Integer> {
                 }
             });
         } finally {
+            if (endpoint != null) {
+                endpoint.close();
+            }
             if (terminal) {
                 System.err.println();
             }
@@ -117,8 +131,7 @@ final class DemoCommand implements Callable<Integer> {
         } else {
             printText(out, demo, report);
             if (metrics) {
-                out.println("metrics:");
-                meters(registry).forEach(line -> out.println("  " + line[0] + " = " + line[1]));
+                out.print(registry.scrape());
             }
             out.flush();
         }
@@ -144,7 +157,7 @@ final class DemoCommand implements Callable<Integer> {
                 r.ok() ? " -- all passed" : " -- FAILED");
     }
 
-    private static java.util.List<String[]> meters(SimpleMeterRegistry registry) {
+    private static java.util.List<String[]> meters(MeterRegistry registry) {
         return registry.getMeters().stream()
                 .sorted(Comparator.comparing((Meter m) -> m.getId().getName()).thenComparing(m -> m.getId().getTags().toString()))
                 .flatMap(m -> {

@@ -14,8 +14,11 @@ class DecodeServerLinesTest {
     void readyAndStatisticsLinesSayWhatTheServerHolds() throws Exception {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, null);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0)) {
-            assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false)).isEqualTo("LISTENING " + server.port());
-            JsonNode ready = new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true));
+            assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false, null)).isEqualTo("LISTENING " + server.port());
+            assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false, 9400)).isEqualTo("LISTENING " + server.port() + " METRICS 9400");
+            assertThat(new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, null)).has("metrics")).isFalse();
+            JsonNode ready = new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, 9400));
+            assertThat(ready.get("metrics").asInt()).isEqualTo(9400);
             assertThat(ready.get("listening").asInt()).isEqualTo(server.port());
             assertThat(ready.get("pages").asInt()).isEqualTo(63);
             assertThat(ready.get("layers").asInt()).isZero();
@@ -26,6 +29,37 @@ class DecodeServerLinesTest {
             assertThat(stats.get("openSessions").asInt()).isEqualTo(1);
             assertThat(stats.get("pagesInUse").asInt()).isEqualTo(3);
             assertThat(stats.get("refusedPages").asLong()).isZero();
+        }
+    }
+
+    @Test
+    void metricsAreServedInThePrometheusTextFormatAndOtherPathsAre404() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, null);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
+             MetricsEndpoint endpoint = MetricsEndpoint.start(DecodeServerCommand.meters(server), "127.0.0.1", 0)) {
+            receiver.open("r", 3, 2);
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.net.http.HttpResponse<String> scrape = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + endpoint.port() + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(scrape.statusCode()).isEqualTo(200);
+            assertThat(scrape.headers().firstValue("Content-Type")).hasValue(MetricsEndpoint.CONTENT_TYPE);
+            assertThat(scrape.body()).contains("# HELP kvflow_decode_pages_inuse decode pages held", "kvflow_decode_pages_inuse 3.0",
+                    "kvflow_decode_sessions_incomplete 1.0", "# TYPE kvflow_decode_refusals_total counter", "kvflow_decode_refusals_total 0.0");
+            java.net.http.HttpResponse<String> other = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + endpoint.port() + "/")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(other.statusCode()).isEqualTo(404);
+            assertThat(other.body()).isEqualTo("only GET /metrics is served here\n");
+        }
+    }
+
+    @Test
+    void aMetricsPortThatCannotBeBoundNamesTheFlag() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> MetricsEndpoint.start(
+                            new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT),
+                            "127.0.0.1", taken.getLocalPort()))
+                    .isInstanceOf(org.kvflow.core.json.MalformedInputException.class)
+                    .hasMessageStartingWith("--metrics-port: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ");
         }
     }
 }

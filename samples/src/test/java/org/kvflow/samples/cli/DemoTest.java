@@ -54,6 +54,18 @@ class DemoTest {
     }
 
     @Test
+    void metricsPrintInThePrometheusTextFormatWithBothLayoutsApart() {
+        Cli.Result r = Cli.run("demo", "--cp", "2", "--requests", "6", "--max-len", "80", "--metrics", "--metrics-port", "0");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.err()).containsPattern("kvflow: metrics on http://127\\.0\\.0\\.1:\\d+/metrics");
+        assertThat(r.out()).contains("# HELP kvflow_requests_total ", "# TYPE kvflow_requests_total counter",
+                "kvflow_requests_total{layout=\"shared\",outcome=\"completed\"} 6.0",
+                "kvflow_requests_total{layout=\"replicated\",outcome=\"completed\"} 6.0",
+                "kvflow_pages_host_bytes{layout=\"shared\",stage=\"write\"} 0.0")
+                .as("the transfer latency timer publishes histogram buckets").contains("kvflow_transfer_latency_seconds_bucket{layout=\"shared\",le=");
+    }
+
+    @Test
     void anAbsentBackendIsRefusedBeforeAnythingRuns() {
         Cli.Result r = Cli.run("demo", "--backend", "cuda");
         assertThat(r.exit()).isEqualTo(2);
