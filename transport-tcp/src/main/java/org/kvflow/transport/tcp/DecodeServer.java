@@ -1,7 +1,6 @@
 package org.kvflow.transport.tcp;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.handler.ssl.SslContext;
@@ -106,7 +105,7 @@ public final class DecodeServer implements AutoCloseable {
                         return;
                     }
                     c.addHandlerFirst(new ReadTimeoutHandler(limits.idle().toMillis(), TimeUnit.MILLISECONDS));
-                    c.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN, Frames.MAX_FRAME + 16, 0, 4, 0, 4, true));
+                    c.addHandlerLast(new FrameReader(Frames.MAX_FRAME + 16));
                 })
                 .handle((in, out) -> {
                     Session[] session = new Session[1];

@@ -3,10 +3,9 @@ package org.kvflow.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.ssl.SslContext;
-import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
@@ -14,6 +13,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.TransferRejectedException;
@@ -132,7 +132,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     /**
      * A PAGES frame written straight into a pooled Netty buffer (the store reads its pages into it: one copy of the page bytes):
      * header, a CRC32C per page, then each layer's MLA bytes of the run, then each layer's indexer bytes. The CRCs are
-     * computed from the frame's own bytes once they are in, so the pages are read from the store once.
+     * computed from the frame's own bytes as each run lands, so the pages are read from the store once.
      */
     private static ByteBuf pagesFrame(String requestId, int rank, long dstStart, int length, int src, @Nullable PageStore source) {
         byte[] id = requestId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -146,22 +146,26 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         if (source == null) {
             return buf;
         }
-        int mlaStart = buf.writerIndex();
+        // each page's CRC32C grows run by run, right after the run is copied in and while its bytes are still in cache
+        CRC32C[] crcs = new CRC32C[length];
+        Arrays.setAll(crcs, k -> new CRC32C());
         // the page bytes this frame reads from the rank's store count as the transfer stage's host traffic
         HostTraffic.during(STAGE, () -> {
             for (KvComponent component : KvComponent.values()) {
-                int bytes = length * source.pageBytes(component);
+                int pageBytes = source.pageBytes(component);
                 for (int l = 0; l < source.layers(); l++) {
-                    source.readPages(l, component, src, length, buf.nioBuffer(buf.writerIndex(), bytes));
-                    buf.writerIndex(buf.writerIndex() + bytes);
+                    int at = buf.writerIndex();
+                    source.readPages(l, component, src, length, buf.nioBuffer(at, length * pageBytes));
+                    buf.writerIndex(at + length * pageBytes);
+                    for (int k = 0; k < length; k++) {
+                        crcs[k].update(buf.nioBuffer(at + k * pageBytes, pageBytes));
+                    }
                 }
             }
             return buf;
         });
-        int indexStart = mlaStart + source.layers() * length * source.mlaPageBytes();
         for (int k = 0; k < length; k++) {
-            buf.setIntLE(crcAt + 4 * k, Frames.pageCrc(buf, mlaStart, indexStart, source.layers(), length, k, source.mlaPageBytes(),
-                    source.indexPageBytes()));
+            buf.setIntLE(crcAt + 4 * k, (int) crcs[k].getValue());
         }
         return buf;
     }
@@ -272,8 +276,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         int layers = layout == null ? 0 : layout.shape().layers();
         int dtype = layout == null ? 0 : layout.dtype().ordinal();
         return client
-                .doOnConnected(conn -> conn.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN,
-                        Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
+                .doOnConnected(conn -> conn.addHandlerLast(new FrameReader(Frames.MAX_FRAME + 16)))
                 .connect()
                 .onErrorMap(e -> !(e instanceof DecodeUnreachableException),
                         e -> new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e))

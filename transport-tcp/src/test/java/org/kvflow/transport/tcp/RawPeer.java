@@ -1,7 +1,5 @@
 package org.kvflow.transport.tcp;
 
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,7 +17,7 @@ final class RawPeer implements AutoCloseable {
 
     RawPeer(int port) {
         connection = TcpClient.create().host("127.0.0.1").port(port)
-                .doOnConnected(c -> c.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN, Frames.MAX_FRAME + 16, 0, 4, 0, 4, true)))
+                .doOnConnected(c -> c.addHandlerLast(new FrameReader(Frames.MAX_FRAME + 16)))
                 .connectNow(Duration.ofSeconds(2));
         connection.inbound().receive().asByteArray().subscribe(replies::offer);
     }

@@ -1,0 +1,113 @@
+package org.kvflow.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.TooLongFrameException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+/** Frames come out whole however the bytes arrive, each in a buffer of its exact size; bad lengths fail before allocating. */
+class FrameReaderTest {
+    private static byte[] frames(byte[]... bodies) {
+        int size = 0;
+        for (byte[] b : bodies) {
+            size += 4 + b.length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        for (byte[] b : bodies) {
+            out.putInt(b.length).put(b);
+        }
+        return out.array();
+    }
+
+    private static byte[] body(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + i * 7);
+        }
+        return b;
+    }
+
+    private static byte[] read(EmbeddedChannel ch) {
+        ByteBuf f = ch.readInbound();
+        assertThat(f).isNotNull();
+        try {
+            assertThat(f.capacity()).as("allocated at the frame's size").isEqualTo(f.readableBytes());
+            byte[] b = new byte[f.readableBytes()];
+            f.readBytes(b);
+            return b;
+        } finally {
+            f.release();
+        }
+    }
+
+    @Test
+    void framesSplitAnywhereAndPackedTogetherComeOutWhole() {
+        byte[] a = body(100_000, 1);
+        byte[] b = body(3, 2);
+        byte[] empty = new byte[0];
+        byte[] wire = frames(a, b, empty, b);
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameReader(1 << 20));
+        // 1-byte, then 2-byte (splitting the second header), then the rest at once
+        int[] cuts = {1, 3, 50_000, wire.length};
+        int from = 0;
+        for (int cut : cuts) {
+            ch.writeInbound(Unpooled.wrappedBuffer(wire, from, cut - from));
+            from = cut;
+        }
+        assertThat(read(ch)).isEqualTo(a);
+        assertThat(read(ch)).isEqualTo(b);
+        assertThat(read(ch)).isEmpty();
+        assertThat(read(ch)).isEqualTo(b);
+        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void lengthsBeyondTheLimitOrNegativeFailTheConnection() {
+        EmbeddedChannel tooLong = new EmbeddedChannel(new FrameReader(1024));
+        assertThatThrownBy(() -> tooLong.writeInbound(Unpooled.wrappedBuffer(new byte[] {1, 4, 0, 0})))
+                .isInstanceOf(TooLongFrameException.class).hasMessage("frame length 1025 exceeds 1024");
+        EmbeddedChannel negative = new EmbeddedChannel(new FrameReader(1024));
+        assertThatThrownBy(() -> negative.writeInbound(Unpooled.wrappedBuffer(new byte[] {-1, -1, -1, -1})))
+                .isInstanceOf(CorruptedFrameException.class).hasMessage("frame length -1 is negative");
+    }
+
+    @Test
+    void aFrameCutOffByTheConnectionClosingIsReleased() {
+        java.util.List<ByteBuf> allocated = new java.util.ArrayList<>();
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameReader(1024));
+        ch.config().setAllocator(new io.netty.buffer.AbstractByteBufAllocator(false) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                ByteBuf b = Unpooled.buffer(initialCapacity, maxCapacity);
+                allocated.add(b);
+                return b;
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                ByteBuf b = Unpooled.directBuffer(initialCapacity, maxCapacity);
+                allocated.add(b);
+                return b;
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        });
+        ch.writeInbound(Unpooled.wrappedBuffer(frames(body(500, 3)), 0, 100));
+        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(allocated).hasSize(1).allSatisfy(b -> assertThat(b.refCnt()).isEqualTo(1));
+        ch.pipeline().removeFirst(); // what closing the channel does to its handlers
+        assertThat(allocated.getFirst().refCnt()).as("the partial frame's buffer is released").isZero();
+        assertThat(ch.finish()).isFalse();
+    }
+}
