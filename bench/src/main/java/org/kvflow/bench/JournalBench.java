@@ -120,7 +120,7 @@ public final class JournalBench {
         long start = System.nanoTime();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             for (PageBackup page : records) {
-                ByteBuffer buffer = ByteBuffer.wrap(page.payload());
+                ByteBuffer buffer = page.payloadBuffer();
                 while (buffer.hasRemaining()) {
                     ch.write(buffer);
                 }

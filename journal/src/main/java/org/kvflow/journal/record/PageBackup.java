@@ -1,5 +1,6 @@
 package org.kvflow.journal.record;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -9,7 +10,10 @@ import org.kvflow.core.hicache.PageHashChain;
 /**
  * One backed-up page of one pool (SPEC §11.4 {@code BACKUP}): its chained hash and parent hash
  * (null for position 0), the page's token ids, where it was owned when backed up, and the page for
- * all layers of the pool, layer-major ({@code [L][page block]}). Immutable; arrays are copied.
+ * all layers of the pool, layer-major ({@code [L][page block]}). Immutable: the hashes and token
+ * ids are copied; the payload array (megabytes for a page of every layer) is taken over, not
+ * copied, so the caller must not change it after handing it in. {@link #payload()} returns a copy,
+ * {@link #payloadBuffer()} a read-only view.
  *
  * @param ownerRank rank that owned the page when it was backed up (informational: owners are
  *                  recomputed from new page ids after a reload, SPEC §11.3)
@@ -33,7 +37,7 @@ public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] to
         pageHash = pageHash.clone();
         parentHash = parentHash == null ? null : parentHash.clone();
         tokenIds = tokenIds.clone();
-        payload = payload.clone();
+        Objects.requireNonNull(payload, "payload");
     }
 
     private static void checkHash(String field, byte[] hash) {
@@ -46,6 +50,11 @@ public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] to
     @Override public byte @Nullable [] parentHash() { return parentHash == null ? null : parentHash.clone(); }
     @Override public int[] tokenIds() { return tokenIds.clone(); }
     @Override public byte[] payload() { return payload.clone(); }
+
+    /** The payload as a read-only view, without copying it. */
+    public ByteBuffer payloadBuffer() {
+        return ByteBuffer.wrap(payload).asReadOnlyBuffer();
+    }
 
     /** Payload bytes, without copying the payload. */
     public int payloadLength() {

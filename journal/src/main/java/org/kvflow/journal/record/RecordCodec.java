@@ -23,6 +23,8 @@ public final class RecordCodec {
     static final int EVICT_HOST = 2;
     static final int CHECKPOINT = 3;
     private static final byte[] NO_PARENT = new byte[PageHashChain.HASH_BYTES];
+    /** Payload bytes copied out and checksummed at a time (fits a core's L2 cache). */
+    private static final int CRC_CHUNK = 256 * 1024;
 
     private final CRC32C crc = new CRC32C();
     private final ByteBuffer scratch = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
@@ -126,9 +128,16 @@ public final class RecordCodec {
         if (length < 0 || length > in.readRemaining() - 4) {
             throw new RecordDecodeException("payload length " + length + " does not fit the record");
         }
-        byte[] payload = readBytes(in, length);
+        // the checksum runs over each chunk of the payload right after it is copied out of the mapped file, while it is in cache
+        crcHead(version, hash, parent, tokenIds, layers, poolCode, length);
+        byte[] payload = new byte[length];
+        for (int at = 0; at < length; at += CRC_CHUNK) {
+            int n = Math.min(CRC_CHUNK, length - at);
+            in.read(payload, at, n);
+            crc.update(payload, at, n);
+        }
         int stored = in.readInt();
-        int computed = backupCrc(version, hash, parent, tokenIds, layers, poolCode, payload, length, ownerRank, position, timestamp);
+        int computed = crcTail(ownerRank, position, timestamp);
         if (stored != computed) {
             throw new RecordDecodeException(crcMessage(stored, computed));
         }
@@ -170,6 +179,13 @@ public final class RecordCodec {
 
     private int backupCrc(int version, byte[] hash, byte[] parent, int[] tokenIds, int layers, int pool, byte[] payload, int length,
                           int ownerRank, int position, long timestamp) {
+        crcHead(version, hash, parent, tokenIds, layers, pool, length);
+        crc.update(payload, 0, length);
+        return crcTail(ownerRank, position, timestamp);
+    }
+
+    /** Starts a BACKUP's checksum: every field before the payload. */
+    private void crcHead(int version, byte[] hash, byte[] parent, int[] tokenIds, int layers, int pool, int length) {
         crc.reset();
         putShort(version);
         crc.update(hash);
@@ -186,7 +202,10 @@ public final class RecordCodec {
         scratch.clear();
         scratch.putInt(layers).put((byte) pool).putInt(length).flip();
         crc.update(scratch);
-        crc.update(payload, 0, length);
+    }
+
+    /** Ends a BACKUP's checksum with the fields after the payload; returns it. */
+    private int crcTail(int ownerRank, int position, long timestamp) {
         scratch.clear();
         scratch.putInt(ownerRank).putInt(position).putLong(timestamp).flip();
         crc.update(scratch);

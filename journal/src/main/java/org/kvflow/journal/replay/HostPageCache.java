@@ -37,7 +37,7 @@ public final class HostPageCache {
         String key = page.key();
         PageBackup existing = entries.get(key);
         if (existing != null) {
-            return Arrays.equals(existing.payload(), page.payload()) && Arrays.equals(existing.tokenIds(), page.tokenIds())
+            return existing.payloadBuffer().equals(page.payloadBuffer()) && Arrays.equals(existing.tokenIds(), page.tokenIds())
                     ? PutResult.SAME_BYTES : PutResult.DIFFERENT_BYTES;
         }
         long size = page.payloadLength();
