@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On the GPU machine's host (16 cores; no GPU needed): the PD transfer over TCP against a plain
+# socket (TcpTransferBench 20000 5) and the HiCache journal against FileChannel (JournalBench, 640
+# pages of DeepSeek V3.2 fp8, three runs), each ratio from one run with its same-run baseline.
+# Writes $OUT/io-speed.jsonl and $OUT/io-speed.json (date, machine, command, figures: the lowest
+# ratio of the runs, as bench/results/io-speed.json keeps them). Expects the unpacked runtime at
+# $KVFLOW_DEVICE (default /tmp/d/device).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=setup.sh
+. "$here/setup.sh"
+run() { JAVA_OPTS="-Xmx12g" "$device/run.sh" "$@" 2>&1 | grep '^{'; }
+run org.kvflow.bench.TcpTransferBench 20000 5 | sed 's/^{/{"bench":"tcp",/' | tee "$out/io-speed.jsonl"
+rm -rf /tmp/journal-bench
+run org.kvflow.bench.JournalBench /tmp/journal-bench 640 | sed 's/^{/{"bench":"journal",/' | tee -a "$out/io-speed.jsonl"
+rm -rf /tmp/journal-bench
+python3 - "$out" "$(nproc) host cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU) machine" <<'PY'
+import json, sys, os, datetime
+out, machine = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in open(os.path.join(out, "io-speed.jsonl")) if l.startswith("{")]
+def ratios(bench, name=None):
+    return [r["ratio"] for r in rows if r["bench"] == bench and "ratio" in r and (name is None or r.get("name") == name)]
+lowest = lambda v: min(v) if v else None  # cold replay is skipped where the page cache cannot be dropped
+figures = {
+    "tcp_vs_socket": lowest(ratios("tcp")),
+    "journal_append_vs_filechannel": lowest(ratios("journal", "append")),
+    "journal_replay_warm_vs_filechannel": lowest(ratios("journal", "replay_warm")),
+    "journal_replay_cold_vs_filechannel": lowest(ratios("journal", "replay_cold")),
+}
+runs = {"tcp": ratios("tcp"), "journal_append": ratios("journal", "append"), "journal_replay_warm": ratios("journal", "replay_warm"),
+        "journal_replay_cold": ratios("journal", "replay_cold")}
+record = {"date": datetime.date.today().isoformat(), "machine": machine, "command": "bench/device/io-speed.sh", "figures": figures,
+          "runs": runs, "note": "prefix_restore_vs_slower_bound is not measured yet"}
+json.dump(record, open(os.path.join(out, "io-speed.json"), "w"), indent=2)
+print(json.dumps(record, indent=2))
+PY
