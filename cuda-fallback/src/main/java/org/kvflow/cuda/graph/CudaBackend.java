@@ -39,8 +39,14 @@ public final class CudaBackend implements KernelBackend {
 
     private final List<Device> devices = new ArrayList<>();
     private String unavailable = "";
+    private boolean probed;
 
-    public CudaBackend() {
+    /** Lists the CUDA devices on first use, not when the backend is loaded: a run on {@code java} never loads the driver. */
+    private synchronized void probe() {
+        if (probed) {
+            return;
+        }
+        probed = true;
         try {
             JCudaDriver.setExceptionsEnabled(true);
             cuInit(0);
@@ -67,12 +73,14 @@ public final class CudaBackend implements KernelBackend {
     }
 
     @Override
-    public List<Device> devices() {
+    public synchronized List<Device> devices() {
+        probe();
         return List.copyOf(devices);
     }
 
     @Override
-    public String unavailableReason() {
+    public synchronized String unavailableReason() {
+        probe();
         return unavailable;
     }
 

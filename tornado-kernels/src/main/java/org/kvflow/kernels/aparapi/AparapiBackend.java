@@ -30,8 +30,14 @@ public final class AparapiBackend implements KernelBackend {
     private final List<OpenCLDevice> found = new ArrayList<>();
     private final List<Device> devices = new ArrayList<>();
     private String unavailable = "";
+    private boolean probed;
 
-    public AparapiBackend() {
+    /** Lists the OpenCL devices on first use, not when the backend is loaded: a run on {@code java} never starts an OpenCL runtime. */
+    private synchronized void probe() {
+        if (probed) {
+            return;
+        }
+        probed = true;
         try {
             for (OpenCLDevice.TYPE type : new OpenCLDevice.TYPE[] {OpenCLDevice.TYPE.GPU, OpenCLDevice.TYPE.CPU}) {
                 for (OpenCLDevice d : OpenCLDevice.listDevices(type)) {
@@ -54,17 +60,20 @@ public final class AparapiBackend implements KernelBackend {
     }
 
     @Override
-    public List<Device> devices() {
+    public synchronized List<Device> devices() {
+        probe();
         return List.copyOf(devices);
     }
 
     @Override
-    public String unavailableReason() {
+    public synchronized String unavailableReason() {
+        probe();
         return unavailable;
     }
 
     @Override
     public Session open(List<ImmutableTaskGraph> graphs, Device device) {
+        probe();
         return new AparapiSession(graphs, device, found.get(device.index()));
     }
 

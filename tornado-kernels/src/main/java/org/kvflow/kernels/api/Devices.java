@@ -45,16 +45,27 @@ public final class Devices {
         return select("java");
     }
 
-    /** The device a selector names; see the class comment. */
+    /** The device a selector names; see the class comment. Only the backend it names is asked for devices ({@code auto} asks all). */
     public static Device select(String selector) {
-        List<Device> all = all();
+        return select(selector, BACKENDS);
+    }
+
+    /** {@link #select(String)} among {@code backends}: a named backend alone is probed, so {@code java} never starts an OpenCL runtime. */
+    static Device select(String selector, List<KernelBackend> backends) {
+        String named = selector.contains(":") ? selector.substring(0, selector.indexOf(':')) : selector;
+        List<Device> candidates = new ArrayList<>();
+        for (KernelBackend b : backends) {
+            if (selector.equals("auto") || b.name().equals(named)) {
+                candidates.addAll(b.devices());
+            }
+        }
         Optional<Device> chosen = switch (selector) {
-            case "auto" -> preferred(all);
-            case "opencl", "cuda" -> best(selector);
-            default -> all.stream().filter(d -> d.selector().equals(selector)).findFirst();
+            case "auto" -> preferred(candidates);
+            case "opencl", "cuda" -> candidates.stream().max(BEST);
+            default -> candidates.stream().filter(d -> d.selector().equals(selector)).findFirst();
         };
-        Device device = chosen.orElseThrow(() -> new DeviceNotFoundException(selector, found(all)));
-        LOG.log(System.Logger.Level.INFO, "kernel device for ''{0}'': {1}", selector, device);
+        Device device = chosen.orElseThrow(() -> new DeviceNotFoundException(selector, found(backends)));
+        LOG.log(System.Logger.Level.DEBUG, "kernel device for ''{0}'': {1}", selector, device);
         return device;
     }
 
@@ -70,12 +81,15 @@ public final class Devices {
 
     static KernelBackend backend(Device device) {
         return BACKENDS.stream().filter(b -> b.name().equals(device.backend())).findFirst()
-                .orElseThrow(() -> new DeviceNotFoundException(device.selector(), found(all())));
+                .orElseThrow(() -> new DeviceNotFoundException(device.selector(), found(BACKENDS)));
     }
 
-    private static String found(List<Device> all) {
+    /** Every device of {@code backends}, and why a backend has none, for an error naming what exists. */
+    private static String found(List<KernelBackend> backends) {
+        List<Device> all = new ArrayList<>();
+        backends.forEach(b -> all.addAll(b.devices()));
         StringBuilder s = new StringBuilder(all.toString());
-        for (KernelBackend b : BACKENDS) {
+        for (KernelBackend b : backends) {
             if (b.devices().isEmpty() && !b.unavailableReason().isEmpty()) {
                 s.append("; ").append(b.name()).append(": ").append(b.unavailableReason());
             }

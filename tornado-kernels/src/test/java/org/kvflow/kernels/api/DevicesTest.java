@@ -64,4 +64,47 @@ class DevicesTest {
         assertThatThrownBy(() -> graph.task("t", GatherKernels::gatherPages, pages, ids, pages)).hasMessage("graph g already has a task t");
         assertThat(graph.snapshot().tasks().getFirst().kernel().toString()).isEqualTo("org.kvflow.kernels.gather.GatherKernels.gatherPages");
     }
+
+    /** A backend of fixed devices that counts how often it was asked for them. */
+    private static final class Counting implements KernelBackend {
+        final String name;
+        final List<Device> devices;
+        int probes;
+
+        Counting(String name, Device... devices) {
+            this.name = name;
+            this.devices = List.of(devices);
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public List<Device> devices() {
+            probes++;
+            return devices;
+        }
+
+        @Override
+        public Session open(List<ImmutableTaskGraph> graphs, Device device) {
+            throw new UnsupportedOperationException("not run");
+        }
+    }
+
+    @Test
+    void aNamedBackendAloneIsAskedForItsDevices() {
+        Counting java = new Counting("java", new Device("java", 0, "Java", Device.Kind.JVM));
+        Counting openCl = new Counting("opencl", new Device("opencl", 0, "PoCL", Device.Kind.CPU));
+        List<KernelBackend> backends = List.of(java, openCl);
+        assertThat(Devices.select("java", backends).backend()).isEqualTo("java");
+        assertThat(openCl.probes).as("selecting java never starts an OpenCL runtime").isZero();
+        assertThat(Devices.select("opencl:0", backends).name()).isEqualTo("PoCL");
+        assertThat(java.probes).isEqualTo(1);
+        assertThat(Devices.select("auto", backends).backend()).as("auto asks every backend").isEqualTo("opencl");
+        assertThat(java.probes).isEqualTo(2);
+        assertThatThrownBy(() -> Devices.select("opencl:3", backends)).isInstanceOf(DeviceNotFoundException.class)
+                .hasMessageStartingWith("no kernel device 'opencl:3': found [");
+    }
 }
