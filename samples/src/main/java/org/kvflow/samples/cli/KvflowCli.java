@@ -39,6 +39,7 @@ public final class KvflowCli implements java.util.concurrent.Callable<Integer> {
     private CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        Logging.routeToSlf4j();
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
         System.exit(execute(args, out, err));
