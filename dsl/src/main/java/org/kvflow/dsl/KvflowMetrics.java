@@ -2,6 +2,7 @@ package org.kvflow.dsl;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
 import org.kvflow.kernels.pages.HostTraffic;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -17,14 +18,15 @@ import org.kvflow.operators.PrefillResult;
 /**
  * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled
  * tokens, physical pages per rank and their peak, materialized bytes, transfer bytes and latency,
- * journaled pages, and failures by error code. Every meter carries {@code layout=shared|replicated},
- * so a shared run and its replicated baseline in one registry stay apart; no tag grows per run. One
- * instance per pipeline run.
+ * journaled pages, and failures by error code. Every meter carries the pipeline's name
+ * ({@code pipeline}) and {@code layout=shared|replicated}, so pipelines, and a shared run and its
+ * replicated baseline, stay apart in one registry; no tag grows per run. One instance per pipeline run.
  */
 final class KvflowMetrics {
     private final MeterRegistry registry;
-    private final String layout;
-    /** The run's gauges: one set per layout, replaced by the next run's. */
+    /** What every meter of the run carries: the pipeline's name and the layout. */
+    private final Tags tags;
+    /** The run's gauges: one set per pipeline and layout, replaced by the next run's. */
     private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.peak", "kvflow.journal.pages",
             "kvflow.materialized.peak.bytes", "kvflow.pages.host.bytes");
     /** The stages that move page bytes, as the {@code stage} tag of {@code kvflow.pages.host.bytes}, and where other threads' bytes go. */
@@ -34,39 +36,42 @@ final class KvflowMetrics {
     private final long pageBytes;
     private final AtomicLong peakViewBytes = new AtomicLong();
 
-    /** @param layout {@code shared} or {@code replicated}: the tag every meter carries */
-    KvflowMetrics(MeterRegistry registry, long pageBytes, String layout) {
+    /**
+     * @param layout   {@code shared} or {@code replicated}
+     * @param pipeline the pipeline's name; both are tags of every meter
+     */
+    KvflowMetrics(MeterRegistry registry, long pageBytes, String layout, String pipeline) {
         this.registry = registry;
         this.pageBytes = pageBytes;
-        this.layout = layout;
+        this.tags = Tags.of("pipeline", pipeline, "layout", layout);
         this.transferLatency = Timer.builder("kvflow.transfer.latency").description("one send call of a run of pages, subscription to completion")
-                .publishPercentileHistogram().tag("layout", layout).register(registry);
+                .publishPercentileHistogram().tags(tags).register(registry);
     }
 
     /**
-     * Registers this run's gauges, replacing those of the last run of the same layout: they stay
-     * readable after a run ends (what {@code demo --metrics} prints) and there is one set per layout.
+     * Registers this run's gauges, replacing those of the last run of the same pipeline and layout:
+     * they stay readable after a run ends (what {@code demo --metrics} prints), one set per pipeline and layout.
      */
     void bind(KvGroup group, Supplier<Long> journalPages, HostTraffic traffic) {
         for (String name : GAUGES) {
-            registry.find(name).tag("layout", layout).gauges().forEach(registry::remove);
+            registry.find(name).tags(tags).gauges().forEach(registry::remove);
         }
         for (int r = 0; r < group.config().cpSize(); r++) {
             int rank = r;
             Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).description("physical pages held on one rank")
-                    .tag("rank", Integer.toString(r)).tag("layout", layout).strongReference(true).register(registry);
+                    .tag("rank", Integer.toString(r)).tags(tags).strongReference(true).register(registry);
         }
         Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).description("most physical pages held at once, all ranks")
-                .tag("layout", layout).strongReference(true).register(registry);
+                .tags(tags).strongReference(true).register(registry);
         Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).description("page records written to the HiCache journal")
-                .tag("layout", layout).strongReference(true).register(registry);
+                .tags(tags).strongReference(true).register(registry);
         Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
-                .description("largest full view of one batch: the scratch the view needs beside the pools").tag("layout", layout)
+                .description("largest full view of one batch: the scratch the view needs beside the pools").tags(tags)
                 .strongReference(true).register(registry);
         for (String stage : TRAFFIC_STAGES) {
             Gauge.builder("kvflow.pages.host.bytes", traffic, t -> t.bytes(stage))
                     .description("page bytes moved between host memory and the device's pools and views, by the stage that moved them")
-                    .baseUnit("bytes").tag("stage", stage.replace("kvflow.", "")).tag("layout", layout).strongReference(true).register(registry);
+                    .baseUnit("bytes").tag("stage", stage.replace("kvflow.", "")).tags(tags).strongReference(true).register(registry);
         }
     }
 
@@ -100,9 +105,9 @@ final class KvflowMetrics {
         return peakViewBytes.get();
     }
 
-    /** The counter {@code name} of this layout (and the given tag pairs), with its description. */
+    /** The counter {@code name} of this pipeline and layout (and the given tag pairs), with its description. */
     private Counter counter(String name, String description, String... tags) {
-        return Counter.builder(name).description(description).tags(tags).tag("layout", layout).register(registry);
+        return Counter.builder(name).description(description).tags(tags).tags(this.tags).register(registry);
     }
 
     /** A short, stable code for a failure: the validation kind, or the exception's simple name. */

@@ -38,24 +38,26 @@ public final class PrefillFlow {
     private final Scheduler scheduler;
     private final List<StageSpec> stages;
     private final MeterRegistry registry;
+    private final String name;
 
     private PrefillFlow(CpSharedKvConfig config, @Nullable KvModel model, String device, Scheduler scheduler, List<StageSpec> stages,
-                        MeterRegistry registry) {
+                        MeterRegistry registry, String name) {
         this.config = Objects.requireNonNull(config, "config");
         this.model = model;
         this.device = Objects.requireNonNull(device, "device");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.stages = List.copyOf(stages);
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.name = Objects.requireNonNull(name, "name");
     }
 
     static PrefillFlow start(CpSharedKvConfig config) {
-        return new PrefillFlow(config, null, "java", Schedulers.boundedElastic(), List.of(), new SimpleMeterRegistry());
+        return new PrefillFlow(config, null, "java", Schedulers.boundedElastic(), List.of(), new SimpleMeterRegistry(), "kvflow");
     }
 
     /** The model whose KV rows are computed, stored, viewed, backed up and sent; without one the flow plans pages only. */
     public PrefillFlow model(KvModel m) {
-        return new PrefillFlow(config, Objects.requireNonNull(m, "model"), device, scheduler, stages, registry);
+        return new PrefillFlow(config, Objects.requireNonNull(m, "model"), device, scheduler, stages, registry, name);
     }
 
     /**
@@ -64,18 +66,31 @@ public final class PrefillFlow {
      * Java). The write stage's rows and the attention step run there; on a {@code cuda} device the
      * ranks' pools and the full views live in that GPU's memory too.
      */
-    public PrefillFlow device(String name) {
-        return new PrefillFlow(config, model, Objects.requireNonNull(name, "device"), scheduler, stages, registry);
+    public PrefillFlow device(String selector) {
+        return new PrefillFlow(config, model, Objects.requireNonNull(selector, "device"), scheduler, stages, registry, name);
     }
 
     /** Where the stages after admission run, one batch in flight (default {@code boundedElastic}: journal and transfer calls may block). */
     public PrefillFlow scheduler(Scheduler s) {
-        return new PrefillFlow(config, model, device, s, stages, registry);
+        return new PrefillFlow(config, model, device, s, stages, registry, name);
+    }
+
+    /**
+     * The pipeline's name, the {@code pipeline} tag of each of its meters (default {@code kvflow}), so
+     * two pipelines in one registry stay apart.
+     *
+     * @throws IllegalArgumentException for a blank name
+     */
+    public PrefillFlow name(String pipeline) {
+        if (pipeline.isBlank()) {
+            throw new IllegalArgumentException("a pipeline's name is its meters' pipeline tag: give a non-blank name");
+        }
+        return new PrefillFlow(config, model, device, scheduler, stages, registry, pipeline);
     }
 
     /** Where the pipeline's meters go (default: a private {@code SimpleMeterRegistry}). */
     public PrefillFlow metrics(MeterRegistry target) {
-        return new PrefillFlow(config, model, device, scheduler, stages, Objects.requireNonNull(target, "registry"));
+        return new PrefillFlow(config, model, device, scheduler, stages, Objects.requireNonNull(target, "registry"), name);
     }
 
     public PrefillFlow admit(AdmitSpec spec) {
@@ -109,7 +124,7 @@ public final class PrefillFlow {
     private PrefillFlow with(StageSpec spec) {
         List<StageSpec> next = new ArrayList<>(stages);
         next.add(Objects.requireNonNull(spec, "spec"));
-        return new PrefillFlow(config, model, device, scheduler, next, registry);
+        return new PrefillFlow(config, model, device, scheduler, next, registry, name);
     }
 
     /** The plan, one stage per line, in the order they run. */
@@ -214,7 +229,7 @@ public final class PrefillFlow {
         }
         CpSharedKvConfig normalized = report.normalized().toBuilder().maxRequests(effective.maxRequests())
                 .maxExtendTokens(effective.maxExtendTokens()).build();
-        return new PrefillPipeline(normalized, model, kernelDevice, scheduler, stages, registry, describe());
+        return new PrefillPipeline(normalized, model, kernelDevice, scheduler, stages, registry, name, describe());
     }
 
     private <S extends StageSpec> @Nullable S stage(Class<S> type, List<String> problems) {

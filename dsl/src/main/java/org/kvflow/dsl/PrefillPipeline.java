@@ -48,10 +48,12 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final Scheduler scheduler;
     private final List<StageSpec> stages;
     private final MeterRegistry registry;
+    private final String name;
     private final String plan;
 
     PrefillPipeline(CpSharedKvConfig config, @Nullable KvModel model, Device device, Scheduler scheduler, List<StageSpec> stages,
-                    MeterRegistry registry, String plan) {
+                    MeterRegistry registry, String name, String plan) {
+        this.name = name;
         this.config = config;
         this.model = model;
         this.device = device;
@@ -107,7 +109,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         run.started(group, memory.hostTraffic());
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
         KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
-                own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated");
+                own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);
         TransferSpec transfer = find(TransferSpec.class).orElse(null);
         RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)

@@ -179,6 +179,7 @@ public class DslTest {
         assertThat(registry.get("kvflow.requests").tag("outcome", "completed").tag("layout", "shared").counter().count()).isEqualTo(10);
         assertThat(registry.find("kvflow.requests").tag("layout", "replicated").counters()).as("the layout tag keeps runs apart").isEmpty();
         assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("layout")).isEqualTo("shared"))
+                .allSatisfy(m -> assertThat(m.getId().getTag("pipeline")).as("the default name").isEqualTo("kvflow"))
                 .allSatisfy(m -> assertThat(m.getId().getTag("run")).as("no tag that grows per run").isNull())
                 .allSatisfy(m -> assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank());
         assertThat(registry.get("kvflow.rejections").tag("code", "AdmissionRejectedException").counter().count()).isEqualTo(1);
@@ -224,5 +225,21 @@ public class DslTest {
         } finally {
             single.dispose();
         }
+    }
+
+    @Test
+    void twoNamedPipelinesInOneRegistryKeepTheirMetersApart() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        DecodeReceiver receiver = new DecodeReceiver(4096, 16, MODEL.layout());
+        PrefillPipeline left = flow(receiver).name("left").metrics(registry).device("java").build();
+        PrefillPipeline right = flow(receiver).metrics(registry).name("right").build();
+        StepVerifier.create(Flux.fromIterable(requests(3)).transform(left)).expectNextCount(3).verifyComplete();
+        StepVerifier.create(Flux.fromIterable(requests(5)).map(r -> new PrefillRequest("r-" + r.id(), r.tokenIds(), 0)).transform(right))
+                .expectNextCount(5).verifyComplete();
+        assertThat(registry.get("kvflow.requests").tag("pipeline", "left").tag("outcome", "completed").counter().count()).isEqualTo(3);
+        assertThat(registry.get("kvflow.requests").tag("pipeline", "right").tag("outcome", "completed").counter().count()).isEqualTo(5);
+        assertThat(registry.find("kvflow.pages.inuse").gauges()).as("each pipeline keeps its own per-rank gauges").hasSize(8);
+        assertThatThrownBy(() -> flow(receiver).name(" ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a pipeline's name is its meters' pipeline tag: give a non-blank name");
     }
 }

@@ -59,10 +59,10 @@ class DemoTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.err()).containsPattern("kvflow: metrics on http://127\\.0\\.0\\.1:\\d+/metrics");
         assertThat(r.out()).contains("# HELP kvflow_requests_total ", "# TYPE kvflow_requests_total counter",
-                "kvflow_requests_total{layout=\"shared\",outcome=\"completed\"} 6.0",
-                "kvflow_requests_total{layout=\"replicated\",outcome=\"completed\"} 6.0",
-                "kvflow_pages_host_bytes{layout=\"shared\",stage=\"write\"} 0.0")
-                .as("the transfer latency timer publishes histogram buckets").contains("kvflow_transfer_latency_seconds_bucket{layout=\"shared\",le=");
+                "kvflow_requests_total{layout=\"shared\",outcome=\"completed\",pipeline=\"kvflow\"} 6.0",
+                "kvflow_requests_total{layout=\"replicated\",outcome=\"completed\",pipeline=\"kvflow\"} 6.0",
+                "kvflow_pages_host_bytes{layout=\"shared\",pipeline=\"kvflow\",stage=\"write\"} 0.0")
+                .as("the transfer latency timer publishes histogram buckets").contains("kvflow_transfer_latency_seconds_bucket{layout=\"shared\",pipeline=\"kvflow\",le=");
     }
 
     @Test
