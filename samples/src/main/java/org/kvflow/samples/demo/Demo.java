@@ -154,10 +154,10 @@ public final class Demo {
             ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
                     new HostPageCache(hostBytes), (r, b) -> { });
             return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
-                    (long) registry.counter("kvflow.batches", "layout", "shared").count(), seconds,
+                    (long) registry.get("kvflow.batches").tag("layout", "shared").counter().count(), seconds,
                     Objects.requireNonNull(sharedRun.group()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(sharedRun.group()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
-                    (long) registry.counter("kvflow.transfer.bytes", "layout", "shared").count(), decode.pid(), replay.records(),
+                    (long) registry.get("kvflow.transfer.bytes").tag("layout", "shared").counter().count(), decode.pid(), replay.records(),
                     replay.rejected().size(), checks.get(), shared.device().toString());
         }
     }

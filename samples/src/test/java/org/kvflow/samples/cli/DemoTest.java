@@ -44,6 +44,9 @@ class DemoTest {
         assertThat(o.get("journalRefused").asLong()).isZero();
         assertThat(o.get("capacityRatio").asDouble()).isBetween(3.96, 4.04);
         assertThat(o.get("peakPhysicalPagesReplicated").asLong() % 4).isZero();
+        assertThat(o.get("batches").asLong()).as("the shared run's batches, read from its meters").isBetween(1L, 16L);
+        // whole pages of 2 layers × (41,984 B MLA + 8,448 B indexer) went to decode
+        assertThat(o.get("transferBytes").asLong()).isPositive().satisfies(b -> assertThat(b % 100_864).isZero());
         assertThat(o.get("ok").asBoolean()).isTrue();
         Cli.Result info = Cli.run("journal-info", "--journal", dir.toString());
         assertThat(info.out()).as("--journal DIR is the same folder for demo and journal-info").contains("records " + o.get("journalRecords").asLong());
