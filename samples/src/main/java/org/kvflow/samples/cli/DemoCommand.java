@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.kvflow.dsl.PipelineDefinitionException;
 import org.kvflow.samples.demo.Demo;
+import org.kvflow.samples.demo.DemoCharts;
 import org.kvflow.samples.demo.DemoReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,6 +46,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--journal", paramLabel = "DIR", description = "write the HiCache journal into this new or empty directory and keep it (what replay and journal-info --journal DIR read; default: a temporary directory)") Path journal;
     @Option(names = "--json", description = "print the report as JSON") boolean json;
     @Option(names = "--metrics", description = "print every kvflow meter at the end (the Prometheus text format; with --json, one object)") boolean metrics;
+    @Option(names = "--report", paramLabel = "DIR", description = "write the run's charts there as PNG: pages held per rank over the run,"
+            + " shared vs replicated (" + DemoCharts.PAGES + "), and logical capacity against CP size (" + DemoCharts.CAPACITY + ")")
+    Path reportDir;
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus text) on 127.0.0.1:PORT while the demo runs (0: any free port, printed on stderr)")
     Integer metricsPort;
     @Option(names = "--host-bytes", defaultValue = "1GiB", converter = ByteSize.class,
@@ -111,6 +115,7 @@ final class DemoCommand implements Callable<Integer> {
                 delete(dir);
             }
         }
+        java.util.List<Path> charts = reportDir == null ? java.util.List.of() : DemoCharts.write(reportDir, report, Demo.PAGE_SIZE);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectNode o = JsonNodeFactory.instance.objectNode();
@@ -123,6 +128,7 @@ final class DemoCommand implements Callable<Integer> {
                     .put("scratchBytes", report.scratchBytes()).put("kernelDevice", report.kernelDevice()).put("transferBytes", report.transferBytes())
                     .put("journalRecords", report.journalRecords()).put("journalRefused", report.journalRefused())
                     .put("checksPassed", report.checksPassed()).put("ok", report.ok());
+            charts.forEach(c -> o.withArray("charts").add(c.toString()));
             if (metrics) {
                 ObjectNode m = o.putObject("metrics");
                 meters(registry).forEach(line -> m.put(line[0], Double.parseDouble(line[1])));
@@ -130,6 +136,9 @@ final class DemoCommand implements Callable<Integer> {
             JsonOutput.print(out, o);
         } else {
             printText(out, demo, report);
+            if (!charts.isEmpty()) {
+                out.println("  charts     " + String.join(", ", charts.stream().map(Path::toString).toList()));
+            }
             if (metrics) {
                 out.print(registry.scrape());
             }

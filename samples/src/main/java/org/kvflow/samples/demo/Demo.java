@@ -53,7 +53,8 @@ import reactor.core.publisher.Mono;
 public final class Demo {
     /** Pages per rank: N ≥ 100 keeps the capacity ratio within 1 % of cp (SPEC §3.4). */
     public static final int PAGES_PER_RANK = 1024;
-    private static final int PAGE_SIZE = 64;
+    /** Tokens per page in both runs. */
+    public static final int PAGE_SIZE = 64;
 
     private final int cpSize;
     private final int requests;
@@ -113,8 +114,11 @@ public final class Demo {
         PrefillPipeline replicated = flow(Ownership.replicated()).transfer(PdTransfer.inMemory(local)).build();
         Map<String, Long> expected = new HashMap<>();
         AtomicInteger done = new AtomicInteger();
+        PagesTimeline replicatedPages = new PagesTimeline();
+        PagesTimeline sharedPages = new PagesTimeline();
         PrefillRun replicatedRun = replicated.start(Flux.fromIterable(workload));
-        replicatedRun.results().doOnNext(result -> {
+        replicatedPages.start(replicatedRun::group, 2);
+        replicatedRun.results().doFinally(signal -> replicatedPages.close()).doOnNext(result -> {
             if (result instanceof PrefillResult.Completed) {
                 expected.put(result.request().id(), local.digest(result.request().id(), result.request().seqLen()));
             }
@@ -135,7 +139,8 @@ public final class Demo {
             AtomicLong tokens = new AtomicLong();
             long start = System.nanoTime();
             PrefillRun sharedRun = shared.start(Flux.fromIterable(workload));
-            sharedRun.results().concatMap(result -> {
+            sharedPages.start(sharedRun::group, 2);
+            sharedRun.results().doFinally(signal -> sharedPages.close()).concatMap(result -> {
                 String id = result.request().id();
                 progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
                 if (!(result instanceof PrefillResult.Completed)) {
@@ -158,7 +163,7 @@ public final class Demo {
                     Objects.requireNonNull(sharedRun.group()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(sharedRun.group()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
                     (long) registry.get("kvflow.transfer.bytes").tag("layout", "shared").counter().count(), decode.pid(), replay.records(),
-                    replay.rejected().size(), checks.get(), shared.device().toString());
+                    replay.rejected().size(), checks.get(), shared.device().toString(), sharedPages, replicatedPages);
         }
     }
 }

@@ -13,7 +13,7 @@ package org.kvflow.samples.demo;
 public record DemoReport(int cpSize, int requests, int completed, int failed, long tokens, long batches, double seconds,
                          long peakSharedPages, long peakReplicatedPages, int pagesPerRank, double capacityRatio, long scratchBytes,
                          long transferBytes, long decodePid, long journalRecords, long journalRefused, int checksPassed,
-                         String kernelDevice) {
+                         String kernelDevice, PagesTimeline sharedPages, PagesTimeline replicatedPages) {
     public boolean ok() {
         return failed == 0 && checksPassed == requests && journalRefused == 0;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +67,22 @@ class DemoTest {
                 "kvflow_requests_total{layout=\"replicated\",outcome=\"completed\",pipeline=\"kvflow\"} 6.0",
                 "kvflow_pages_host_bytes{layout=\"shared\",pipeline=\"kvflow\",stage=\"write\"} 0.0")
                 .as("the transfer latency timer publishes histogram buckets").contains("kvflow_transfer_latency_seconds_bucket{layout=\"shared\",pipeline=\"kvflow\",le=");
+    }
+
+    @Test
+    void reportWritesBothChartsAsPngImages() throws Exception {
+        Path report = dir.resolve("report");
+        Cli.Result r = Cli.run("demo", "--cp", "2", "--requests", "6", "--max-len", "80", "--json", "--report", report.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode charts = new ObjectMapper().readTree(r.out()).get("charts");
+        assertThat(charts).hasSize(2);
+        for (String name : List.of(org.kvflow.samples.demo.DemoCharts.PAGES, org.kvflow.samples.demo.DemoCharts.CAPACITY)) {
+            Path png = report.resolve(name);
+            assertThat(charts.toString()).contains(png.toString());
+            java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(png.toFile());
+            assertThat(image).as(name + " is a PNG image").isNotNull();
+            assertThat(new int[] {image.getWidth(), image.getHeight()}).containsExactly(900, 500);
+        }
     }
 
     @Test
