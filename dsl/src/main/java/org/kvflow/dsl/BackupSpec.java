@@ -3,8 +3,14 @@ package org.kvflow.dsl;
 import java.nio.file.Path;
 import java.util.Objects;
 
-/** The optional HiCache backup stage (SPEC §11): journal directory; policy from the config. Made by {@link HiCacheBackup}. */
+/**
+ * The optional HiCache backup stage (SPEC §11); the write policy comes from the config. Made by
+ * {@link HiCacheBackup}.
+ *
+ * @param journalDir the directory of the Chronicle Queue journal
+ */
 public record BackupSpec(Path journalDir) implements StageSpec {
+    /** Checks that the directory is given. */
     public BackupSpec {
         Objects.requireNonNull(journalDir, "journalDir");
     }

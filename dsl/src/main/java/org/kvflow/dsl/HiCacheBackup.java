@@ -6,7 +6,12 @@ import java.nio.file.Path;
 public final class HiCacheBackup {
     private HiCacheBackup() {}
 
-    /** Journal every backup to a Chronicle Queue in {@code dir}. */
+    /**
+     * Journal every backup to a Chronicle Queue.
+     *
+     * @param dir the journal's directory (new or holding a journal of the same layout)
+     * @return the stage
+     */
     public static BackupSpec journal(Path dir) {
         return new BackupSpec(dir);
     }

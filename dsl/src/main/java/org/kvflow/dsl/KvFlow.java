@@ -6,7 +6,12 @@ import org.kvflow.core.config.CpSharedKvConfig;
 public final class KvFlow {
     private KvFlow() {}
 
-    /** An empty prefill flow over {@code config} (SPEC §10 fields; validated at {@code build()}). */
+    /**
+     * An empty prefill flow over {@code config}.
+     *
+     * @param config the CP shared-KV settings (SPEC §10), validated at {@code build()}
+     * @return a flow with no stages yet, on the {@code java} device
+     */
     public static PrefillFlow prefill(CpSharedKvConfig config) {
         return PrefillFlow.start(config);
     }

@@ -6,7 +6,11 @@ import org.kvflow.operators.materialize.QuerySampler;
 public final class Materialize {
     private Materialize() {}
 
-    /** Full views of each batch's referenced pages, without an attention check (add one with {@link MaterializeSpec#sample}). */
+    /**
+     * Full views of each batch's referenced pages, without an attention check.
+     *
+     * @return the stage; {@link MaterializeSpec#sample} adds sampled attention outputs
+     */
     public static MaterializeSpec fullView() {
         return new MaterializeSpec(QuerySampler.NONE);
     }

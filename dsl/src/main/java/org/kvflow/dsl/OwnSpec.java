@@ -11,22 +11,44 @@ import org.kvflow.core.pool.PoolLayout;
  * pools sized in pages or from a byte budget (the page size comes from the config, the row size
  * from the model); optionally keeping finished pages as a device prefix cache. Made by
  * {@link Ownership}.
+ *
+ * @param layout        shared KV or the replicated baseline
+ * @param pagesPerRank  pages per rank's pool, or null when sized by budget
+ * @param budgetBytes   bytes per rank's pool, or null when sized in pages
+ * @param prefixCaching whether finished pages stay as a device prefix cache
  */
 public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullable Long budgetBytes, boolean prefixCaching) implements StageSpec {
+    /** Checks that the layout is given. */
     public OwnSpec {
         Objects.requireNonNull(layout, "layout");
     }
 
-    /** Pools of {@code pages} pages per rank. */
+    /**
+     * Pools sized in pages.
+     *
+     * @param pages pages per rank
+     * @return the new stage
+     */
     public OwnSpec pagesPerRank(int pages) {
         return new OwnSpec(layout, pages, null, prefixCaching);
     }
 
-    /** Pools sized from a per-rank byte budget (SPEC §3.4); needs the flow's model for the page bytes. */
+    /**
+     * Pools sized from a per-rank byte budget (SPEC §3.4); needs the flow's model for the page bytes.
+     *
+     * @param bytes bytes per rank
+     * @return the new stage
+     */
     public OwnSpec budgetBytes(long bytes) {
         return new OwnSpec(layout, null, bytes, prefixCaching);
     }
 
+    /**
+     * Whether finished requests' pages stay as a device prefix cache.
+     *
+     * @param on keep them (the default) or free them
+     * @return the new stage
+     */
     public OwnSpec prefixCaching(boolean on) {
         return new OwnSpec(layout, pagesPerRank, budgetBytes, on);
     }

@@ -6,12 +6,20 @@ import org.kvflow.core.pool.PoolLayout;
 public final class Ownership {
     private Ownership() {}
 
-    /** Shared KV: page {@code p} on rank {@code p mod cp} (SPEC §4.1), with a device prefix cache. */
+    /**
+     * Shared KV: page {@code p} on rank {@code p mod cp} (SPEC §4.1), with a device prefix cache.
+     *
+     * @return the stage, still to be sized with {@link OwnSpec#pagesPerRank} or {@link OwnSpec#budgetBytes}
+     */
     public static OwnSpec byPageId() {
         return new OwnSpec(PoolLayout.SHARED, null, null, true);
     }
 
-    /** The replicated baseline (plain CP): every rank holds every page, with a device prefix cache. */
+    /**
+     * The replicated baseline (plain CP): every rank holds every page, with a device prefix cache.
+     *
+     * @return the stage, still to be sized
+     */
     public static OwnSpec replicated() {
         return new OwnSpec(PoolLayout.REPLICATED, null, null, true);
     }

@@ -55,7 +55,12 @@ public final class PrefillFlow {
         return new PrefillFlow(config, null, "java", Schedulers.boundedElastic(), List.of(), new SimpleMeterRegistry(), "kvflow");
     }
 
-    /** The model whose KV rows are computed, stored, viewed, backed up and sent; without one the flow plans pages only. */
+    /**
+     * The model whose KV rows are computed, stored, viewed, backed up and sent; without one the flow plans pages only.
+     *
+     * @param m the synthetic NSA/MLA model
+     * @return the new flow
+     */
     public PrefillFlow model(KvModel m) {
         return new PrefillFlow(config, Objects.requireNonNull(m, "model"), device, scheduler, stages, registry, name);
     }
@@ -65,12 +70,20 @@ public final class PrefillFlow {
      * {@code opencl[:n]}, or {@code auto} (a CUDA GPU, then an OpenCL GPU, then an OpenCL CPU, then
      * Java). The write stage's rows and the attention step run there; on a {@code cuda} device the
      * ranks' pools and the full views live in that GPU's memory too.
+     *
+     * @param selector the device, as above
+     * @return the new flow; an absent device is a {@code build()} problem
      */
     public PrefillFlow device(String selector) {
         return new PrefillFlow(config, model, Objects.requireNonNull(selector, "device"), scheduler, stages, registry, name);
     }
 
-    /** Where the stages after admission run, one batch in flight (default {@code boundedElastic}: journal and transfer calls may block). */
+    /**
+     * Where the stages after admission run, one batch in flight.
+     *
+     * @param s the scheduler (default {@code boundedElastic}: journal and transfer calls may block)
+     * @return the new flow
+     */
     public PrefillFlow scheduler(Scheduler s) {
         return new PrefillFlow(config, model, device, s, stages, registry, name);
     }
@@ -79,6 +92,8 @@ public final class PrefillFlow {
      * The pipeline's name, the {@code pipeline} tag of each of its meters (default {@code kvflow}), so
      * two pipelines in one registry stay apart.
      *
+     * @param pipeline the name
+     * @return the new flow
      * @throws IllegalArgumentException for a blank name
      */
     public PrefillFlow name(String pipeline) {
@@ -88,35 +103,82 @@ public final class PrefillFlow {
         return new PrefillFlow(config, model, device, scheduler, stages, registry, pipeline);
     }
 
-    /** Where the pipeline's meters go (default: a private {@code SimpleMeterRegistry}). */
+    /**
+     * Where the pipeline's meters go.
+     *
+     * @param target the registry (default: a private {@code SimpleMeterRegistry})
+     * @return the new flow
+     */
     public PrefillFlow metrics(MeterRegistry target) {
         return new PrefillFlow(config, model, device, scheduler, stages, Objects.requireNonNull(target, "registry"), name);
     }
 
+    /**
+     * Adds admission (SPEC §6), the pipeline's head.
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow admit(AdmitSpec spec) {
         return with(spec);
     }
 
+    /**
+     * Adds the CP split (SPEC §5).
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow split(SplitSpec spec) {
         return with(spec);
     }
 
+    /**
+     * Adds page ownership and pool sizes (SPEC §4).
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow own(OwnSpec spec) {
         return with(spec);
     }
 
+    /**
+     * Adds the owner-row write (SPEC §4.4).
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow write(WriteSpec spec) {
         return with(spec);
     }
 
+    /**
+     * Adds full-view materialization and the attention step (SPEC §7).
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow materialize(MaterializeSpec spec) {
         return with(spec);
     }
 
+    /**
+     * Adds the HiCache backup (SPEC §11), optional.
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow backup(BackupSpec spec) {
         return with(spec);
     }
 
+    /**
+     * Adds the PD transfer (SPEC §8), the pipeline's end.
+     *
+     * @param spec the stage
+     * @return the new flow
+     */
     public PrefillFlow transfer(TransferSpec spec) {
         return with(spec);
     }
@@ -127,7 +189,11 @@ public final class PrefillFlow {
         return new PrefillFlow(config, model, device, scheduler, next, registry, name);
     }
 
-    /** The plan, one stage per line, in the order they run. */
+    /**
+     * The plan in words.
+     *
+     * @return the config's summary, then one stage per line, in the order they run
+     */
     public String describe() {
         StringBuilder sb = new StringBuilder("prefill cp " + config.cpSize() + ", page " + config.pageSize()
                 + (config.sharedKv() ? ", shared KV" : ", no shared KV") + (config.bsGt1() ? ", bs>1" : "") + ", device " + device
@@ -143,6 +209,7 @@ public final class PrefillFlow {
      * model, transfer in prefill mode), the split matching the config, pools the config can size, a
      * device that exists here, and the backup's preconditions.
      *
+     * @return the pipeline, reusable: each subscription is a run
      * @throws PipelineDefinitionException listing every problem, each naming the setting
      */
     public PrefillPipeline build() {

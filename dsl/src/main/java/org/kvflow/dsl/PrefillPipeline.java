@@ -63,21 +63,38 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         this.plan = plan;
     }
 
-    /** The validated, normalised config the pipeline runs with. */
+    /**
+     * The config the pipeline runs with.
+     *
+     * @return the validated, normalised config
+     */
     public CpSharedKvConfig config() {
         return config;
     }
 
-    /** The plan, one stage per line. */
+    /**
+     * The plan in words.
+     *
+     * @return the config's summary, then one stage per line
+     */
     public String describe() {
         return plan;
     }
 
+    /**
+     * Where the pipeline's meters go.
+     *
+     * @return the registry the flow named, or its private one
+     */
     public MeterRegistry registry() {
         return registry;
     }
 
-    /** The kernel device the write stage's KV rows and the attention step are computed on. */
+    /**
+     * Where the write stage's KV rows and the attention step are computed.
+     *
+     * @return the kernel device
+     */
     public Device device() {
         return device;
     }
@@ -87,7 +104,12 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return start(requests).results();
     }
 
-    /** One run over {@code requests}: its results (nothing runs before they are subscribed to) and its own facts. */
+    /**
+     * One run over some requests.
+     *
+     * @param requests the requests, streamed with backpressure
+     * @return the run: its results (nothing runs before they are subscribed to) and its own facts
+     */
     public PrefillRun start(Flux<PrefillRequest> requests) {
         PrefillRun run = new PrefillRun();
         run.results(Flux.defer(() -> runOnce(requests, run)).name("kvflow.prefill"));

@@ -36,7 +36,11 @@ public final class PrefillRun {
         peakViewBytes.accumulateAndGet(bytes, Math::max);
     }
 
-    /** The run's results; nothing runs before they are subscribed to. */
+    /**
+     * The run's results.
+     *
+     * @return one result per request; nothing runs before they are subscribed to
+     */
     public Flux<PrefillResult> results() {
         if (results == null) {
             throw new IllegalStateException("the run has no results yet");
@@ -44,7 +48,11 @@ public final class PrefillRun {
         return results;
     }
 
-    /** The run's pools (pages in use, peaks, cache), or null before it was subscribed to. */
+    /**
+     * The run's pools.
+     *
+     * @return pages in use, peaks and cache, or null before the run was subscribed to
+     */
     public @Nullable KvGroup group() {
         return group.get();
     }
@@ -53,13 +61,19 @@ public final class PrefillRun {
      * Page bytes the run moved between host memory and the device holding its pools, by stage
      * ({@code kvflow.write}, {@code kvflow.materialize}, …); empty on the {@code java} device, whose
      * pages are on the host, and before the run was subscribed to.
+     *
+     * @return bytes by stage name
      */
     public Map<String, Long> hostBytesByStage() {
         HostTraffic t = traffic.get();
         return t == null ? Map.of() : t.byStage();
     }
 
-    /** The largest full view one batch of the run needed (scratch beside the pools, SPEC §7). */
+    /**
+     * The largest full view one batch of the run needed (scratch beside the pools, SPEC §7).
+     *
+     * @return bytes
+     */
     public long peakViewBytes() {
         return peakViewBytes.get();
     }

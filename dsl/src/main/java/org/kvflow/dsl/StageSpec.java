@@ -5,9 +5,17 @@ package org.kvflow.dsl;
  * run in the order the flow names them; {@link #rank()} is the order they can run in.
  */
 public sealed interface StageSpec permits AdmitSpec, SplitSpec, OwnSpec, WriteSpec, MaterializeSpec, BackupSpec, TransferSpec {
-    /** The stage's name in {@code describe()} and in build problems. */
+    /**
+     * The stage's name.
+     *
+     * @return the name {@code describe()} and build problems use ({@code admit}, {@code split}, …)
+     */
     String stage();
 
-    /** Position in the only order that can run (SPEC §13): admit, split, own, write, materialize, backup, transfer. */
+    /**
+     * Where the stage stands in the only order that can run (SPEC §13).
+     *
+     * @return 0 for admit, then split, own, write, materialize, backup, 6 for transfer
+     */
     int rank();
 }

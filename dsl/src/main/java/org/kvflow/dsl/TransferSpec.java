@@ -10,9 +10,12 @@ import org.kvflow.operators.transfer.TransferBackend;
  * The PD transfer stage (SPEC §8): which backend kind, where it sends, and how to make a backend
  * for one run of the pipeline from the run's shape. Made by {@link PdTransfer}.
  *
- * @param kind the config backend it implements, or null for the in-process receiver
+ * @param kind    the config backend it implements, or null for the in-process receiver
+ * @param target  where it sends, as {@code describe()} shows it
+ * @param backend makes the backend of one run from the run's shape
  */
 public record TransferSpec(@Nullable TransferBackendKind kind, String target, Function<RunShape, TransferBackend> backend) implements StageSpec {
+    /** Checks that the target and the backend factory are given. */
     public TransferSpec {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(backend, "backend");

@@ -4,7 +4,11 @@ package org.kvflow.dsl;
 public final class Write {
     private Write() {}
 
-    /** Rows of each chunk to the rank that owns their page (SPEC §4.4 write rule). */
+    /**
+     * Rows of each chunk to the rank that owns their page (SPEC §4.4 write rule).
+     *
+     * @return the stage
+     */
     public static WriteSpec ownerRows() {
         return new WriteSpec();
     }
