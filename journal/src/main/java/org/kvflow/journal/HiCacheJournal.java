@@ -71,6 +71,8 @@ public final class HiCacheJournal implements AutoCloseable {
     /**
      * Opens (creating if needed) the journal described by {@code options}.
      *
+     * @param options where, which layout, how it rolls and its clock
+     * @return the open journal; close it
      * @throws JournalIoException   if the location is unusable or holds a journal of another layout
      * @throws JournalFullException if there is not room for two blocks
      */
@@ -78,6 +80,11 @@ public final class HiCacheJournal implements AutoCloseable {
         return new HiCacheJournal(Objects.requireNonNull(options, "options"));
     }
 
+    /**
+     * What the journal's pages are.
+     *
+     * @return the layout recorded in its directory
+     */
     public JournalLayout layout() {
         return options.layout();
     }
@@ -85,6 +92,7 @@ public final class HiCacheJournal implements AutoCloseable {
     /**
      * Appends a {@code BACKUP}.
      *
+     * @param page       the page of one pool, every layer
      * @param sourceLocs the device token indices the page was read from: validated as exactly one
      *                   page-aligned group (SPEC §9) before anything is written
      * @return the record's index, once it is complete
@@ -115,7 +123,12 @@ public final class HiCacheJournal implements AutoCloseable {
         return appender.lastIndexAppended();
     }
 
-    /** Appends an {@code EVICT_HOST}: both pools of the page left the host cache. */
+    /**
+     * Appends an {@code EVICT_HOST}: both pools of the page left the host cache.
+     *
+     * @param pageHash the page's chained hash (32 bytes)
+     * @return the record's index
+     */
     public synchronized long evictHost(byte[] pageHash) {
         if (pageHash.length != PageHashChain.HASH_BYTES) {
             throw new IllegalArgumentException("pageHash must be " + PageHashChain.HASH_BYTES + " bytes, was " + pageHash.length);
@@ -235,12 +248,18 @@ public final class HiCacheJournal implements AutoCloseable {
     /**
      * The usual retention step: a checkpoint whose first needed index is the start of the current
      * cycle, so every older cycle can go once live pages are re-appended.
+     *
+     * @return the checkpoint's index
      */
     public synchronized long checkpointCurrentCycle() {
         return checkpoint(queue.rollCycle().toIndex(queue.cycle(), 0));
     }
 
-    /** The index the next record will get (the current cycle's first index after a roll). */
+    /**
+     * The index the next record will get.
+     *
+     * @return the next index (the current cycle's first index after a roll)
+     */
     public synchronized long nextIndex() {
         int cycle = queue.cycle();
         long last = queue.lastIndex();
@@ -250,7 +269,11 @@ public final class HiCacheJournal implements AutoCloseable {
         return last + 1;
     }
 
-    /** Index of the last record in the queue (any writer), or −1 when empty. */
+    /**
+     * The last record's index.
+     *
+     * @return the index of the queue's last record (any writer), or −1 when empty
+     */
     public long lastIndex() {
         return queue.lastIndex();
     }

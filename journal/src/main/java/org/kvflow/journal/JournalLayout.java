@@ -19,11 +19,15 @@ import org.kvflow.core.model.ModelShape;
  * What a journal's payloads are: page size and KV layout. Stored beside the queue as
  * {@value #FILE} when a journal is created, checked when it is reopened, and read by replay to
  * know each pool's payload length ({@code L·ps·rowBytes}, SPEC §11.4).
+ *
+ * @param pageSize tokens per page
+ * @param layout   the KV row layout (an NSA MLA model: kv and indexer pools)
  */
 public record JournalLayout(int pageSize, KvLayout layout) {
     /** The metadata file in the journal directory. */
     public static final String FILE = "kvflow-journal.json";
 
+    /** Checks the page size and that the layout has an indexer pool. */
     public JournalLayout {
         Objects.requireNonNull(layout, "layout");
         if (pageSize < 1) {
@@ -34,11 +38,21 @@ public record JournalLayout(int pageSize, KvLayout layout) {
         }
     }
 
+    /**
+     * Layers per page payload.
+     *
+     * @return the model's layer count
+     */
     public int layers() {
         return layout.shape().layers();
     }
 
-    /** Payload bytes of one page of {@code pool} for all layers. */
+    /**
+     * Payload bytes of one page of a pool for all layers.
+     *
+     * @param pool the kv or the indexer pool
+     * @return bytes
+     */
     public long payloadBytes(HiCachePool pool) {
         long perLayer = pool == HiCachePool.KV ? layout.mlaPageBytes(pageSize) : layout.indexPageBytes(pageSize);
         return perLayer * layers();
@@ -71,7 +85,13 @@ public record JournalLayout(int pageSize, KvLayout layout) {
         }
     }
 
-    /** Reads {@value #FILE} from a journal directory. */
+    /**
+     * Reads {@value #FILE} from a journal directory.
+     *
+     * @param dir the journal directory
+     * @return the layout it records
+     * @throws JournalIoException naming the directory when the file is missing or unreadable
+     */
     public static JournalLayout read(Path dir) {
         Path file = dir.resolve(FILE);
         if (!Files.isRegularFile(file)) {

@@ -8,8 +8,11 @@ import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 public enum RollPeriod {
     /** One cycle per second: tests only. */
     SECONDLY(TestRollCycles.TEST_SECONDLY),
+    /** One cycle every five minutes. */
     FIVE_MINUTELY(RollCycles.FIVE_MINUTELY),
+    /** One cycle per hour. */
     HOURLY(RollCycles.FAST_HOURLY),
+    /** One cycle per day, the default. */
     DAILY(RollCycles.FAST_DAILY);
 
     private final RollCycle cycle;

@@ -15,12 +15,19 @@ import org.kvflow.core.hicache.PageHashChain;
  * copied, so the caller must not change it after handing it in. {@link #payload()} returns a copy,
  * {@link #payloadBuffer()} a read-only view.
  *
+ * @param pageHash   the page's chained hash (SPEC §11.1, 32 bytes)
+ * @param parentHash the previous page's hash, or null for position 0
+ * @param tokenIds   the page's token ids
+ * @param layerCount layers in the payload
+ * @param pool       the kv or the indexer pool
+ * @param payload    the page of every layer, layer-major (taken over, not copied)
  * @param ownerRank rank that owned the page when it was backed up (informational: owners are
  *                  recomputed from new page ids after a reload, SPEC §11.3)
  * @param position  logical page position of the page in its request
  */
 public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] tokenIds, int ownerRank, int position,
                          int layerCount, HiCachePool pool, byte[] payload) {
+    /** Checks the hashes, the token ids and the counts; copies the hashes and token ids. */
     public PageBackup {
         Objects.requireNonNull(pool, "pool");
         checkHash("pageHash", pageHash);
@@ -46,22 +53,57 @@ public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] to
         }
     }
 
+    /**
+     * The page's chained hash.
+     *
+     * @return a copy
+     */
     @Override public byte[] pageHash() { return pageHash.clone(); }
+
+    /**
+     * The parent page's hash.
+     *
+     * @return a copy, or null for position 0
+     */
     @Override public byte @Nullable [] parentHash() { return parentHash == null ? null : parentHash.clone(); }
+
+    /**
+     * The page's token ids.
+     *
+     * @return a copy
+     */
     @Override public int[] tokenIds() { return tokenIds.clone(); }
+
+    /**
+     * The page of every layer.
+     *
+     * @return a copy (see {@link #payloadBuffer()} for a view)
+     */
     @Override public byte[] payload() { return payload.clone(); }
 
-    /** The payload as a read-only view, without copying it. */
+    /**
+     * The payload without copying it.
+     *
+     * @return a read-only view
+     */
     public ByteBuffer payloadBuffer() {
         return ByteBuffer.wrap(payload).asReadOnlyBuffer();
     }
 
-    /** Payload bytes, without copying the payload. */
+    /**
+     * The payload's size, without copying it.
+     *
+     * @return bytes
+     */
     public int payloadLength() {
         return payload.length;
     }
 
-    /** The page's key form ({@code {hash}:{pool}}, SPEC §11.1). */
+    /**
+     * The page's key form.
+     *
+     * @return {@code {hash}:{pool}} (SPEC §11.1)
+     */
     public String key() {
         return PageHashChain.key(pageHash) + ":" + pool.wireName();
     }

@@ -30,7 +30,18 @@ public final class RecordCodec {
     private final ByteBuffer scratch = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer tokens = ByteBuffer.allocate(4 * 64).order(ByteOrder.LITTLE_ENDIAN);
 
-    /** Writes a {@code BACKUP}; returns its CRC. */
+    /** A codec with its own scratch buffers, for one thread. */
+    public RecordCodec() {
+    }
+
+    /**
+     * Writes a {@code BACKUP}.
+     *
+     * @param out             the Chronicle document to write into
+     * @param page            the page of one pool
+     * @param timestampMillis when it is appended
+     * @return its CRC32C
+     */
     public int writeBackup(Bytes<?> out, PageBackup page, long timestampMillis) {
         byte[] parent = page.parentHash() == null ? NO_PARENT : page.parentHash();
         int[] tokenIds = page.tokenIds();
@@ -56,7 +67,14 @@ public final class RecordCodec {
         return checksum;
     }
 
-    /** Writes an {@code EVICT_HOST}; returns its CRC. */
+    /**
+     * Writes an {@code EVICT_HOST}.
+     *
+     * @param out             the Chronicle document to write into
+     * @param pageHash        the evicted page's chained hash
+     * @param timestampMillis when it is appended
+     * @return its CRC32C
+     */
     public int writeEvict(Bytes<?> out, byte[] pageHash, long timestampMillis) {
         crc.reset();
         putShort(FORMAT_VERSION);
@@ -71,7 +89,15 @@ public final class RecordCodec {
         return checksum;
     }
 
-    /** Writes a {@code CHECKPOINT}; returns its CRC. */
+    /**
+     * Writes a {@code CHECKPOINT}.
+     *
+     * @param out              the Chronicle document to write into
+     * @param firstNeededIndex the first index replay needs
+     * @param expectedCrc      the CRC of the record at that index now (0 if none)
+     * @param timestampMillis  when it is appended
+     * @return its CRC32C
+     */
     public int writeCheckpoint(Bytes<?> out, long firstNeededIndex, int expectedCrc, long timestampMillis) {
         int checksum = checkpointCrc(FORMAT_VERSION, firstNeededIndex, expectedCrc, timestampMillis);
         out.writeByte((byte) CHECKPOINT);
@@ -86,6 +112,9 @@ public final class RecordCodec {
     /**
      * Decodes one record.
      *
+     * @param in    the Chronicle document
+     * @param index its queue index, kept with the record
+     * @return the record and its stored CRC
      * @throws RecordDecodeException naming what is wrong (truncated, unknown type or version, bad CRC)
      */
     public Decoded read(Bytes<?> in, long index) {
@@ -248,6 +277,11 @@ public final class RecordCodec {
         return "crc32c mismatch (stored " + Integer.toHexString(stored) + ", computed " + Integer.toHexString(computed) + ")";
     }
 
-    /** A decoded record and the CRC it carried. */
+    /**
+     * A decoded record and the CRC it carried.
+     *
+     * @param record the record
+     * @param crc    its stored CRC32C
+     */
     public record Decoded(JournalRecord record, int crc) {}
 }

@@ -22,6 +22,11 @@ public final class HostPageCache {
     private long bytes;
     private long evicted;
 
+    /**
+     * An empty cache.
+     *
+     * @param capacityBytes payload bytes it may hold; the oldest entries go first beyond that
+     */
     public HostPageCache(long capacityBytes) {
         if (capacityBytes < 1) {
             throw new IllegalArgumentException("capacityBytes must be >= 1, was " + capacityBytes);
@@ -30,9 +35,21 @@ public final class HostPageCache {
     }
 
     /** The outcome of {@link #put}. */
-    public enum PutResult { INSERTED, SAME_BYTES, DIFFERENT_BYTES }
+    public enum PutResult {
+        /** The page was new and is now held. */
+        INSERTED,
+        /** The same key with equal bytes was held already: nothing changed. */
+        SAME_BYTES,
+        /** The same key with other bytes was held: nothing changed, the caller reports it. */
+        DIFFERENT_BYTES
+    }
 
-    /** Inserts a page; the same key with equal bytes is a no-op, with different bytes nothing changes. */
+    /**
+     * Inserts a page; the same key with equal bytes is a no-op, with different bytes nothing changes.
+     *
+     * @param page the page of one pool
+     * @return what happened
+     */
     public PutResult put(PageBackup page) {
         String key = page.key();
         PageBackup existing = entries.get(key);
@@ -52,7 +69,11 @@ public final class HostPageCache {
         return PutResult.INSERTED;
     }
 
-    /** Removes both pools of a page; unknown hashes are ignored. */
+    /**
+     * Removes both pools of a page; unknown hashes are ignored.
+     *
+     * @param pageHash the page's chained hash
+     */
     public void evict(byte[] pageHash) {
         String hash = PageHashChain.key(pageHash);
         for (HiCachePool pool : HiCachePool.values()) {
@@ -64,11 +85,23 @@ public final class HostPageCache {
         parents.remove(hash);
     }
 
+    /**
+     * One pool of a page.
+     *
+     * @param pageHash the page's chained hash
+     * @param pool     the kv or the indexer pool
+     * @return the page, or null when not held
+     */
     public @Nullable PageBackup get(byte[] pageHash, HiCachePool pool) {
         return entries.get(PageHashChain.key(pageHash) + ":" + pool.wireName());
     }
 
-    /** Both pools present and the parent chain usable. */
+    /**
+     * Whether a page can be loaded back: both pools present and the parent chain usable.
+     *
+     * @param pageHash the page's chained hash
+     * @return true when usable
+     */
     public boolean usable(byte[] pageHash) {
         byte[] hash = pageHash;
         for (int depth = 0; depth <= entries.size(); depth++) {
@@ -85,7 +118,12 @@ public final class HostPageCache {
         return false; // a cycle: cannot happen with SHA-256 chains, refuse rather than loop
     }
 
-    /** How many leading pages of a prompt's page-hash chain are usable (SPEC §11.1: stops at the first missing one). */
+    /**
+     * How many leading pages of a prompt's page-hash chain are usable (SPEC §11.1: stops at the first missing one).
+     *
+     * @param chain the prompt's page hashes in order
+     * @return the usable prefix, in pages
+     */
     public int matchPrefix(List<byte[]> chain) {
         int n = 0;
         while (n < chain.size() && usable(chain.get(n))) {
@@ -94,21 +132,38 @@ public final class HostPageCache {
         return n;
     }
 
-    /** Entries (page, pool) held. */
+    /**
+     * Entries held.
+     *
+     * @return (page, pool) entries
+     */
     public int size() {
         return entries.size();
     }
 
+    /**
+     * Payload bytes held.
+     *
+     * @return bytes
+     */
     public long bytes() {
         return bytes;
     }
 
-    /** Entries dropped to stay within capacity. */
+    /**
+     * Entries dropped to stay within capacity.
+     *
+     * @return entries
+     */
     public long evictedForSpace() {
         return evicted;
     }
 
-    /** The keys held, in insertion order (for comparing two replays). */
+    /**
+     * The keys held, for comparing two replays.
+     *
+     * @return keys in insertion order
+     */
     public List<String> keys() {
         return List.copyOf(entries.keySet());
     }

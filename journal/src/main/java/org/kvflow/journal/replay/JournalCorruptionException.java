@@ -6,11 +6,22 @@ import org.kvflow.core.KvflowException;
 public final class JournalCorruptionException extends KvflowException {
     private final long index;
 
+    /**
+     * A refused record.
+     *
+     * @param index  its queue index
+     * @param reason why it is refused
+     */
     public JournalCorruptionException(long index, String reason) {
         super("journal record " + Long.toHexString(index) + ": " + reason);
         this.index = index;
     }
 
+    /**
+     * Which record.
+     *
+     * @return its queue index
+     */
     public long index() {
         return index;
     }

@@ -30,7 +30,13 @@ public final class JournalReader implements AutoCloseable {
     private boolean waitingForTime;
     private final long notBefore;
 
-    /** A record read, or the reason the record at {@code index} was refused. */
+    /**
+     * A record read, or the reason the record at {@code index} was refused.
+     *
+     * @param index   the record's queue index
+     * @param record  the decoded record, or null when refused
+     * @param refusal why it was refused, or null when read
+     */
     public record Item(long index, @Nullable JournalRecord record, @Nullable String refusal) {}
 
     private JournalReader(Path dir, ReplayStart start) {
@@ -74,6 +80,11 @@ public final class JournalReader implements AutoCloseable {
     }
 
     /**
+     * Opens a journal for reading.
+     *
+     * @param dir   the journal directory
+     * @param start where to begin
+     * @return the reader; close it
      * @throws JournalIoException       if {@code dir} cannot be opened as a queue
      * @throws IllegalArgumentException if {@code start} names an index that holds no record
      */
@@ -81,7 +92,11 @@ public final class JournalReader implements AutoCloseable {
         return new JournalReader(dir, start);
     }
 
-    /** The next item, or null at the end of what is written now. */
+    /**
+     * Reads on.
+     *
+     * @return the next item, or null at the end of what is written now
+     */
     public @Nullable Item next() {
         while (true) {
             try (DocumentContext dc = tailer.readingDocument()) {
@@ -128,7 +143,11 @@ public final class JournalReader implements AutoCloseable {
         }
     }
 
-    /** Damaged cycle files: what the reader could not read, after every record before the damage. */
+    /**
+     * Damaged cycle files.
+     *
+     * @return what the reader could not read, after every record before the damage
+     */
     public List<JournalDamage> damage() {
         return view.damage(queue.rollCycle());
     }

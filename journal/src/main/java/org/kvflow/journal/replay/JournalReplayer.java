@@ -31,10 +31,24 @@ public final class JournalReplayer {
     /** Progress callback: records read and payload bytes restored so far. */
     @FunctionalInterface
     public interface Progress {
+        /**
+         * Called after each record.
+         *
+         * @param records      records read so far
+         * @param payloadBytes payload bytes restored so far
+         */
         void onRecord(long records, long payloadBytes);
     }
 
     /**
+     * Replays a journal into a host page cache, verifying every record.
+     *
+     * @param dir       the journal directory
+     * @param start     where to begin
+     * @param onCorrupt skip a refused record (reporting it) or stop at it
+     * @param cache     the host cache the backups go into, evictions come out of
+     * @param progress  told after each record
+     * @return what was read, applied and refused
      * @throws JournalIoException         if {@code dir} is not a journal
      * @throws JournalCorruptionException with {@link OnCorrupt#FAIL}, at the first refused record
      * @throws IllegalArgumentException   if {@code start} names an index that holds no record
@@ -100,7 +114,13 @@ public final class JournalReplayer {
         rejected.add(new ReplayReport.Rejected(index, reason));
     }
 
-    /** Cycles, records (and how many fail their checks: CRC32C, format, a checkpoint's target), bytes on disk, first and last index, and damage. */
+    /**
+     * A journal's summary, read without applying anything.
+     *
+     * @param dir the journal directory
+     * @return cycles, records (and how many fail their checks: CRC32C, format, a checkpoint's
+     *         target), bytes on disk, first and last index, and damage
+     */
     public static JournalInfo info(Path dir) {
         JournalLayout layout = JournalLayout.read(dir);
         try (JournalReader reader = JournalReader.open(dir, ReplayStart.fromStart()); Stream<Path> files = Files.list(dir)) {
@@ -129,9 +149,21 @@ public final class JournalReplayer {
         }
     }
 
-    /** Summary of a journal directory; first and last index are -1 when it holds no record. */
+    /**
+     * Summary of a journal directory.
+     *
+     * @param layout      the layout it records
+     * @param cycles      cycle files
+     * @param records     records read
+     * @param refused     records that fail their checks
+     * @param bytesOnDisk bytes of its files
+     * @param firstIndex  the first record's index, -1 when it holds none
+     * @param lastIndex   the last record's index, -1 when it holds none
+     * @param damage      damaged stretches of cycle files
+     */
     public record JournalInfo(JournalLayout layout, int cycles, long records, long refused, long bytesOnDisk, long firstIndex, long lastIndex,
                               List<JournalDamage> damage) {
+        /** Copies the damage list. */
         public JournalInfo {
             damage = List.copyOf(damage);
         }
