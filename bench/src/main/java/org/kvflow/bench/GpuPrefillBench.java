@@ -21,6 +21,9 @@ import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.quant.Fp8E4m3;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.operators.KvModel;
+import org.kvflow.operators.backup.HiCacheBackupOperator;
+import org.kvflow.operators.materialize.MaterializeOperator;
+import org.kvflow.operators.shard.OwnerWriteOperator;
 
 /**
  * One layer of a long prefill at real shapes on the GPU, the pipeline's own operations stage by
@@ -111,7 +114,7 @@ public final class GpuPrefillBench {
             fullLength(cuda, ownership, ids, owners, view, pages, pageBytes);
             check(ids, ownership, owners, replicas, view, host);
             System.out.printf(Locale.ROOT, "{\"name\":\"host_bytes\",\"by_stage\":%s,\"write_to_attention\":%d}%n",
-                    json(cuda.hostTraffic().byStage()), cuda.hostTraffic().bytes("kvflow.write") + cuda.hostTraffic().bytes("kvflow.materialize"));
+                    json(cuda.hostTraffic().byStage()), cuda.hostTraffic().bytes(OwnerWriteOperator.STAGE) + cuda.hostTraffic().bytes(MaterializeOperator.STAGE));
         }
     }
 
@@ -129,7 +132,7 @@ public final class GpuPrefillBench {
         SyntheticRows.Rows chunkRows = rows.rows(tokenIds, positions);
         double rowsMs = ms(t0);
         t0 = System.nanoTime();
-        HostTraffic.during("kvflow.write", () -> store(chunkRows, from, to, ids, ownership, owners, false));
+        HostTraffic.during(OwnerWriteOperator.STAGE, () -> store(chunkRows, from, to, ids, ownership, owners, false));
         double shared = ms(t0);
         t0 = System.nanoTime();
         store(chunkRows, from, to, ids, ownership, replicas, true);
@@ -140,13 +143,13 @@ public final class GpuPrefillBench {
         long[][] dst = new long[ownership.cpSize()][];
         RankLayoutBench.split(ownership, Arrays.copyOf(ids, viewPages), src, dst);
         t0 = System.nanoTime();
-        HostTraffic.during("kvflow.materialize", () -> {
+        HostTraffic.during(MaterializeOperator.STAGE, () -> {
             view.gatherFrom(owners, List.of(src), List.of(dst));
             return null;
         });
         double materialize = ms(t0);
         t0 = System.nanoTime();
-        HostTraffic.during("kvflow.materialize", () -> {
+        HostTraffic.during(MaterializeOperator.STAGE, () -> {
             long[] prefix = new long[viewPages];
             Arrays.setAll(prefix, i -> i);
             view.readPages(0, KvComponent.MLA, prefix);
@@ -172,7 +175,7 @@ public final class GpuPrefillBench {
         long[][] bdst = new long[ownership.cpSize()][];
         splitPages(ownership, ids, completed, bsrc, bdst);
         t0 = System.nanoTime();
-        HostTraffic.during("kvflow.backup", () -> {
+        HostTraffic.during(HiCacheBackupOperator.STAGE, () -> {
             host.gatherFrom(owners, List.of(bsrc), List.of(bdst));
             return null;
         });

@@ -168,10 +168,10 @@ public final class CudaPageMemory implements PageMemory {
         checkSize(label, pages, pageBytes);
         current();
         DevicePointer ptr = new DevicePointer();
+        String what = label + " (" + pages + " pages of " + pageBytes + " B)";
         try {
             cuMemAlloc(ptr, Math.max(1, pages * pageBytes));
         } catch (RuntimeException e) {
-            String what = label + " (" + pages + " pages of " + pageBytes + " B)";
             if (String.valueOf(e.getMessage()).contains("CUDA_ERROR_OUT_OF_MEMORY")) {
                 throw new OutOfDeviceMemoryException(name(), what, pages * pageBytes, freeDeviceBytes(), e);
             }
@@ -182,7 +182,7 @@ public final class CudaPageMemory implements PageMemory {
             cuMemsetD8(ptr, (byte) 0, pages * pageBytes);
         } catch (RuntimeException e) {
             free(buffer);
-            throw new CudaCopyException("zeroing " + label + " (" + pages + " pages of " + pageBytes + " B)", e);
+            throw new CudaCopyException("zeroing " + what, e);
         }
         return buffer;
     }

@@ -2,18 +2,22 @@ package org.kvflow.dsl;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Tags;
-import org.kvflow.kernels.pages.HostTraffic;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.kvflow.core.KvflowException;
 import org.kvflow.core.validate.PageGroupValidationException;
+import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillResult;
+import org.kvflow.operators.backup.HiCacheBackupOperator;
+import org.kvflow.operators.materialize.MaterializeOperator;
+import org.kvflow.operators.shard.OwnerWriteOperator;
+import org.kvflow.operators.transfer.TransferBackend;
 
 /**
  * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled
@@ -30,7 +34,7 @@ final class KvflowMetrics {
     private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.peak", "kvflow.journal.pages",
             "kvflow.materialized.peak.bytes", "kvflow.pages.host.bytes");
     /** The stages that move page bytes, as the {@code stage} tag of {@code kvflow.pages.host.bytes}, and where other threads' bytes go. */
-    private static final List<String> TRAFFIC_STAGES = List.of("kvflow.write", "kvflow.materialize", "kvflow.backup", "kvflow.transfer",
+    private static final List<String> TRAFFIC_STAGES = List.of(OwnerWriteOperator.STAGE, MaterializeOperator.STAGE, HiCacheBackupOperator.STAGE, TransferBackend.STAGE,
             HostTraffic.UNATTRIBUTED);
     private final Timer transferLatency;
     private final long pageBytes;

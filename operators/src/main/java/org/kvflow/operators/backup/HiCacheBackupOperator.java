@@ -136,8 +136,10 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
             }
         }
         int[] pages = new int[due.size()];
+        long[][] locs = new long[due.size()][];
         for (int i = 0; i < pages.length; i++) {
-            pages[i] = Math.toIntExact(state.locs((long) due.get(i) * ps, (long) due.get(i) * ps + 1)[0] / ps);
+            locs[i] = state.locs((long) due.get(i) * ps, (long) (due.get(i) + 1) * ps);
+            pages[i] = Math.toIntExact(locs[i][0] / ps);
         }
         staging.stage(pages);
         for (int i = 0; i < pages.length; i++) {
@@ -146,11 +148,10 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
                 continue; // the same page content twice in one request: journaled once
             }
             byte[] parent = pos == 0 ? null : hashes.get(pos - 1);
-            long[] locs = state.locs((long) pos * ps, (long) (pos + 1) * ps);
             int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
             for (HiCachePool pool : HiCachePool.values()) {
                 journal.backup(new PageBackup(hashes.get(pos), parent, pageTokens, group.stores().holder(pages[i]), pos, layers(), pool,
-                        staging.payload(i, pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX)), locs);
+                        staging.payload(i, pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX)), locs[i]);
                 pagesJournaled++;
             }
         }

@@ -27,6 +27,9 @@ import reactor.core.publisher.Flux;
  * batch goes on. Without a model it validates only.
  */
 public final class MaterializeOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
+    /** The stage's operator name, under which its host traffic is counted. */
+    public static final String STAGE = "kvflow.materialize";
+
     private final KvGroup group;
     private final QuerySampler sampler;
     private final FullViewMaterializer materializer;
@@ -47,7 +50,7 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return new StageOperator(upstream, new StageRunner(group, "kvflow.materialize"), () -> new MaterializeStage(new ViewAttention(device)));
+        return new StageOperator(upstream, new StageRunner(group, STAGE), () -> new MaterializeStage(new ViewAttention(device)));
     }
 
     /** One run's materialization: the attention kernels it holds are freed when the run ends. */

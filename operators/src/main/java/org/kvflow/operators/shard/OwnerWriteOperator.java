@@ -33,6 +33,9 @@ import reactor.core.publisher.Flux;
  * chunk instead. Without a model the stage passes batches through (page planning only).
  */
 public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
+    /** The stage's operator name, under which its host traffic is counted. */
+    public static final String STAGE = "kvflow.write";
+
     private final KvGroup group;
     private final Device device;
 
@@ -51,9 +54,9 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
         KvModel model = group.model();
         if (model == null) {
-            return upstream.name("kvflow.write");
+            return upstream.name(STAGE);
         }
-        return new StageOperator(upstream, new StageRunner(group, "kvflow.write"), () -> new WriteStage(model, new ChunkRows(model, device)));
+        return new StageOperator(upstream, new StageRunner(group, STAGE), () -> new WriteStage(model, new ChunkRows(model, device)));
     }
 
     /** One run's write stage: the chunk-row kernels it holds are freed when the run ends. */
