@@ -73,6 +73,16 @@ final class DemoCommand implements Callable<Integer> {
         within("--max-len", maxLen, 1, MAX_LEN);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         within("--host-bytes", hostBytes, 1, Long.MAX_VALUE);
+        if (metricsPort != null) {
+            within("--metrics-port", metricsPort, 0, 65_535);
+        }
+        if (reportDir != null) { // before the run, not after it: a folder that cannot be made costs nothing
+            try {
+                Files.createDirectories(reportDir);
+            } catch (java.io.IOException e) {
+                throw new org.kvflow.core.json.MalformedInputException("--report", "cannot make the folder " + reportDir + " (" + e + ")");
+            }
+        }
         Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry, hostBytes);
         if (journal != null && Files.isDirectory(journal)) {
             try (Stream<Path> entries = Files.list(journal)) {
@@ -91,7 +101,6 @@ final class DemoCommand implements Callable<Integer> {
         DemoReport report;
         MetricsEndpoint endpoint = null;
         if (metricsPort != null) {
-            within("--metrics-port", metricsPort, 0, 65_535);
             endpoint = MetricsEndpoint.start(registry, "127.0.0.1", metricsPort);
             spec.commandLine().getErr().println("kvflow: metrics on http://127.0.0.1:" + endpoint.port() + "/metrics");
             spec.commandLine().getErr().flush();

@@ -19,6 +19,7 @@ class OutOfRangeInputTest {
             demo --max-len 2000000000                 | kvflow: --max-len: must be in [1, 131072], was 2000000000
             demo --cp 1000                            | kvflow: --cp: must be in [2, 64], was 1000
             demo --requests 0                         | kvflow: --requests: must be in [1, 100000], was 0
+            demo --metrics-port 70000                 | kvflow: --metrics-port: must be in [0, 65535], was 70000
             decode-server --bind 0.0.0.0              | kvflow: decode server on 0.0.0.0: an address beyond loopback needs mutual TLS (the server's certificate and key, and the CA that signs the prefill clients' certificates)
             decode-server --tls-cert a.pem            | kvflow: --tls-cert: give --tls-cert, --tls-key and --tls-client-ca together
             decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64: durations must be positive and the cap at least 1
@@ -37,5 +38,16 @@ class OutOfRangeInputTest {
             assertThat(r.exit()).as(command[0]).isEqualTo(2);
             assertThat(r.err()).isEqualTo("kvflow: $: " + dir + " is a directory, not a file" + System.lineSeparator());
         }
+    }
+
+    @Test
+    void aReportFolderThatCannotBeMadeIsRefusedBeforeTheDemoRuns(@TempDir Path dir) throws Exception {
+        Path file = java.nio.file.Files.writeString(dir.resolve("taken"), "a file, not a folder");
+        Path report = file.resolve("charts");
+        Cli.Result r = Cli.run("demo", "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).as("nothing ran").isEmpty();
+        assertThat(r.err()).isEqualTo("kvflow: --report: cannot make the folder " + report + " (java.nio.file.FileSystemException: "
+                + report + ": Not a directory)" + System.lineSeparator());
     }
 }
