@@ -112,7 +112,7 @@ final class DemoCommand implements Callable<Integer> {
                             p[0] <= p[1] / 2 ? p[0] : p[0] - p[1] / 2, p[1] / 2);
                     System.err.flush();
                 }
-            });
+            }, reportDir != null);
         } finally {
             if (endpoint != null) {
                 endpoint.close();

@@ -101,12 +101,15 @@ public final class Demo {
     }
 
     /**
-     * Runs both pipelines.
+     * Runs both pipelines, sampling each rank's physical pages every 2 ms when {@code pagesTimeline}
+     * is set (a sampler thread beside the timed run: only for a report that charts it).
      *
-     * @param journal  where the HiCache journal goes
-     * @param progress called with (done, total) as requests finish
+     * @param journal       where the HiCache journal goes
+     * @param progress      called with (done, total) as requests finish
+     * @param pagesTimeline sample the pages held per rank for {@link DemoReport#sharedPages()} and
+     *                      {@link DemoReport#replicatedPages()} (empty otherwise)
      */
-    public DemoReport run(Path journal, Consumer<int[]> progress) throws IOException {
+    public DemoReport run(Path journal, Consumer<int[]> progress, boolean pagesTimeline) throws IOException {
         List<PrefillRequest> workload = DemoWorkload.generate(seed, requests, maxLen);
         KvModel model = model();
         // the baseline: replicated CP, decode in this process
@@ -117,7 +120,9 @@ public final class Demo {
         PagesTimeline replicatedPages = new PagesTimeline();
         PagesTimeline sharedPages = new PagesTimeline();
         PrefillRun replicatedRun = replicated.start(Flux.fromIterable(workload));
-        replicatedPages.start(replicatedRun::group, 2);
+        if (pagesTimeline) {
+            replicatedPages.start(replicatedRun::group, 2);
+        }
         replicatedRun.results().doFinally(signal -> replicatedPages.close()).doOnNext(result -> {
             if (result instanceof PrefillResult.Completed) {
                 expected.put(result.request().id(), local.digest(result.request().id(), result.request().seqLen()));
@@ -139,7 +144,9 @@ public final class Demo {
             AtomicLong tokens = new AtomicLong();
             long start = System.nanoTime();
             PrefillRun sharedRun = shared.start(Flux.fromIterable(workload));
-            sharedPages.start(sharedRun::group, 2);
+            if (pagesTimeline) {
+                sharedPages.start(sharedRun::group, 2);
+            }
             sharedRun.results().doFinally(signal -> sharedPages.close()).concatMap(result -> {
                 String id = result.request().id();
                 progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
