@@ -56,6 +56,7 @@ import org.kvflow.kernels.pages.ForeignBufferException;
 import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.kernels.pages.MemoryUnavailableException;
 import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
+import org.kvflow.kernels.pages.NotHostMemoryException;
 import org.kvflow.kernels.pages.PageBuffer;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageCopies;
@@ -257,6 +258,17 @@ public final class CudaPageMemory implements PageMemory {
     @Override
     public HostTraffic hostTraffic() {
         return traffic;
+    }
+
+    /** A view of pinned host memory: writes through it land in the buffer with no copy and no crossing. */
+    @Override
+    public synchronized ByteBuffer hostView(PageBuffer buffer, long offset, int length) {
+        DeviceBuffer b = own(buffer);
+        if (b.host == null) {
+            throw new NotHostMemoryException(b.label());
+        }
+        ByteRangeException.check(b, offset, length);
+        return b.host.getByteBuffer(offset, length).order(ByteOrder.BIG_ENDIAN);
     }
 
     @Override

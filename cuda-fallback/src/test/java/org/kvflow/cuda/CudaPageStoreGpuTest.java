@@ -15,6 +15,7 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.gather.PageOutOfRangeException;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.NotHostMemoryException;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.pages.Residency;
 
@@ -116,5 +117,19 @@ class CudaPageStoreGpuTest {
             assertThat(view.readPage(KvComponent.MLA, 0)).as("a refused copy moves nothing").isEqualTo(before);
         }
         assertThat(cuda.liveBuffers()).as("closed stores gave their device memory back").isZero();
+    }
+
+    @Test
+    void pinnedStagingIsWrittenInPlaceAndDeviceStoresHaveNoHostView() {
+        try (PageStore pinned = PageStore.allocateHost(cuda, "restore staging", LAYOUT, PS, 2);
+             PageStore rank = PageStore.allocate(cuda, "rank 3", LAYOUT, PS, 4)) {
+            byte[] index = random(5, pinned.indexPageBytes());
+            pinned.hostView(2, KvComponent.INDEX, 1).put(index);
+            rank.copyPagesFrom(pinned, KvComponent.INDEX, new long[] {1}, new long[] {3});
+            assertThat(rank.readPage(2, KvComponent.INDEX, 3)).isEqualTo(index);
+            assertThat(rank.readPage(2, KvComponent.MLA, 3)).as("only the index pool was copied").containsOnly(0);
+            assertThatThrownBy(() -> rank.hostView(0, KvComponent.MLA, 0)).isInstanceOf(NotHostMemoryException.class)
+                    .hasMessage("rank 3 mla layer 0 lies in device memory: only heap and pinned host buffers can be written in place from the host");
+        }
     }
 }

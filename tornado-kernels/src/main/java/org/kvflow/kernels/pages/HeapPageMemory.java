@@ -90,6 +90,13 @@ public final class HeapPageMemory implements PageMemory {
     }
 
     @Override
+    public ByteBuffer hostView(PageBuffer buffer, long offset, int length) {
+        HeapBuffer b = own(buffer);
+        ByteRangeException.check(b, offset, length);
+        return ByteBuffer.wrap(b.bytes, (int) offset, length).slice();
+    }
+
+    @Override
     public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
         HeapBuffer s = own(src);
         ByteRangeException.check(s, offset, length);

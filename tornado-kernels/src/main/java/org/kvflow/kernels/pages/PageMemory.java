@@ -46,6 +46,15 @@ public interface PageMemory extends AutoCloseable {
         read(src, firstPage * src.pageBytes(), pages * src.pageBytes(), dst, dstOffset);
     }
 
+    /**
+     * Bytes {@code [offset, offset + length)} of a host buffer (heap, or pinned for {@code cuda}) as
+     * a writable view, for decoders that fill pages in place (a journal restore into pinned staging).
+     *
+     * @throws NotHostMemoryException if {@code buffer} lies in device memory
+     * @throws ByteRangeException if the range does not lie inside the buffer
+     */
+    ByteBuffer hostView(PageBuffer buffer, long offset, int length);
+
     /** Feeds {@code length} bytes of {@code src} from byte {@code offset} to {@code checksum}. */
     void checksum(PageBuffer src, long offset, int length, Checksum checksum);
 

@@ -184,6 +184,18 @@ public final class PageStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Page {@code page} of {@code component} in {@code layer} as a writable view of the store's own
+     * bytes, for decoders that fill a host store in place (no copy).
+     *
+     * @throws NotHostMemoryException if the store lies in device memory
+     */
+    public ByteBuffer hostView(int layer, KvComponent component, long page) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        return memory.hostView(buffer(layer, component), page * bytes, bytes);
+    }
+
     /** Reads {@code count} pages of {@code component} in {@code layer} from {@code firstPage} into {@code dst} (filling {@code count} pages of it). */
     public void readPages(int layer, KvComponent component, long firstPage, int count, ByteBuffer dst) {
         checkRun(firstPage, count);
@@ -265,6 +277,21 @@ public final class PageStore implements AutoCloseable {
      * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its store
      */
     public void gatherFrom(List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages) {
+        gatherFrom(sources, srcPages, dstPages, KvComponent.values());
+    }
+
+    /**
+     * {@link #copyPagesFrom} of one component only (every layer): a restore that has one pool of a
+     * page staged and the other not yet.
+     *
+     * @throws IncompatibleStoresException if the stores differ in layout or page size
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its store
+     */
+    public void copyPagesFrom(PageStore src, KvComponent component, long[] srcPages, long[] dstPages) {
+        gatherFrom(List.of(src), List.of(srcPages), List.of(dstPages), component);
+    }
+
+    private void gatherFrom(List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages, KvComponent... components) {
         if (sources.size() != srcPages.size() || sources.size() != dstPages.size()) {
             throw new IllegalArgumentException(sources.size() + " sources with " + srcPages.size() + " source and " + dstPages.size()
                     + " destination page lists");
@@ -282,13 +309,13 @@ public final class PageStore implements AutoCloseable {
         for (int k = 0; k < sources.size(); k++) {
             PageStore src = sources.get(k);
             if (src.memory == memory) {
-                for (KvComponent component : KvComponent.values()) {
+                for (KvComponent component : components) {
                     for (int l = 0; l < layers(); l++) {
                         batch.add(new PageCopy(src.buffer(l, component), srcPages.get(k), buffer(l, component), dstPages.get(k)));
                     }
                 }
             } else {
-                stageFrom(src, srcPages.get(k), dstPages.get(k));
+                stageFrom(src, srcPages.get(k), dstPages.get(k), components);
             }
         }
         if (!batch.isEmpty()) {
@@ -297,8 +324,8 @@ public final class PageStore implements AutoCloseable {
     }
 
     /** Pages of a store in another memory, one page at a time through the host. */
-    private void stageFrom(PageStore src, long[] srcPages, long[] dstPages) {
-        for (KvComponent component : KvComponent.values()) {
+    private void stageFrom(PageStore src, long[] srcPages, long[] dstPages, KvComponent... components) {
+        for (KvComponent component : components) {
             int bytes = pageBytes(component);
             byte[] staged = new byte[bytes];
             for (int l = 0; l < layers(); l++) {

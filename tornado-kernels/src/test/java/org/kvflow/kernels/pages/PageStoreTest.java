@@ -43,6 +43,21 @@ class PageStoreTest {
     }
 
     @Test
+    void aHostViewWritesThePageInPlaceAndOneComponentCopiesAlone() {
+        HeapPageMemory memory = new HeapPageMemory();
+        PageStore staging = PageStore.allocateHost(memory, "staging", LAYOUT, PS, 2);
+        PageStore rank = PageStore.allocate(memory, "rank 0", LAYOUT, PS, 3);
+        byte[] mla = pattern(staging.mlaPageBytes(), 3);
+        staging.hostView(1, KvComponent.MLA, 1).put(mla);
+        staging.hostView(1, KvComponent.INDEX, 1).put(pattern(staging.indexPageBytes(), 4));
+        assertThat(staging.readPage(1, KvComponent.MLA, 1)).as("written through the view").isEqualTo(mla);
+        rank.copyPagesFrom(staging, KvComponent.MLA, new long[] {1}, new long[] {2});
+        assertThat(rank.readPage(1, KvComponent.MLA, 2)).isEqualTo(mla);
+        assertThat(rank.readPage(1, KvComponent.INDEX, 2)).as("the other component stays as it was").containsOnly(0);
+        assertThatThrownBy(() -> staging.hostView(0, KvComponent.MLA, 2)).isInstanceOf(PageOutOfRangeException.class);
+    }
+
+    @Test
     void listedPagesReadInListOrderWithOneReadPerRun() {
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         HeapPageMemory heap = new HeapPageMemory();
