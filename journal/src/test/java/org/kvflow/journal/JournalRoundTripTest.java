@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
@@ -95,7 +92,7 @@ class JournalRoundTripTest {
     void flippedByteIsReportedByIndexAndTheRestIsRestored() throws IOException {
         List<PageBackup> pages = TestPages.prompt(4, 4);
         List<Long> indices = write(pages);
-        flipByteOf(pages.get(5).payload());
+        TestPages.flipByteOf(dir, pages.get(5).payload());
         HostPageCache cache = new HostPageCache(1 << 20);
         ReplayReport report = replay(cache);
         assertThat(report.rejected()).hasSize(1);
@@ -206,27 +203,5 @@ class JournalRoundTripTest {
         JournalLayout other = new JournalLayout(8, TestPages.LAYOUT.layout());
         assertThatThrownBy(() -> HiCacheJournal.open(new JournalOptions(dir, other, RollPeriod.DAILY, System::currentTimeMillis, true)))
                 .isInstanceOf(JournalIoException.class).hasMessageContaining("holds a journal of ps 4");
-    }
-
-    /** Finds the payload's first 16 bytes in the cycle file and flips one byte in the middle of it. */
-    private void flipByteOf(byte[] payload) throws IOException {
-        byte[] needle = java.util.Arrays.copyOf(payload, 16);
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(p -> p.toString().endsWith(".cq4")).toList()) {
-                byte[] content = Files.readAllBytes(file);
-                for (int i = 0; i + needle.length <= content.length; i++) {
-                    if (java.util.Arrays.equals(content, i, i + needle.length, needle, 0, needle.length)) {
-                        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                            raf.seek(i + 100);
-                            int b = raf.read();
-                            raf.seek(i + 100);
-                            raf.write(b ^ 0x40);
-                        }
-                        return;
-                    }
-                }
-            }
-        }
-        throw new AssertionError("payload not found on disk");
     }
 }

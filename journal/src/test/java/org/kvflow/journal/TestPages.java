@@ -1,6 +1,10 @@
 package org.kvflow.journal;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -51,5 +55,27 @@ public final class TestPages {
             locs[k] = page * PS + k;
         }
         return locs;
+    }
+
+    /** Finds the payload's first 16 bytes in the cycle file and flips one byte in the middle of it. */
+    public static void flipByteOf(Path dir, byte[] payload) throws IOException {
+        byte[] needle = java.util.Arrays.copyOf(payload, 16);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.filter(p -> p.toString().endsWith(".cq4")).toList()) {
+                byte[] content = Files.readAllBytes(file);
+                for (int i = 0; i + needle.length <= content.length; i++) {
+                    if (java.util.Arrays.equals(content, i, i + needle.length, needle, 0, needle.length)) {
+                        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                            raf.seek(i + 100);
+                            int b = raf.read();
+                            raf.seek(i + 100);
+                            raf.write(b ^ 0x40);
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("payload not found on disk");
     }
 }

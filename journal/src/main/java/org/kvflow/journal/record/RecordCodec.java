@@ -1,7 +1,9 @@
 package org.kvflow.journal.record;
 
 import java.nio.ByteBuffer;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.util.zip.CRC32C;
 import net.openhft.chronicle.bytes.Bytes;
 import org.jspecify.annotations.Nullable;
@@ -119,25 +121,109 @@ public final class RecordCodec {
      */
     public Decoded read(Bytes<?> in, long index) {
         try {
-            int type = in.readUnsignedByte();
-            int version = in.readUnsignedShort();
-            if (version != FORMAT_VERSION) {
-                throw new RecordDecodeException("format version " + version + " is not supported (this build reads " + FORMAT_VERSION + ")");
-            }
-            return switch (type) {
-                case BACKUP -> readBackup(in, index, version);
-                case EVICT_HOST -> readEvict(in, index, version);
-                case CHECKPOINT -> readCheckpoint(in, index, version);
-                default -> throw new RecordDecodeException("unknown record type " + type);
+            return switch (readType(in)) {
+                case BACKUP -> readBackup(in, index);
+                case EVICT_HOST -> readEvict(in, index, FORMAT_VERSION);
+                case CHECKPOINT -> readCheckpoint(in, index, FORMAT_VERSION);
+                default -> throw new IllegalStateException("readType returns known types only");
             };
         } catch (RecordDecodeException e) {
             throw e;
         } catch (RuntimeException e) { // a truncated or garbled document: Chronicle reports reads past the end
-            throw new RecordDecodeException("unreadable record (" + e.getClass().getSimpleName() + ")");
+            throw unreadable(e);
         }
     }
 
-    private Decoded readBackup(Bytes<?> in, long index, int version) {
+    /**
+     * Decodes one record, a {@code BACKUP}'s payload straight into the buffers {@code target} names
+     * (from Chronicle's mapped bytes, checksummed as it lands); other records are passed over unread.
+     *
+     * @param in     the Chronicle document
+     * @param index  its queue index
+     * @param target where the payload goes, asked once the fields before it are read
+     * @return the backup's header and whether its payload was placed (false: the target skipped it,
+     *         unread); null when the record is not a {@code BACKUP}
+     * @throws RecordDecodeException naming what is wrong (truncated, unknown type, version or pool, bad CRC)
+     * @throws IllegalArgumentException if the target's buffers do not hold exactly the payload
+     */
+    public @Nullable Placed readPlaced(Bytes<?> in, long index, PayloadTarget target) {
+        try {
+            if (readType(in) != BACKUP) {
+                return null;
+            }
+            Head head = readHead(in, FORMAT_VERSION);
+            HiCachePool pool = pool(head.poolCode());
+            BackupHeader header = new BackupHeader(index, head.timestamp(), head.hash(), head.root() ? null : head.parent(), head.ownerRank(),
+                    head.position(), head.tokenIds().length, head.layers(), pool, head.length());
+            List<ByteBuffer> buffers = target.buffers(header);
+            if (buffers == null) {
+                in.readSkip(head.length() + 4L);
+                return new Placed(header, false);
+            }
+            long room = buffers.stream().mapToLong(ByteBuffer::remaining).sum();
+            if (room != head.length()) {
+                throw new IllegalArgumentException("buffers for " + header.key() + " at index " + Long.toHexString(index) + " hold " + room
+                        + " bytes, its payload " + head.length());
+            }
+            for (ByteBuffer buffer : buffers) {
+                while (buffer.hasRemaining()) {
+                    int n = Math.min(CRC_CHUNK, buffer.remaining());
+                    readInto(in, buffer, n);
+                    crc.update(buffer.slice(buffer.position(), n));
+                    buffer.position(buffer.position() + n);
+                }
+            }
+            checkTail(in, head);
+            return new Placed(header, true);
+        } catch (RecordDecodeException | IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw unreadable(e);
+        }
+    }
+
+    /** {@code n} payload bytes to {@code buffer} at its position (not moved): into direct memory as one native copy. */
+    private static void readInto(Bytes<?> in, ByteBuffer buffer, int n) {
+        if (n > in.readRemaining()) {
+            throw new RecordDecodeException("record ends " + (n - in.readRemaining()) + " bytes early");
+        }
+        if (buffer.hasArray()) {
+            in.read(buffer.array(), buffer.arrayOffset() + buffer.position(), n);
+        } else if (in.isDirectMemory()) {
+            in.unsafeRead(MemorySegment.ofBuffer(buffer).address(), n); // the segment starts at the buffer's position
+        } else {
+            byte[] chunk = new byte[n];
+            in.read(chunk, 0, n);
+            buffer.put(buffer.position(), chunk, 0, n);
+        }
+    }
+
+    /** Reads the type and version; returns a known type. */
+    private static int readType(Bytes<?> in) {
+        int type = in.readUnsignedByte();
+        int version = in.readUnsignedShort();
+        if (version != FORMAT_VERSION) {
+            throw new RecordDecodeException("format version " + version + " is not supported (this build reads " + FORMAT_VERSION + ")");
+        }
+        if (type != BACKUP && type != EVICT_HOST && type != CHECKPOINT) {
+            throw new RecordDecodeException("unknown record type " + type);
+        }
+        return type;
+    }
+
+    private static RecordDecodeException unreadable(RuntimeException e) {
+        return new RecordDecodeException("unreadable record (" + e.getClass().getSimpleName() + ")");
+    }
+
+    /** A BACKUP's fields before the payload; the checksum has run over them. */
+    private record Head(byte[] hash, byte[] parent, int ownerRank, int position, long timestamp, int[] tokenIds, int layers, int poolCode,
+                        int length) {
+        boolean root() {
+            return java.util.Arrays.equals(parent, NO_PARENT);
+        }
+    }
+
+    private Head readHead(Bytes<?> in, int version) {
         byte[] hash = readBytes(in, PageHashChain.HASH_BYTES);
         byte[] parent = readBytes(in, PageHashChain.HASH_BYTES);
         int ownerRank = in.readInt();
@@ -157,26 +243,42 @@ public final class RecordCodec {
         if (length < 0 || length > in.readRemaining() - 4) {
             throw new RecordDecodeException("payload length " + length + " does not fit the record");
         }
-        // the checksum runs over each chunk of the payload right after it is copied out of the mapped file, while it is in cache
         crcHead(version, hash, parent, tokenIds, layers, poolCode, length);
-        byte[] payload = new byte[length];
-        for (int at = 0; at < length; at += CRC_CHUNK) {
-            int n = Math.min(CRC_CHUNK, length - at);
-            in.read(payload, at, n);
-            crc.update(payload, at, n);
-        }
+        return new Head(hash, parent, ownerRank, position, timestamp, tokenIds, layers, poolCode, length);
+    }
+
+    /** Reads the stored CRC after the payload and checks it against the one computed; returns it. */
+    private int checkTail(Bytes<?> in, Head head) {
         int stored = in.readInt();
-        int computed = crcTail(ownerRank, position, timestamp);
+        int computed = crcTail(head.ownerRank(), head.position(), head.timestamp());
         if (stored != computed) {
             throw new RecordDecodeException(crcMessage(stored, computed));
         }
-        HiCachePool pool = HiCachePool.ofCode(poolCode);
+        return stored;
+    }
+
+    private static HiCachePool pool(int code) {
+        HiCachePool pool = HiCachePool.ofCode(code);
         if (pool == null) {
-            throw new RecordDecodeException("unknown pool " + poolCode);
+            throw new RecordDecodeException("unknown pool " + code);
         }
-        boolean root = java.util.Arrays.equals(parent, NO_PARENT);
-        PageBackup page = new PageBackup(hash, root ? null : parent, tokenIds, ownerRank, position, layers, pool, payload);
-        return new Decoded(new JournalRecord.Backup(index, timestamp, page), stored);
+        return pool;
+    }
+
+    private Decoded readBackup(Bytes<?> in, long index) {
+        Head head = readHead(in, FORMAT_VERSION);
+        // the checksum runs over each chunk of the payload right after it is copied out of the mapped file, while it is in cache
+        byte[] payload = new byte[head.length()];
+        for (int at = 0; at < payload.length; at += CRC_CHUNK) {
+            int n = Math.min(CRC_CHUNK, payload.length - at);
+            in.read(payload, at, n);
+            crc.update(payload, at, n);
+        }
+        int stored = checkTail(in, head);
+        HiCachePool pool = pool(head.poolCode());
+        PageBackup page = new PageBackup(head.hash(), head.root() ? null : head.parent(), head.tokenIds(), head.ownerRank(), head.position(),
+                head.layers(), pool, payload);
+        return new Decoded(new JournalRecord.Backup(index, head.timestamp(), page), stored);
     }
 
     private Decoded readEvict(Bytes<?> in, long index, int version) {
@@ -284,4 +386,13 @@ public final class RecordCodec {
      * @param crc    its stored CRC32C
      */
     public record Decoded(JournalRecord record, int crc) {}
+
+    /**
+     * A {@code BACKUP} decoded into a {@link PayloadTarget}'s buffers.
+     *
+     * @param header its fields before the payload
+     * @param placed true when the payload landed in the buffers and its CRC matched; false when the
+     *               target skipped it (unread, unchecked)
+     */
+    public record Placed(BackupHeader header, boolean placed) {}
 }

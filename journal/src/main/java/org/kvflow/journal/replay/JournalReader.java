@@ -10,6 +10,7 @@ import net.openhft.chronicle.wire.DocumentContext;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.JournalRecord;
+import org.kvflow.journal.record.PayloadTarget;
 import org.kvflow.journal.record.RecordCodec;
 import org.kvflow.journal.record.RecordDecodeException;
 
@@ -118,6 +119,49 @@ public final class JournalReader implements AutoCloseable {
                 }
                 String refusal = record instanceof JournalRecord.Checkpoint c ? checkCheckpoint(c) : null;
                 return new Item(index, record, refusal);
+            }
+        }
+    }
+
+    /**
+     * A {@code BACKUP} decoded in place, or the reason the record at {@code index} was refused.
+     *
+     * @param index   the record's queue index
+     * @param backup  the backup's header and whether its payload was placed, or null when refused
+     * @param refusal why it was refused, or null when read
+     */
+    public record PlacedItem(long index, RecordCodec.@Nullable Placed backup, @Nullable String refusal) {}
+
+    /**
+     * Reads on to the next {@code BACKUP}, its payload decoded straight into the buffers
+     * {@code target} names; other records pass unread. A backup from before a start time is
+     * skipped without asking the target.
+     *
+     * @param target where each payload goes
+     * @return the next backup, or an item that carries the refusal of a record that cannot be decoded; null at the end of what is written now
+     */
+    public @Nullable PlacedItem nextBackup(PayloadTarget target) {
+        PayloadTarget timed = header -> {
+            if (waitingForTime && header.timestampMillis() < notBefore) {
+                return null;
+            }
+            waitingForTime = false;
+            return target.buffers(header);
+        };
+        while (true) {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent()) {
+                    return null;
+                }
+                long index = dc.index();
+                try {
+                    RecordCodec.Placed placed = codec.readPlaced(dc.wire().bytes(), index, timed);
+                    if (placed != null && (placed.placed() || !waitingForTime)) {
+                        return new PlacedItem(index, placed, null);
+                    }
+                } catch (RecordDecodeException e) {
+                    return new PlacedItem(index, null, e.getMessage());
+                }
             }
         }
     }
