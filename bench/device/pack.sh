@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Here (not on the GPU machine): everything the bench/device scripts need there, into .device/
 # (git-ignored; name it in the device tool's carry), from this repository alone: the modules built,
-# the packed runtime (runtime.sh: device.tar.xz), and the test jars of tornado-kernels, cuda-fallback,
+# the packed runtime (runtime.sh: device.tar.xz), and the test jars of tornado-kernels, cuda-fallback, journal,
 # operators and dsl with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests.
 # Usage: bench/device/pack.sh [-o] (-o: Maven offline).
 set -euo pipefail
@@ -12,9 +12,10 @@ offline=""
 cd "$root"
 mvn -B -q $offline install -DskipTests
 bash "$root/bench/device/runtime.sh" $offline
-mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,operators,dsl
+mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,journal,operators,dsl
 cp tornado-kernels/target/kvflow-tornado-kernels-*-tests.jar .device/kernels-tests.jar
 cp cuda-fallback/target/kvflow-cuda-fallback-*-tests.jar .device/cuda-tests.jar
+cp journal/target/kvflow-journal-*-tests.jar .device/journal-tests.jar
 cp operators/target/kvflow-operators-*-tests.jar .device/operators-tests.jar
 cp dsl/target/kvflow-dsl-*-tests.jar .device/dsl-tests.jar
 for artifact in org.junit.platform:junit-platform-console-standalone:1.14.4 org.assertj:assertj-core:3.27.7 \

@@ -15,7 +15,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 selectors=()
 for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest operators.pipeline.DeviceResidentPoolsGpuTest \
-    operators.pipeline.DevicePipelineLifecycleGpuTest operators.pipeline.SharedEqualsReplicatedTest operators.backup.HiCacheBackupTest; do
+    operators.pipeline.DevicePipelineLifecycleGpuTest operators.pipeline.SharedEqualsReplicatedTest operators.backup.HiCacheBackupTest \
+    operators.backup.JournalPrefixRestoreTest; do
   selectors+=(--select-class "org.kvflow.$c")
 done
 (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g -Dkvflow.test.device=cuda "-XX:ErrorFile=$out/hs_err_%p.log" -cp "$device/lib/*:$jars/*" \

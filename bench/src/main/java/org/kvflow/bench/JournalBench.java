@@ -153,7 +153,7 @@ public final class JournalBench {
         new ProcessBuilder("sync").start().waitFor();
     }
 
-    private static boolean dropCaches() {
+    static boolean dropCaches() {
         try {
             sync();
             Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
@@ -163,7 +163,7 @@ public final class JournalBench {
         }
     }
 
-    private static Path fresh(Path dir) throws IOException {
+    static Path fresh(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (Stream<Path> walk = Files.walk(dir)) {
                 for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {

@@ -46,7 +46,7 @@ public final class KvGroup implements AutoCloseable {
         }
         this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
         this.model = model;
-        this.stores = model == null ? null : new RankStores(memory, model, pools.ownership(), layout, capacity.pagesPerRank());
+        this.stores = model == null ? null : RankStores.allocate(memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
         this.cache = prefixCaching ? new PrefixCache() : null;
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");

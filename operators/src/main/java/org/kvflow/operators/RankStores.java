@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.DebugMode;
+import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.pages.PageMemory;
@@ -24,7 +25,17 @@ public final class RankStores implements AutoCloseable {
     private final List<PageStore> stores;
     private final @Nullable PageStore reference;
 
-    RankStores(PageMemory memory, KvModel model, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
+    /**
+     * Allocates {@code pagesPerRank} zeroed pages of {@code kv} for each of the CP group's ranks in
+     * {@code memory} (and, in debug mode under shared KV, the heap reference).
+     *
+     * @throws OutOfDeviceMemoryException naming the pools' sizes when the memory cannot hold them; nothing stays allocated
+     */
+    public static RankStores allocate(PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
+        return new RankStores(memory, kv, ownership, layout, pagesPerRank);
+    }
+
+    private RankStores(PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.ownership = ownership;
         this.layout = layout;
@@ -32,12 +43,12 @@ public final class RankStores implements AutoCloseable {
         List<PageStore> all = new ArrayList<>();
         try {
             for (int r = 0; r < ownership.cpSize(); r++) {
-                all.add(PageStore.allocate(memory, "rank " + r, model.layout(), ps, pagesPerRank));
+                all.add(PageStore.allocate(memory, "rank " + r, kv, ps, pagesPerRank));
             }
         } catch (RuntimeException e) {
             all.forEach(PageStore::close);
             if (e instanceof OutOfDeviceMemoryException full) {
-                long perPage = model.layerCount() * (model.layout().mlaPageBytes(ps) + model.layout().indexPageBytes(ps));
+                long perPage = kv.shape().layers() * (kv.mlaPageBytes(ps) + kv.indexPageBytes(ps));
                 long asked = ownership.cpSize() * (long) pagesPerRank * perPage;
                 throw new OutOfDeviceMemoryException(full.memory(), "the pools of " + ownership.cpSize() + " CP ranks, " + pagesPerRank
                         + " pages of " + ps + " tokens each (" + perPage + " B a page, all layers); " + full.getMessage(), asked, full.freeBytes(), e);
@@ -46,7 +57,7 @@ public final class RankStores implements AutoCloseable {
         }
         this.stores = List.copyOf(all);
         this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()
-                ? PageStore.onHeap("replicated reference", model.layout(), ps, Math.toIntExact((long) ownership.cpSize() * pagesPerRank))
+                ? PageStore.onHeap("replicated reference", kv, ps, Math.toIntExact((long) ownership.cpSize() * pagesPerRank))
                 : null;
     }
 
