@@ -96,6 +96,11 @@ public final class CudaPageMemory implements PageMemory {
     private final Pointer staging = new Pointer();
     private final CUdeviceptr scratch = new CUdeviceptr();
     private long scratchBytes;
+    /** The copy table now in {@link #scratch} (its first {@link #uploadedLength} longs; -1: scratch holds something else). */
+    private long[] uploaded = new long[0];
+    private int uploadedLength = -1;
+    /** Where the next copy table is built before it is compared with the uploaded one. */
+    private long[] building = new long[0];
     private final CUevent kernelStart = new CUevent();
     private final CUevent kernelStop = new CUevent();
     private float lastKernelMillis = Float.NaN;
@@ -321,8 +326,9 @@ public final class CudaPageMemory implements PageMemory {
 
     /**
      * Page lists (each distinct list once), the table (per copy its page size in 16-byte units,
-     * list offset and pair count) and the buffers' addresses are staged together and go to the
-     * device scratch in one asynchronous copy; one launch; one sync.
+     * list offset and pair count) and the buffers' addresses, built on the heap; sent to the device
+     * scratch in one asynchronous copy only when they differ from the table already there (a view
+     * gathered again from the same pages sends nothing); one launch; one sync.
      */
     private void launchTable(List<PageCopy> copies, List<DeviceBuffer> from, List<DeviceBuffer> to) {
         int rows = copies.size();
@@ -336,28 +342,40 @@ public final class CudaPageMemory implements PageMemory {
             }
             widest = Math.max(widest, copy.srcPages().length);
         }
+        int length = 2 * pairs + 3 * rows + 2 * rows;
+        if (building.length < length) {
+            building = new long[length];
+        }
+        long[] table = building;
+        for (PageCopy copy : copies) {
+            int at = offsets.get(copy.srcPages());
+            System.arraycopy(copy.srcPages(), 0, table, at, copy.srcPages().length);
+            System.arraycopy(copy.dstPages(), 0, table, pairs + at, copy.dstPages().length);
+        }
+        int at = 2 * pairs;
+        for (PageCopy copy : copies) {
+            table[at++] = copy.src().pageBytes() / 16;
+            table[at++] = offsets.get(copy.srcPages());
+            table[at++] = copy.srcPages().length;
+        }
+        for (DeviceBuffer b : from) {
+            table[at++] = b.address.address();
+        }
+        for (DeviceBuffer b : to) {
+            table[at++] = b.address.address();
+        }
+        long bytes = (long) length * Sizeof.LONG;
+        if (uploadedLength != length || !java.util.Arrays.equals(table, 0, length, uploaded, 0, length)) {
+            ensureScratch(bytes);
+            staging.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(table, 0, length);
+            cuMemcpyHtoDAsync(scratch, staging, bytes, stream);
+            building = uploaded;
+            uploaded = table;
+            uploadedLength = length;
+        }
         long lists = 2L * pairs * Sizeof.LONG;
-        long meta = 3L * rows * Sizeof.LONG;
-        long addrs = 2L * rows * Sizeof.POINTER;
-        ensureScratch(lists + meta + addrs);
-        java.nio.LongBuffer staged = staging.getByteBuffer(0, lists + meta + addrs).order(ByteOrder.nativeOrder()).asLongBuffer();
-        java.util.Set<long[]> placed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (PageCopy copy : copies) {
-            if (placed.add(copy.srcPages())) {
-                int at = offsets.get(copy.srcPages());
-                staged.put(at, copy.srcPages());
-                staged.put(pairs + at, copy.dstPages());
-            }
-        }
-        staged.position(2 * pairs);
-        for (PageCopy copy : copies) {
-            staged.put(copy.src().pageBytes() / 16).put(offsets.get(copy.srcPages())).put(copy.srcPages().length);
-        }
-        from.forEach(b -> staged.put(b.address.address()));
-        to.forEach(b -> staged.put(b.address.address()));
-        cuMemcpyHtoDAsync(scratch, staging, lists + meta + addrs, stream);
         CUdeviceptr metaAt = scratch.withByteOffset(lists);
-        CUdeviceptr addrsAt = scratch.withByteOffset(lists + meta);
+        CUdeviceptr addrsAt = scratch.withByteOffset(lists + 3L * rows * Sizeof.LONG);
         long grid = (long) widest * SLICES;
         if (grid > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(widest + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
@@ -426,6 +444,7 @@ public final class CudaPageMemory implements PageMemory {
         int n = srcPages.length;
         long listBytes = 2L * n * Sizeof.LONG;
         ensureScratch(listBytes);
+        uploadedLength = -1; // the lists overwrite the copy table in scratch
         staging.getByteBuffer(0, listBytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(srcPages).put(dstPages);
         cuMemcpyHtoDAsync(scratch, staging, listBytes, stream);
         CUdeviceptr dstList = scratch.withByteOffset((long) n * Sizeof.LONG);
@@ -456,6 +475,7 @@ public final class CudaPageMemory implements PageMemory {
             return;
         }
         long size = Math.max(bytes, 1 << 20);
+        uploadedLength = -1;
         if (scratchBytes > 0) {
             cuMemFree(scratch);
             cuMemFreeHost(staging);

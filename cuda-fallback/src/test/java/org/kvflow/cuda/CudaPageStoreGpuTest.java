@@ -132,4 +132,40 @@ class CudaPageStoreGpuTest {
                     .hasMessage("rank 3 mla layer 0 lies in device memory: only heap and pinned host buffers can be written in place from the host");
         }
     }
+
+    /** The copy table stays on the device between gathers: changed lists, even in the same arrays, and other copies in between still give the right pages. */
+    @Test
+    void aGatherAfterTheSameOrChangedListsOrOtherCopiesMovesTheListedPages() {
+        int pages = 12;
+        try (PageStore a = PageStore.allocate(cuda, "owner a", LAYOUT, PS, pages);
+             PageStore b = PageStore.allocate(cuda, "owner b", LAYOUT, PS, pages);
+             PageStore view = PageStore.allocate(cuda, "view", LAYOUT, PS, 4)) {
+            fill(a, pages);
+            b.copyPagesFrom(a, new long[] {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+            long[] fromA = {3, 7};
+            long[] fromB = {0, 5};
+            long[] toA = {0, 1};
+            long[] toB = {2, 3};
+            for (int round = 0; round < 4; round++) {
+                if (round == 2) {
+                    fromA[0] = 9; // same arrays, new contents
+                    fromB[1] = 1;
+                }
+                if (round == 3) { // a plain page copy sends its own lists through the device scratch the table lives in
+                    org.kvflow.kernels.pages.PageBuffer x = cuda.allocate("x", 64, 16);
+                    org.kvflow.kernels.pages.PageBuffer y = cuda.allocate("y", 64, 16);
+                    cuda.copyPages(x, java.util.stream.LongStream.range(0, 64).toArray(), y, java.util.stream.LongStream.range(0, 64).toArray());
+                    cuda.free(x);
+                    cuda.free(y);
+                }
+                view.gatherFrom(java.util.List.of(a, b), java.util.List.of(fromA, fromB), java.util.List.of(toA, toB));
+                for (KvComponent c : KvComponent.values()) {
+                    for (int k = 0; k < 2; k++) {
+                        assertThat(view.readPage(c, toA[k])).as("round %d %s from a", round, c).isEqualTo(a.readPage(c, fromA[k]));
+                        assertThat(view.readPage(c, toB[k])).as("round %d %s from b", round, c).isEqualTo(b.readPage(c, fromB[k]));
+                    }
+                }
+            }
+        }
+    }
 }
