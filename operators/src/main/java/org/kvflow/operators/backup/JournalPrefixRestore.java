@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.journal.record.BackupHeader;
+import org.kvflow.journal.replay.JournalReadAhead;
 import org.kvflow.journal.replay.JournalReader;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
@@ -37,13 +38,17 @@ import org.kvflow.operators.RankStores;
  * pages goes to its ranks in one page copy per rank and pool, on a copier thread, while the reader
  * decodes the next batch into a second staging store. {@code readers} readers run side by side,
  * each with its own tailer, staging pair and copier, reader {@code k} taking the positions
- * {@code i} with {@code i % readers == k} and passing the other records by unread. A record whose
+ * {@code i} with {@code i % readers == k} and passing the other records by unread; a read-ahead
+ * thread reads the journal's files sequentially up to {@value #READ_AHEAD_WINDOW} bytes ahead of the
+ * slowest reader, so a cold restore runs at the disk's sequential pace. A record whose
  * check fails never reaches a rank store: its staged bytes are dropped and the record is reported.
  * The staging stores are held until {@link #close()}. Blocking; one restore at a time.
  */
 public final class JournalPrefixRestore implements AutoCloseable {
     /** The stage name the restore's host⇄device bytes are counted under. */
     public static final String STAGE = "kvflow.restore";
+    /** Bytes the journal's files are read ahead of the slowest reader. */
+    public static final long READ_AHEAD_WINDOW = 1L << 30;
 
     private final RankStores stores;
     private final int batchPages;
@@ -115,6 +120,7 @@ public final class JournalPrefixRestore implements AutoCloseable {
             positions.put(PageHashChain.key(pageHashes.get(i)), i);
         }
         int readers = staging.size();
+        List<Run> reading = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<Callable<Run>> work = new ArrayList<>();
         for (int k = 0; k < readers; k++) {
             int reader = k;
@@ -124,11 +130,16 @@ public final class JournalPrefixRestore implements AutoCloseable {
                     mine.put(key, position);
                 }
             });
-            work.add(() -> read(journal, new Run(staging.get(reader), mine, pageIds)));
+            work.add(() -> {
+                Run run = new Run(staging.get(reader), mine, pageIds);
+                reading.add(run);
+                return read(journal, run);
+            });
         }
         List<Run> runs = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(readers, r -> new Thread(r, "kvflow-restore-read"));
-        try {
+        try (JournalReadAhead ahead = JournalReadAhead.start(journal, READ_AHEAD_WINDOW,
+                () -> reading.size() < readers ? 0 : reading.stream().mapToLong(run -> run.passed).min().orElse(0))) {
             for (Future<Run> f : pool.invokeAll(work)) {
                 runs.add(f.get());
             }
@@ -213,6 +224,8 @@ public final class JournalPrefixRestore implements AutoCloseable {
         private int pendingSlot = -1;
         long bytes;
         long records;
+        /** Payload bytes of the backups this reader has passed: about how far into the files it is. */
+        volatile long passed;
 
         Run(PageStore[] staging, Map<String, Integer> positions, int[] pageIds) {
             this.staging = staging;
@@ -225,6 +238,7 @@ public final class JournalPrefixRestore implements AutoCloseable {
 
         /** The staging views a wanted record's payload lands in, or null to pass it by. */
         @Nullable List<ByteBuffer> buffers(BackupHeader header) {
+            passed += header.payloadLength();
             Integer position = positions.get(PageHashChain.key(header.pageHash()));
             if (position == null) {
                 return null;
