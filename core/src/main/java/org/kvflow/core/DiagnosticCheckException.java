@@ -5,4 +5,9 @@ public final class DiagnosticCheckException extends KvflowException {
     public DiagnosticCheckException(String message) {
         super("diagnostic check failed: " + message);
     }
+
+    @Override
+    public String code() {
+        return "DEBUG-CHECK";
+    }
 }

@@ -14,4 +14,9 @@ public final class TransferRejectedException extends KvflowException {
     public String requestId() {
         return requestId;
     }
+
+    @Override
+    public String code() {
+        return "PD-REJECTED";
+    }
 }

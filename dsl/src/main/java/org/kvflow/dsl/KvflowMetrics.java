@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.kvflow.core.KvflowException;
-import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
@@ -116,9 +115,6 @@ final class KvflowMetrics {
 
     /** A short, stable code for a failure: the validation kind, or the exception's simple name. */
     static String code(Throwable error) {
-        if (error instanceof PageGroupValidationException v) {
-            return v.kind().name();
-        }
-        return error instanceof KvflowException ? error.getClass().getSimpleName() : "INTERNAL";
+        return error instanceof KvflowException k ? k.code() : "INTERNAL";
     }
 }

@@ -182,7 +182,7 @@ public class DslTest {
                 .allSatisfy(m -> assertThat(m.getId().getTag("pipeline")).as("the default name").isEqualTo("kvflow"))
                 .allSatisfy(m -> assertThat(m.getId().getTag("run")).as("no tag that grows per run").isNull())
                 .allSatisfy(m -> assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank());
-        assertThat(registry.get("kvflow.rejections").tag("code", "AdmissionRejectedException").counter().count()).isEqualTo(1);
+        assertThat(registry.get("kvflow.rejections").tag("code", "ADM-REJECTED").counter().count()).isEqualTo(1);
         assertThat(registry.get("kvflow.batches").counter().count()).isPositive();
         assertThat(registry.get("kvflow.transfer.bytes").counter().count()).isPositive();
         assertThat(registry.get("kvflow.transfer.latency").timer().count()).isPositive();

@@ -22,4 +22,9 @@ public class JournalIoException extends KvflowException {
     public JournalIoException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    @Override
+    public String code() {
+        return "HC-JOURNAL";
+    }
 }

@@ -27,4 +27,9 @@ public final class AdmissionRejectedException extends KvflowException {
     public long capacityTokens() {
         return capacityTokens;
     }
+
+    @Override
+    public String code() {
+        return "ADM-REJECTED";
+    }
 }

@@ -7,4 +7,9 @@ public final class CpSharedKvBatchException extends KvflowException {
     public CpSharedKvBatchException(int batchSize) {
         super("CP shared-KV batch size > 1 without --enable-cp-shared-kv-prefill-bs-gt1 (batch of " + batchSize + ")");
     }
+
+    @Override
+    public String code() {
+        return "ADM-BATCH";
+    }
 }

@@ -14,4 +14,9 @@ public final class InvalidRequestException extends KvflowException {
     public String requestId() {
         return requestId;
     }
+
+    @Override
+    public String code() {
+        return "REQ-INVALID";
+    }
 }

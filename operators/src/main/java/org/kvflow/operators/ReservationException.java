@@ -17,4 +17,9 @@ public final class ReservationException extends KvflowException {
     public String requestId() {
         return requestId;
     }
+
+    @Override
+    public String code() {
+        return "ADM-RESERVATION";
+    }
 }

@@ -20,6 +20,7 @@ public final class ConfigValidationException extends KvflowException {
     }
 
     /** The primary code: the first failing check's. */
+    @Override
     public String code() {
         return errors.getFirst().code();
     }

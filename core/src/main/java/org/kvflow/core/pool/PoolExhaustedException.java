@@ -20,4 +20,9 @@ public final class PoolExhaustedException extends KvflowException {
     public long freePages() {
         return freePages;
     }
+
+    @Override
+    public String code() {
+        return "POOL-EXHAUSTED";
+    }
 }

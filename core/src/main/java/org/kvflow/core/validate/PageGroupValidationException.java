@@ -54,4 +54,10 @@ public final class PageGroupValidationException extends KvflowException {
     public String context() {
         return context;
     }
+
+    /** The violated rule's SPEC §9 kind ({@code MISALIGNED}, …). */
+    @Override
+    public String code() {
+        return kind().name();
+    }
 }

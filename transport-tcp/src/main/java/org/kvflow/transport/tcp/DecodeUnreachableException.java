@@ -11,4 +11,9 @@ public final class DecodeUnreachableException extends KvflowException {
     public DecodeUnreachableException(String message) {
         super(message);
     }
+
+    @Override
+    public String code() {
+        return "PD-UNREACHABLE";
+    }
 }

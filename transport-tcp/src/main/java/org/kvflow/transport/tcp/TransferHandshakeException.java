@@ -11,6 +11,7 @@ public final class TransferHandshakeException extends KvflowException {
         this.code = code;
     }
 
+    @Override
     public String code() {
         return code;
     }
