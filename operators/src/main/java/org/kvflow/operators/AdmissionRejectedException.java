@@ -8,6 +8,13 @@ public final class AdmissionRejectedException extends KvflowException {
     private final long neededTokens;
     private final long capacityTokens;
 
+    /**
+     * The refusal of one request.
+     *
+     * @param requestId      the request
+     * @param neededTokens   prompt plus decode reservation
+     * @param capacityTokens what the whole pool holds
+     */
     public AdmissionRejectedException(String requestId, long neededTokens, long capacityTokens) {
         super("request " + requestId + " needs " + neededTokens + " tokens (prompt + decode reservation); the pool holds "
                 + capacityTokens + " tokens in all");
@@ -16,14 +23,17 @@ public final class AdmissionRejectedException extends KvflowException {
         this.capacityTokens = capacityTokens;
     }
 
+    /** {@return the refused request's id} */
     public String requestId() {
         return requestId;
     }
 
+    /** {@return tokens the request needs: prompt plus decode reservation} */
     public long neededTokens() {
         return neededTokens;
     }
 
+    /** {@return tokens the whole pool holds} */
     public long capacityTokens() {
         return capacityTokens;
     }

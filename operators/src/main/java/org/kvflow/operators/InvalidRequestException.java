@@ -6,11 +6,18 @@ import org.kvflow.core.KvflowException;
 public final class InvalidRequestException extends KvflowException {
     private final String requestId;
 
+    /**
+     * The refusal of one request.
+     *
+     * @param requestId the request
+     * @param reason    what is wrong with it
+     */
     public InvalidRequestException(String requestId, String reason) {
         super("request " + requestId + ": " + reason);
         this.requestId = requestId;
     }
 
+    /** {@return the refused request's id} */
     public String requestId() {
         return requestId;
     }

@@ -55,10 +55,14 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
+     * A group with its rank stores on the Java heap.
+     *
+     * @param config        the CP shared-KV configuration
      * @param layout        shared KV or the replicated baseline
      * @param capacity      per-rank pool capacity
      * @param model         the model whose KV bytes are computed, or {@code null} to plan pages only
      * @param prefixCaching keep finished requests' full pages as a prefix cache
+     * @return the group
      */
     public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
                                  @Nullable KvModel model, boolean prefixCaching) {
@@ -69,13 +73,28 @@ public final class KvGroup implements AutoCloseable {
     /**
      * A group that also loads prefix pages from a host cache (SPEC §6.2 host hits, §11.3): pages
      * beyond the device prefix that the host holds are loaded into owner pages, not recomputed.
+     *
+     * @param config        the CP shared-KV configuration
+     * @param layout        shared KV or the replicated baseline
+     * @param capacity      per-rank pool capacity
+     * @param model         the model whose KV bytes are computed
+     * @param prefixCaching keep finished requests' full pages as a prefix cache
+     * @param hostCache     where host-hit pages are loaded from
+     * @return the group
      */
     public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
                                  KvModel model, boolean prefixCaching, HostPrefixSource hostCache) {
         return builder(config, layout, capacity).model(model).prefixCaching(prefixCaching).hostCache(hostCache).build();
     }
 
-    /** A group of {@code layout} pools of {@code capacity} per rank; the rest is optional. */
+    /**
+     * A group of {@code layout} pools of {@code capacity} per rank; the rest is optional.
+     *
+     * @param config   the CP shared-KV configuration
+     * @param layout   shared KV or the replicated baseline
+     * @param capacity per-rank pool capacity
+     * @return a builder
+     */
     public static Builder builder(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity) {
         return new Builder(config, layout, capacity);
     }
@@ -96,57 +115,112 @@ public final class KvGroup implements AutoCloseable {
             this.capacity = Objects.requireNonNull(capacity, "capacity");
         }
 
-        /** The model whose KV bytes the rank stores hold; without one the group plans pages only. */
+        /**
+         * The model whose KV bytes the rank stores hold; without one the group plans pages only.
+         *
+         * @param m the model
+         * @return this builder
+         */
         public Builder model(KvModel m) {
             this.model = Objects.requireNonNull(m, "model");
             return this;
         }
 
-        /** Keep finished requests' full pages as a device prefix cache. */
+        /**
+         * Keep finished requests' full pages as a device prefix cache.
+         *
+         * @param on whether to
+         * @return this builder
+         */
         public Builder prefixCaching(boolean on) {
             this.prefixCaching = on;
             return this;
         }
 
-        /** Load prefix pages the host cache holds instead of computing them (SPEC §6.2 host hits, §11.3); needs a model. */
+        /**
+         * Load prefix pages the host cache holds instead of computing them (SPEC §6.2 host hits, §11.3); needs a model.
+         *
+         * @param source the host cache
+         * @return this builder
+         */
         public Builder hostCache(HostPrefixSource source) {
             this.hostCache = Objects.requireNonNull(source, "hostCache");
             return this;
         }
 
-        /** Where the rank stores (and the full views built from them) live: a device memory puts the pools in GPU memory. */
+        /**
+         * Where the rank stores (and the full views built from them) live: a device memory puts the pools in GPU memory.
+         *
+         * @param m the page memory
+         * @return this builder
+         */
         public Builder memory(PageMemory m) {
             this.memory = Objects.requireNonNull(m, "memory");
             return this;
         }
 
+        /**
+         * Allocates the pools (and, with a model, the rank stores).
+         *
+         * @return the group
+         * @throws org.kvflow.kernels.pages.OutOfDeviceMemoryException naming the sizes when the memory cannot hold the stores
+         */
         public KvGroup build() {
             return new KvGroup(config, layout, capacity, model, prefixCaching, hostCache, memory);
         }
     }
 
-    /** The host cache pages are loaded from, or null. */
+    /**
+     * The host cache pages are loaded from.
+     *
+     * @return it, or null
+     */
     public @Nullable HostPrefixSource hostCache() {
         return hostCache;
     }
 
+    /**
+     * The configuration the group was built for.
+     *
+     * @return the configuration
+     */
     public CpSharedKvConfig config() {
         return config;
     }
 
+    /**
+     * Shared KV or the replicated baseline.
+     *
+     * @return the layout
+     */
     public PoolLayout layout() {
         return pools.layout();
     }
 
+    /**
+     * Which rank owns each logical page (SPEC §4).
+     *
+     * @return the ownership map
+     */
     public OwnershipMap ownership() {
         return pools.ownership();
     }
 
+    /**
+     * The model whose KV bytes the stores hold.
+     *
+     * @return it, or null when the group plans pages only
+     */
     public @Nullable KvModel model() {
         return model;
     }
 
-    /** The ranks' KV bytes; only with a model. */
+    /**
+     * The ranks' KV bytes; only with a model.
+     *
+     * @return the rank stores
+     * @throws IllegalStateException when the group plans pages only
+     */
     public RankStores stores() {
         if (stores == null) {
             throw new IllegalStateException("this group plans pages only; it has no KV bytes");
@@ -154,46 +228,94 @@ public final class KvGroup implements AutoCloseable {
         return stores;
     }
 
+    /**
+     * Logical capacity of the group's pools.
+     *
+     * @return tokens
+     */
     public synchronized long capacityTokens() {
         return pools.capacityTokens();
     }
 
-    /** SPEC §6.1 {@code remTotal} before decode reservations: free + evictable − reserved, in tokens. */
+    /**
+     * SPEC §6.1 {@code remTotal} before decode reservations: free + evictable − reserved.
+     *
+     * @return tokens
+     */
     public synchronized long budgetTokens() {
         return (pools.freePages() + evictablePages() - reservedPages) * config.pageSize();
     }
 
+    /**
+     * Physical pages in use, all ranks together.
+     *
+     * @return pages
+     */
     public synchronized long physicalPagesInUse() {
         return pools.physicalPagesInUse();
     }
 
-    /** Physical pages in use on one rank. */
+    /**
+     * Physical pages in use on one rank.
+     *
+     * @param rank the CP rank
+     * @return pages
+     */
     public synchronized int physicalPagesOnRank(int rank) {
         return pools.rank(rank).usedPages();
     }
 
-    /** Per-rank pool capacity (pages, page size, budget it came from). */
+    /**
+     * Per-rank pool capacity.
+     *
+     * @return pages, page size and the budget they came from
+     */
     public PoolCapacity capacity() {
         return pools.capacity();
     }
 
+    /**
+     * The most physical pages in use at once so far.
+     *
+     * @return pages
+     */
     public synchronized long peakPhysicalPages() {
         return pools.peakPhysicalPages();
     }
 
+    /**
+     * Requests tracked and not released.
+     *
+     * @return how many
+     */
     public synchronized int liveRequests() {
         return live.size();
     }
 
+    /**
+     * Pages reserved by admission and not yet allocated.
+     *
+     * @return pages
+     */
     public synchronized long reservedPages() {
         return reservedPages;
     }
 
+    /**
+     * Pages held by the device prefix cache.
+     *
+     * @return pages (0 without prefix caching)
+     */
     public synchronized int cachedPages() {
         return cache == null ? 0 : cache.size();
     }
 
-    /** Starts tracking a request (so cancellation can release it). */
+    /**
+     * Starts tracking a request (so cancellation can release it).
+     *
+     * @param request the request
+     * @return its state
+     */
     public synchronized RequestState track(PrefillRequest request) {
         RequestState state = new RequestState(request, config.pageSize(), cache != null || hostCache != null);
         live.add(state);
@@ -204,12 +326,21 @@ public final class KvGroup implements AutoCloseable {
      * Runs {@code pass} with the group's page accounting held still: the budget, prefix matches and
      * host hits it reads stay true until it returns, so the reservations it makes succeed as it
      * planned them. Admission forms each batch this way.
+     *
+     * @param <T>  what the pass returns
+     * @param pass the work to run
+     * @return what it returned
      */
     public synchronized <T> T withAccountingHeld(java.util.function.Supplier<T> pass) {
         return pass.get();
     }
 
-    /** Tokens of the longest cached prefix a request that has not started could reuse (at least one token is left to compute). */
+    /**
+     * Tokens of the longest cached prefix a request that has not started could reuse (at least one token is left to compute).
+     *
+     * @param state the request
+     * @return tokens, whole pages
+     */
     public synchronized int prefixMatchTokens(RequestState state) {
         if (cache == null || state.started) {
             return 0;
@@ -221,6 +352,9 @@ public final class KvGroup implements AutoCloseable {
     /**
      * Tokens a request that has not started could load from the host cache: whole pages right
      * after its device prefix, leaving at least one token to compute.
+     *
+     * @param state the request
+     * @return tokens, whole pages
      */
     public synchronized long hostHitTokens(RequestState state) {
         if (hostCache == null || state.started) {
@@ -232,7 +366,13 @@ public final class KvGroup implements AutoCloseable {
         return (long) Math.max(0, Math.min(loadable, maxPages - devicePages)) * config.pageSize();
     }
 
-    /** {@link #reserve(RequestState, long, long)} without a host hit. */
+    /**
+     * {@link #reserve(RequestState, long, long)} without a host hit.
+     *
+     * @param state       the request
+     * @param chunkTokens tokens of the next chunk
+     * @return whether the pages were reserved
+     */
     public synchronized boolean reserve(RequestState state, long chunkTokens) {
         return reserve(state, 0, chunkTokens);
     }
@@ -243,6 +383,12 @@ public final class KvGroup implements AutoCloseable {
      * reserves {@code hostTokens} (whole pages, loaded from the host cache) right after it. Returns
      * false, changing nothing, when free + evictable pages minus existing reservations cannot
      * cover it.
+     *
+     * @param state       the request
+     * @param hostTokens  tokens loaded from the host cache on the first chunk (whole pages), else 0
+     * @param chunkTokens tokens of the next chunk
+     * @return whether the pages were reserved
+     * @throws ReservationException if a host hit is asked for after the first chunk or is not whole pages
      */
     public synchronized boolean reserve(RequestState state, long hostTokens, long chunkTokens) {
         if (hostTokens != 0 && (state.started || hostTokens % config.pageSize() != 0)) {
@@ -284,6 +430,11 @@ public final class KvGroup implements AutoCloseable {
     /**
      * Turns the reservation of the next chunk into pages on their owners (SPEC §4.4), evicting
      * cached pages if the free list is short; on the first chunk this includes the host-hit pages.
+     *
+     * @param state       the request
+     * @param chunkTokens tokens of the chunk
+     * @return the logical pages allocated
+     * @throws ReservationException if the chunk needs more pages than the request reserved
      */
     public synchronized int[] allocate(RequestState state, long chunkTokens) {
         long tokens = chunkTokens + (state.hostAllocationPending ? (long) state.hostPages * config.pageSize() : 0);
@@ -309,6 +460,9 @@ public final class KvGroup implements AutoCloseable {
     /**
      * Releases a request's pages: with {@code keepInCache}, full pages go to the prefix cache (the
      * tail page is freed); otherwise all of its own pages are freed. Idempotent.
+     *
+     * @param state       the request
+     * @param keepInCache whether its full pages stay as prefix cache
      */
     public void release(RequestState state, boolean keepInCache) {
         synchronized (this) {
@@ -364,7 +518,11 @@ public final class KvGroup implements AutoCloseable {
         }
     }
 
-    /** Logical pages allocated but held by no live request and no cache entry: empty unless pages leaked. */
+    /**
+     * Logical pages allocated but held by no live request and no cache entry.
+     *
+     * @return the leaked pages: empty unless pages leaked
+     */
     public synchronized List<Integer> leakCheck() {
         Set<Integer> accounted = new HashSet<>();
         for (RequestState state : live) {
@@ -378,13 +536,22 @@ public final class KvGroup implements AutoCloseable {
         return leaked;
     }
 
-    /** Runs {@code listener} whenever pages come back; returns a handle that removes it. */
+    /**
+     * Runs {@code listener} whenever pages come back.
+     *
+     * @param listener what to run
+     * @return a handle that removes it
+     */
     public Runnable onPagesFreed(Runnable listener) {
         freeListeners.add(listener);
         return () -> freeListeners.remove(listener);
     }
 
-    /** How many listeners wait for freed pages: one per live admission subscriber, so a count that only grows is a leak. */
+    /**
+     * How many listeners wait for freed pages: one per live admission subscriber, so a count that only grows is a leak.
+     *
+     * @return how many
+     */
     public int pageListeners() {
         return freeListeners.size();
     }

@@ -19,7 +19,7 @@ public final class KvModel {
     private final SyntheticNsaLayer[] layers;
     private final KvLayout layout;
 
-    /** A builder: dims and dtype are required; one layer and seed 0 unless set. */
+    /** {@return a builder: dims and dtype are required; one layer and seed 0 unless set} */
     public static Builder builder() {
         return new Builder();
     }
@@ -33,32 +33,64 @@ public final class KvModel {
 
         private Builder() {}
 
+        /**
+         * The layer's dimensions.
+         *
+         * @param d the layer's dimensions
+         * @return this builder
+         */
         public Builder dims(NsaDims d) {
             dims = d;
             return this;
         }
 
+        /**
+         * How KV is stored.
+         *
+         * @param d how KV is stored (bf16 or fp8)
+         * @return this builder
+         */
         public Builder dtype(KvDtype d) {
             dtype = d;
             return this;
         }
 
+        /**
+         * How many layers.
+         *
+         * @param n how many layers
+         * @return this builder
+         */
         public Builder layers(int n) {
             layers = n;
             return this;
         }
 
-        /** Layer {@code l}'s weights come from seed {@code seed + l}. */
+        /**
+         * Layer {@code l}'s weights come from seed {@code seed + l}.
+         *
+         * @param s the seed
+         * @return this builder
+         */
         public Builder seed(long s) {
             seed = s;
             return this;
         }
 
+        /** {@return the model} */
         public KvModel build() {
             return new KvModel(Objects.requireNonNull(dims, "dims"), Objects.requireNonNull(dtype, "dtype"), layers, seed);
         }
     }
 
+    /**
+     * A model of {@code layers} synthetic layers.
+     *
+     * @param dims   the layer's dimensions
+     * @param dtype  how KV is stored
+     * @param layers how many layers (at least one)
+     * @param seed   layer {@code l}'s weights come from seed {@code seed + l}
+     */
     public KvModel(NsaDims dims, KvDtype dtype, int layers, long seed) {
         this.dims = Objects.requireNonNull(dims, "dims");
         this.dtype = Objects.requireNonNull(dtype, "dtype");
@@ -73,27 +105,37 @@ public final class KvModel {
         this.layout = dims.layout(dtype, layers);
     }
 
+    /** {@return the layer's dimensions} */
     public NsaDims dims() {
         return dims;
     }
 
+    /** {@return how KV is stored} */
     public KvDtype dtype() {
         return dtype;
     }
 
+    /** {@return the model's seed} */
     public long seed() {
         return seed;
     }
 
+    /** {@return how many layers} */
     public int layerCount() {
         return layers.length;
     }
 
+    /**
+     * Layer {@code l}'s weights.
+     *
+     * @param l the layer
+     * @return layer {@code l}
+     */
     public SyntheticNsaLayer layer(int l) {
         return layers[l];
     }
 
-    /** Byte layout of this model's rows. */
+    /** {@return byte layout of this model's rows} */
     public KvLayout layout() {
         return layout;
     }

@@ -11,6 +11,14 @@ public final class PrefillRequest {
     private final int[] tokenIds;
     private final int maxNew;
 
+    /**
+     * A request to prefill.
+     *
+     * @param id       the request's id
+     * @param tokenIds the prompt (copied)
+     * @param maxNew   tokens the decode side may generate (its pages are reserved at admission)
+     * @throws InvalidRequestException if the prompt is empty, a token id is negative or {@code maxNew} is
+     */
     public PrefillRequest(String id, int[] tokenIds, int maxNew) {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(tokenIds, "tokenIds");
@@ -30,24 +38,32 @@ public final class PrefillRequest {
         this.maxNew = maxNew;
     }
 
+    /** {@return the request's id} */
     public String id() {
         return id;
     }
 
-    /** Prompt length in tokens. */
+    /** {@return prompt length in tokens} */
     public int seqLen() {
         return tokenIds.length;
     }
 
+    /**
+     * Token {@code pos} of the prompt.
+     *
+     * @param pos a position in the prompt
+     * @return its token id
+     */
     public int tokenId(int pos) {
         return tokenIds[pos];
     }
 
-    /** A copy of the prompt. */
+    /** {@return a copy of the prompt} */
     public int[] tokenIds() {
         return tokenIds.clone();
     }
 
+    /** {@return tokens the decode side may generate} */
     public int maxNew() {
         return maxNew;
     }

@@ -29,6 +29,12 @@ public final class RankStores implements AutoCloseable {
      * Allocates {@code pagesPerRank} zeroed pages of {@code kv} for each of the CP group's ranks in
      * {@code memory} (and, in debug mode under shared KV, the heap reference).
      *
+     * @param memory       where the stores live
+     * @param kv           the KV layout of every page
+     * @param ownership    which rank owns each logical page
+     * @param layout       shared KV or the replicated baseline
+     * @param pagesPerRank pages of each rank's store
+     * @return the stores
      * @throws OutOfDeviceMemoryException naming the pools' sizes when the memory cannot hold them; nothing stays allocated
      */
     public static RankStores allocate(PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
@@ -61,37 +67,57 @@ public final class RankStores implements AutoCloseable {
                 : null;
     }
 
-    /** The memory every rank store (and every full view built from them) lives in. */
+    /** {@return the memory every rank store (and every full view built from them) lives in} */
     public PageMemory memory() {
         return memory;
     }
 
-    /** How many rank stores there are (the CP size). */
+    /** {@return how many rank stores there are (the CP size)} */
     public int ranks() {
         return stores.size();
     }
 
-    /** Rank {@code rank}'s store. */
+    /**
+     * Rank {@code rank}'s store.
+     *
+     * @param rank a CP rank
+     * @return its store
+     */
     public PageStore rank(int rank) {
         return stores.get(rank);
     }
 
-    /** The replicated reference of debug mode, or null when diagnostics are off or KV is replicated. */
+    /** {@return the replicated reference of debug mode, or null when diagnostics are off or KV is replicated} */
     public @Nullable PageStore reference() {
         return reference;
     }
 
-    /** The rank whose store holds logical page {@code page} (under replicated KV every rank does; rank 0 is named). */
+    /**
+     * The rank whose store holds logical page {@code page} (under replicated KV every rank does; rank 0 is named).
+     *
+     * @param page a logical page
+     * @return the rank
+     */
     public int holder(int page) {
         return layout == PoolLayout.SHARED ? ownership.owner(page) : 0;
     }
 
-    /** Physical page of logical page {@code page} on its holder's store (its owner's local page, or the id itself when replicated). */
+    /**
+     * Physical page of logical page {@code page} on its holder's store (its owner's local page, or the id itself when replicated).
+     *
+     * @param page a logical page
+     * @return the physical page
+     */
     public long physicalPage(int page) {
         return layout == PoolLayout.SHARED ? ownership.localPage(page) : page;
     }
 
-    /** The ranks that store logical page {@code page}: its owner under shared KV, every rank when replicated. */
+    /**
+     * The ranks that store logical page {@code page}: its owner under shared KV, every rank when replicated.
+     *
+     * @param page a logical page
+     * @return the ranks
+     */
     public int[] ranksStoring(int page) {
         if (layout == PoolLayout.SHARED) {
             return new int[] {ownership.owner(page)};

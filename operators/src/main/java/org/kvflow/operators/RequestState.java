@@ -48,30 +48,37 @@ public final class RequestState {
         }
     }
 
+    /** {@return the request} */
     public PrefillRequest request() {
         return request;
     }
 
+    /** {@return the request's id} */
     public String id() {
         return request.id();
     }
 
-    /** Chained hashes of the request's full pages (empty when neither cache is on). */
+    /** {@return chained hashes of the request's full pages (empty when neither cache is on)} */
     public List<byte[]> pageHashes() {
         return pageHashes;
     }
 
-    /** Pages loaded from the host cache instead of computed. */
+    /** {@return pages loaded from the host cache instead of computed} */
     public int hostPages() {
         return hostPages;
     }
 
-    /** Tokens reused instead of computed: the device prefix hit and the pages loaded from the host cache. */
+    /** {@return tokens reused instead of computed: the device prefix hit and the pages loaded from the host cache} */
     public int reusedTokens() {
         return (prefixPages + hostPages) * table.pageSize();
     }
 
-    /** Whether a chunk starting at {@code chunkStart} is the request's first, which also loads its host-hit pages. */
+    /**
+     * Whether a chunk starting at {@code chunkStart} is the request's first, which also loads its host-hit pages.
+     *
+     * @param chunkStart the chunk's first token
+     * @return whether it loads them
+     */
     public boolean loadsHostPages(long chunkStart) {
         return hostPages > 0 && chunkStart == (long) reusedTokens();
     }
@@ -81,37 +88,48 @@ public final class RequestState {
         return pageKeys;
     }
 
-    /** Tokens whose pages are allocated (prefix included): the start of the next chunk. */
+    /** {@return tokens whose pages are allocated (prefix included): the start of the next chunk} */
     public long filledTokens() {
         return table.seqLen();
     }
 
-    /** Tokens not yet handed to any batch. */
+    /** {@return tokens not yet handed to any batch} */
     public long remainingTokens() {
         return request.seqLen() - admittedTokens;
     }
 
-    /** Tokens of the device prefix hit (locked cached pages at the head of the table). */
+    /** {@return tokens of the device prefix hit (locked cached pages at the head of the table)} */
     public int prefixTokens() {
         return prefixPages * table.pageSize();
     }
 
-    /** The live page table (stages read it; only {@link KvGroup} changes it). */
+    /** {@return the live page table (stages read it; only {@link KvGroup} changes it)} */
     public RequestPageTable table() {
         return table;
     }
 
-    /** A copy of the logical page table {@code P}. */
+    /** {@return a copy of the logical page table {@code P}} */
     public int[] pageTable() {
         return table.pages();
     }
 
-    /** The logical KV loc of token {@code t} (SPEC §3.5). */
+    /**
+     * The logical KV loc of token {@code t} (SPEC §3.5).
+     *
+     * @param t a token position
+     * @return its loc
+     */
     public long loc(long t) {
         return reqToToken[Math.toIntExact(t)];
     }
 
-    /** A copy of the locs of tokens {@code [from, to)} of the ReqToTokenPool row. */
+    /**
+     * A copy of the locs of tokens {@code [from, to)} of the ReqToTokenPool row.
+     *
+     * @param from the first token
+     * @param to   one past the last
+     * @return the locs
+     */
     public long[] locs(long from, long to) {
         return Arrays.copyOfRange(reqToToken, Math.toIntExact(from), Math.toIntExact(to));
     }
@@ -121,7 +139,7 @@ public final class RequestState {
         reqToToken[t] = loc;
     }
 
-    /** True once its pages went back to the group (finished, failed or cancelled). */
+    /** {@return true once its pages went back to the group (finished, failed or cancelled)} */
     public boolean isReleased() {
         return released;
     }

@@ -9,11 +9,18 @@ import org.kvflow.core.KvflowException;
 public final class ReservationException extends KvflowException {
     private final String requestId;
 
+    /**
+     * The refusal of one request's chunk.
+     *
+     * @param requestId the request
+     * @param reason    what was refused, appended to the request's name
+     */
     public ReservationException(String requestId, String reason) {
         super("request " + requestId + reason);
         this.requestId = requestId;
     }
 
+    /** {@return the request's id} */
     public String requestId() {
         return requestId;
     }

@@ -11,6 +11,7 @@ import java.util.Objects;
  * @param maxNew     tokens the request may still generate (decode reservation)
  */
 public record AdmissionCandidate(String name, long extendLen, long hostHitLen, long maxNew) {
+    /** Checks the counts. */
     public AdmissionCandidate {
         Objects.requireNonNull(name, "name");
         if (extendLen < 1) {

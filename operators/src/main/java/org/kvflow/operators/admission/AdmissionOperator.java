@@ -21,6 +21,8 @@ public final class AdmissionOperator implements Function<Flux<PrefillRequest>, F
     private final int queueCapacity;
 
     /**
+     * Admission for one CP group.
+     *
      * @param group         the CP group whose pools bound admission
      * @param queueCapacity most requests waiting for admission at once (≥ 1)
      */

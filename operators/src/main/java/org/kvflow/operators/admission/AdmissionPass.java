@@ -11,10 +11,16 @@ import org.jspecify.annotations.Nullable;
  * @param stop     why the pass stopped
  */
 public record AdmissionPass(List<Admitted> admitted, @Nullable String chunked, AdmissionStop stop) {
+    /** Copies the admitted list. */
     public AdmissionPass {
         admitted = List.copyOf(admitted);
     }
 
-    /** One admitted request: its name and the extend tokens admitted this pass (after load-back and truncation). */
+    /**
+     * One admitted request.
+     *
+     * @param name      the request's name
+     * @param extendLen the extend tokens admitted this pass (after load-back and truncation)
+     */
     public record Admitted(String name, long extendLen) {}
 }

@@ -19,6 +19,15 @@ public final class PrefillAdder {
 
     private final CpSharedKvConfig config;
 
+    /**
+
+     * The SPEC §6 admission rules for one configuration.
+
+     *
+
+     * @param config the configuration whose caps and gate it applies
+
+     */
     public PrefillAdder(CpSharedKvConfig config) {
         this.config = Objects.requireNonNull(config, "config");
     }
@@ -30,6 +39,7 @@ public final class PrefillAdder {
      * @param curRem   the same pool view without the decode reservation
      * @param chunked  the chunked request in flight, or {@code null}
      * @param queue    waiting requests in queue order
+     * @return what was admitted, what is chunked, and why the pass stopped
      */
     public AdmissionPass pass(long remTotal, long curRem, @Nullable AdmissionCandidate chunked, List<AdmissionCandidate> queue) {
         if (chunked != null && config.chunkedPrefillSize() == null) {

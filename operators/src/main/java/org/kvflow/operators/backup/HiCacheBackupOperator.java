@@ -55,6 +55,11 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     private long failures;
 
     /**
+     * A stage that journals into {@code journal}, which its caller keeps and closes.
+     *
+     * @param group   the group whose rank stores hold the pages
+     * @param journal where the backups go
+     * @param policy  when a page is backed up
      * @throws IllegalArgumentException for {@code write_back}, which backs up on device eviction,
      *                                  and for a group without KV bytes
      */
@@ -75,6 +80,11 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     /**
      * A stage that journals into a HiCache journal it opens in {@code dir} (page size and row
      * layout from the group) and closes with {@link #close()}.
+     *
+     * @param group  the group whose rank stores hold the pages
+     * @param dir    the journal directory
+     * @param policy when a page is backed up
+     * @return the stage
      */
     public static HiCacheBackupOperator journaling(KvGroup group, Path dir, WritePolicy policy) {
         KvModel model = Objects.requireNonNull(group.model(), "the backup stage journals KV bytes: the group needs a KvModel");
@@ -97,12 +107,12 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
                 .name(STAGE);
     }
 
-    /** Pages written to the journal so far (each pool counts once). */
+    /** {@return pages written to the journal so far (each pool counts once)} */
     public synchronized long pagesJournaled() {
         return pagesJournaled;
     }
 
-    /** Backups the journal refused (full, unwritable); each was logged. */
+    /** {@return backups the journal refused (full, unwritable); each was logged} */
     public synchronized long failures() {
         return failures;
     }

@@ -11,6 +11,15 @@ import org.kvflow.operators.HostPrefixSource;
 public final class HostCacheSource implements HostPrefixSource {
     private final HostPageCache cache;
 
+    /**
+
+     * A host prefix source over a replayed cache.
+
+     *
+
+     * @param cache the replayed host cache
+
+     */
     public HostCacheSource(HostPageCache cache) {
         this.cache = Objects.requireNonNull(cache, "cache");
     }

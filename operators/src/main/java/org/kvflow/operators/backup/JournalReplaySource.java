@@ -19,6 +19,13 @@ import reactor.core.scheduler.Schedulers;
 public final class JournalReplaySource {
     private JournalReplaySource() {}
 
+    /**
+     * The pages of a journal's backups, from {@code start}.
+     *
+     * @param dir   the journal directory
+     * @param start where to begin
+     * @return the pages, read as demand arrives
+     */
     public static Flux<PageBackup> backups(Path dir, ReplayStart start) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(start, "start");

@@ -7,9 +7,18 @@ import org.kvflow.kernels.pages.PageStore;
  * A batch's full view (SPEC §7): the pages of its referenced set {@code R} gathered into one
  * store, compact page {@code k} holding logical page {@code R[k]} (first-occurrence order, SPEC
  * §7.1). Read-only once built; its pages live in the rank stores' memory until {@link #close()}.
+ *
+ * @param store           the view's pages
+ * @param referencedPages the referenced set {@code R}, in first-occurrence order
+ * @param viewPageOf      the view page of each logical page of {@code R}
  */
 public record FullView(PageStore store, long[] referencedPages, Map<Long, Integer> viewPageOf) implements AutoCloseable {
-    /** The view page holding logical page {@code page}. */
+    /**
+     * The view page holding logical page {@code page}.
+     *
+     * @param page a logical page of the batch's referenced set
+     * @return its view page
+     */
     public int viewPage(long page) {
         Integer k = viewPageOf.get(page);
         if (k == null) {

@@ -23,6 +23,11 @@ import org.kvflow.operators.RequestState;
 public final class FullViewMaterializer {
     private final KvGroup group;
 
+    /**
+     * Full views of the batches of one group.
+     *
+     * @param group the group whose rank stores the views are gathered from
+     */
     public FullViewMaterializer(KvGroup group) {
         this.group = group;
     }
@@ -32,6 +37,8 @@ public final class FullViewMaterializer {
      * row: full pages are validated as aligned contiguous groups; the partially filled tail page
      * (if any) is taken from its first token's loc.
      *
+     * @param state the request
+     * @return its logical pages, by position
      * @throws org.kvflow.core.validate.PageGroupValidationException naming the request and the bad group
      */
     public long[] referencedPages(RequestState state) {
@@ -48,7 +55,12 @@ public final class FullViewMaterializer {
         return referenced;
     }
 
-    /** Gathers the union of {@code tables} (batch order, then position order) into a new view, in the rank stores' memory. */
+    /**
+     * Gathers the union of {@code tables} (batch order, then position order) into a new view, in the rank stores' memory.
+     *
+     * @param tables the batch's requests' logical pages
+     * @return the view; close it
+     */
     public FullView gather(List<long[]> tables) {
         Map<Long, Integer> compact = new LinkedHashMap<>();
         for (long[] table : tables) {

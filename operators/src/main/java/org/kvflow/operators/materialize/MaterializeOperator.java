@@ -35,12 +35,23 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
     private final FullViewMaterializer materializer;
     private final Device device;
 
-    /** Attention on the plain-Java kernel device. */
+    /**
+     * Attention on the plain-Java kernel device.
+     *
+     * @param group   the group whose rank stores the views are gathered from
+     * @param sampler which query positions attention evaluates
+     */
     public MaterializeOperator(KvGroup group, QuerySampler sampler) {
         this(group, sampler, Devices.java());
     }
 
-    /** @param device where the attention kernels run (indexer scores and top-k, sparse attention) */
+    /**
+     * Attention on {@code device}.
+     *
+     * @param group   the group whose rank stores the views are gathered from
+     * @param sampler which query positions attention evaluates
+     * @param device  where the attention kernels run (indexer scores and top-k, sparse attention)
+     */
     public MaterializeOperator(KvGroup group, QuerySampler sampler, Device device) {
         this.group = Objects.requireNonNull(group, "group");
         this.sampler = Objects.requireNonNull(sampler, "sampler");

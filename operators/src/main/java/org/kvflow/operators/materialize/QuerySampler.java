@@ -9,18 +9,29 @@ import org.kvflow.operators.RequestState;
  * (just after the prefix hit), the last position, and seeded random ones in between, at most
  * {@code maxPerRequest} in all. Deterministic per request id, so shared and replicated runs
  * check the same positions.
+ *
+ * @param maxPerRequest the most positions a request is sampled at (0: none)
+ * @param seed          the seed of the random positions
  */
 public record QuerySampler(int maxPerRequest, long seed) {
     /** No attention checks (page planning, throughput runs). */
     public static final QuerySampler NONE = new QuerySampler(0, 0);
 
+    /** Checks the count. */
     public QuerySampler {
         if (maxPerRequest < 0) {
             throw new IllegalArgumentException("maxPerRequest must be >= 0, was " + maxPerRequest);
         }
     }
 
-    /** The sampled positions of {@code state} inside {@code [from, to)}, ascending. */
+    /**
+     * The sampled positions of {@code state} inside {@code [from, to)}, ascending.
+     *
+     * @param state the request
+     * @param from  the chunk's first token
+     * @param to    one past its last
+     * @return the positions
+     */
     public long[] positions(RequestState state, long from, long to) {
         if (maxPerRequest == 0) {
             return new long[0];

@@ -42,10 +42,14 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     private final Consumer<PrefillBatch> onBatch;
 
     /**
+     * A pipeline of admission, {@code stages} and transfer over one group.
+     *
+     * @param group         the CP group whose pools and stores it uses
      * @param queueCapacity most requests waiting for admission at once
      * @param stages        the stages after admission, in the order they run
      * @param scheduler     where the stages after admission run (one batch in flight); null: on
      *                      the thread that emits the batch
+     * @param backend       where finished pages go (the decode side)
      * @param onBatch       sees every batch admission emits (metrics)
      */
     public CpPrefillPipeline(KvGroup group, int queueCapacity, List<Stage> stages, TransferBackend backend, @Nullable Scheduler scheduler,
@@ -58,17 +62,33 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
         this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
     }
 
-    /** split → own → write → materialize, kernels on {@code device}: the order SPEC §13 runs them in. */
+    /**
+     * split → own → write → materialize, kernels on {@code device}: the order SPEC §13 runs them in.
+     *
+     * @param group   the group
+     * @param sampler which query positions attention evaluates
+     * @param device  where the kernels run
+     * @return the stages
+     */
     public static List<Stage> standardStages(KvGroup group, QuerySampler sampler, Device device) {
         return List.of(new SplitOperator(group)::apply, new ShardOperator(group)::apply, new OwnerWriteOperator(group, device)::apply,
                 new MaterializeOperator(group, sampler, device)::apply);
     }
 
-    /** The standard stages on the plain-Java device, run on the emitting thread. */
+    /**
+     * The standard stages on the plain-Java device, run on the emitting thread.
+     *
+     * @param group         the group
+     * @param backend       where finished pages go
+     * @param sampler       which query positions attention evaluates
+     * @param queueCapacity most requests waiting for admission at once
+     * @return the pipeline
+     */
     public static CpPrefillPipeline standard(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
         return new CpPrefillPipeline(group, queueCapacity, standardStages(group, sampler, Devices.java()), backend, null, batch -> { });
     }
 
+    /** {@return the group the pipeline runs over} */
     public KvGroup group() {
         return group;
     }

@@ -39,12 +39,21 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     private final KvGroup group;
     private final Device device;
 
-    /** Rows computed on the plain-Java kernel device. */
+    /**
+     * Rows computed on the plain-Java kernel device.
+     *
+     * @param group the group whose rank stores the rows go to
+     */
     public OwnerWriteOperator(KvGroup group) {
         this(group, Devices.java());
     }
 
-    /** @param device where the synthetic layer's rows are computed and quantised ({@link SyntheticRows}) */
+    /**
+     * Rows computed on {@code device}.
+     *
+     * @param group  the group whose rank stores the rows go to
+     * @param device where the synthetic layer's rows are computed and quantised ({@link SyntheticRows})
+     */
     public OwnerWriteOperator(KvGroup group, Device device) {
         this.group = Objects.requireNonNull(group, "group");
         this.device = Objects.requireNonNull(device, "device");

@@ -17,6 +17,15 @@ import reactor.core.publisher.Flux;
 public final class ShardOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     private final KvGroup group;
 
+    /**
+
+     * The page-ownership stage of one group.
+
+     *
+
+     * @param group the group whose pages it allocates
+
+     */
     public ShardOperator(KvGroup group) {
         this.group = Objects.requireNonNull(group, "group");
     }

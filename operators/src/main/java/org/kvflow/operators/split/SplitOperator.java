@@ -23,6 +23,15 @@ public final class SplitOperator implements Function<Flux<PrefillBatch>, Flux<Pr
     private final KvGroup group;
     private final CpSharedKvConfig config;
 
+    /**
+
+     * The CP split stage of one group.
+
+     *
+
+     * @param group the group whose configuration picks the split
+
+     */
     public SplitOperator(KvGroup group) {
         this.group = Objects.requireNonNull(group, "group");
         this.config = group.config();

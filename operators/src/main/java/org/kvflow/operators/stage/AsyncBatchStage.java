@@ -11,6 +11,11 @@ import reactor.core.publisher.Mono;
  */
 @FunctionalInterface
 public interface AsyncBatchStage {
-    /** The next value of {@code batch}, when the stage's work is done. */
+    /**
+     * The next value of {@code batch}, when the stage's work is done.
+     *
+     * @param batch the batch
+     * @return the next value
+     */
     Mono<PrefillBatch> apply(PrefillBatch batch);
 }

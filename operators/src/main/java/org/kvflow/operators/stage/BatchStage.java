@@ -10,7 +10,12 @@ import org.kvflow.operators.PrefillBatch;
  * that left the stage failed. One instance serves one subscription; {@link #close()} frees what it holds.
  */
 public interface BatchStage extends AutoCloseable {
-    /** The next value of {@code batch}. */
+    /**
+     * The next value of {@code batch}.
+     *
+     * @param batch the batch
+     * @return the next value
+     */
     PrefillBatch apply(PrefillBatch batch);
 
     /** Frees per-run resources (device buffers); called once when the run ends, however it ends. */

@@ -25,6 +25,10 @@ public final class StageOperator extends FluxOperator<PrefillBatch, PrefillBatch
     private final Supplier<? extends BatchStage> stages;
 
     /**
+     * Runs a stage over {@code source}.
+     *
+     * @param source the batches
+     * @param runner runs the stage on each batch and releases the pages of requests that failed in it
      * @param stages makes one stage instance per subscription
      */
     public StageOperator(Flux<? extends PrefillBatch> source, StageRunner runner, Supplier<? extends BatchStage> stages) {

@@ -16,18 +16,29 @@ public final class StageRunner {
     private final KvGroup group;
     private final String stageName;
 
-    /** @param stageName the stage's operator name ({@code kvflow.write}, …), under which its host traffic is counted */
+    /**
+     * A runner for one stage of {@code group}'s pipeline.
+     *
+     * @param group     the group whose pages failed requests release
+     * @param stageName the stage's operator name ({@code kvflow.write}, …), under which its host traffic is counted
+     */
     public StageRunner(KvGroup group, String stageName) {
         this.group = Objects.requireNonNull(group, "group");
         this.stageName = Objects.requireNonNull(stageName, "stageName");
     }
 
-    /** The name the stage's host traffic is counted under. */
+    /** {@return the name the stage's host traffic is counted under} */
     public String stageName() {
         return stageName;
     }
 
-    /** The batch after {@code stage}, with the pages of its newly failed requests back in the pools. */
+    /**
+     * The batch after {@code stage}, with the pages of its newly failed requests back in the pools.
+     *
+     * @param stage the stage
+     * @param batch the batch
+     * @return the next value of the batch
+     */
     public PrefillBatch run(BatchStage stage, PrefillBatch batch) {
         PrefillBatch next;
         try {
@@ -38,7 +49,13 @@ public final class StageRunner {
         return releaseFailed(next);
     }
 
-    /** {@link #run} for a stage whose work completes later (a transport call): the same failures, the same release. */
+    /**
+     * {@link #run} for a stage whose work completes later (a transport call): the same failures, the same release.
+     *
+     * @param stage the stage
+     * @param batch the batch
+     * @return the next value of the batch, when the stage is done
+     */
     public Mono<PrefillBatch> run(AsyncBatchStage stage, PrefillBatch batch) {
         return Mono.defer(() -> HostTraffic.during(stageName, () -> stage.apply(batch)))
                 .onErrorResume(RuntimeException.class, e -> Mono.just(batch.failActive(e)))

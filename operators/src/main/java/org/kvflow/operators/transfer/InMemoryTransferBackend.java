@@ -11,10 +11,16 @@ import reactor.core.publisher.Mono;
 public final class InMemoryTransferBackend implements TransferBackend {
     private final DecodeReceiver receiver;
 
+    /**
+     * A backend delivering into {@code receiver} in this process.
+     *
+     * @param receiver the decode side
+     */
     public InMemoryTransferBackend(DecodeReceiver receiver) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
     }
 
+    /** {@return the decode side} */
     public DecodeReceiver receiver() {
         return receiver;
     }

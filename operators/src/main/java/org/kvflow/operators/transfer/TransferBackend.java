@@ -22,7 +22,10 @@ public interface TransferBackend {
      * Handshake for one request: the decode side allocates its pages and answers with its page list
      * {@code D} (one decode page per logical page position).
      *
-     * @param senders prefill ranks that will each report completion exactly once
+     * @param requestId the request
+     * @param pageCount its logical pages
+     * @param senders   prefill ranks that will each report completion exactly once
+     * @return the decode page list, when the decode side answered
      */
     Mono<long[]> open(String requestId, int pageCount, int senders);
 
@@ -30,12 +33,29 @@ public interface TransferBackend {
      * Ships one run of pages from a prefill rank: pages {@code run.src()} of {@code source} (the
      * rank's store; read through it, wherever its memory is) to decode pages {@code run.dst()}.
      * {@code source} is {@code null} when the pipeline plans pages without KV bytes.
+     *
+     * @param requestId the request
+     * @param rank      the sending rank
+     * @param run       the pages
+     * @param source    the rank's store, or null
+     * @return completes when the decode side took the pages
      */
     Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source);
 
-    /** Rank {@code rank} has sent everything it owns of this request (also with zero pages). */
+    /**
+     * Rank {@code rank} has sent everything it owns of this request (also with zero pages).
+     *
+     * @param requestId the request
+     * @param rank      the rank
+     * @return completes when the decode side recorded it
+     */
     Mono<Void> complete(String requestId, int rank);
 
-    /** The request failed or was cancelled: the decode side frees its pages. Unknown ids are ignored. */
+    /**
+     * The request failed or was cancelled: the decode side frees its pages. Unknown ids are ignored.
+     *
+     * @param requestId the request
+     * @return completes when the decode side freed them
+     */
     Mono<Void> abort(String requestId);
 }

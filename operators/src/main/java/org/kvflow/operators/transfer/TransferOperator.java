@@ -57,6 +57,12 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
         }
     }
 
+    /**
+     * The transfer stage of one group.
+     *
+     * @param group   the group whose rank stores the pages are read from
+     * @param backend where they go
+     */
     public TransferOperator(KvGroup group, TransferBackend backend) {
         this.group = Objects.requireNonNull(group, "group");
         this.backend = Objects.requireNonNull(backend, "backend");
@@ -72,7 +78,7 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                 .name(TransferBackend.STAGE);
     }
 
-    /** Aborts every decode session still open (the stream was cancelled or failed); the aborts run when subscribed. */
+    /** {@return aborts every decode session still open (the stream was cancelled or failed); the aborts run when subscribed} */
     public Mono<Void> abortOpen() {
         return Flux.fromIterable(List.copyOf(open.keySet()))
                 .concatMap(id -> {

@@ -17,9 +17,14 @@ public final class TransferPlanner {
     /**
      * The plan of rank {@code rank} for the page-position slice {@code [start, end)}.
      *
+     * @param rank         the prefill rank
+     * @param ownership    which rank owns each logical page
+     * @param start        the slice's first position
+     * @param end          one past its last
      * @param prefillPages the request's page table {@code P} (logical page ids)
      * @param decodePages  the decode side's page list {@code D}, any length
      * @param lastChunk    whether this chunk completes the request
+     * @return the rank's plan
      */
     public static RankSendPlan plan(int rank, OwnershipMap ownership, int[] prefillPages, long[] decodePages,
                                     int start, int end, boolean lastChunk) {
@@ -38,7 +43,17 @@ public final class TransferPlanner {
         return new RankSendPlan(rank, pairs, groupRuns(src, dst), lastChunk);
     }
 
-    /** The plans of every rank {@code 0 .. cp-1}, ascending. */
+    /**
+     * The plans of every rank {@code 0 .. cp-1}, ascending.
+     *
+     * @param ownership    which rank owns each logical page
+     * @param prefillPages the request's page table {@code P}
+     * @param decodePages  the decode side's page list {@code D}
+     * @param start        the slice's first position
+     * @param end          one past its last
+     * @param lastChunk    whether this chunk completes the request
+     * @return one plan per rank
+     */
     public static List<RankSendPlan> planAll(OwnershipMap ownership, int[] prefillPages, long[] decodePages,
                                              int start, int end, boolean lastChunk) {
         List<RankSendPlan> plans = new ArrayList<>(ownership.cpSize());
@@ -52,7 +67,10 @@ public final class TransferPlanner {
      * Groups parallel page lists into runs that are contiguous on both sides (upstream's
      * {@code group_concurrent_contiguous}): a run breaks where either side is not previous + 1.
      *
-     * @throws KvflowException if both lists are non-empty and their lengths differ
+     * @param src the source pages
+     * @param dst the destination pages, pair by pair
+     * @return the runs
+     * @throws org.kvflow.core.KvflowException if both lists are non-empty and their lengths differ
      */
     public static List<PageRun> groupRuns(long[] src, long[] dst) {
         if (src.length == 0 || dst.length == 0) {
@@ -78,6 +96,10 @@ public final class TransferPlanner {
      * (SPEC §8.2): non-last chunks send only fully filled pages, so their end is floored to a page
      * boundary; the last chunk sends up to the prompt length, tail page included.
      *
+     * @param startToken the chunk's first token
+     * @param endToken   one past its last
+     * @param lastChunk  whether this chunk completes the request
+     * @param pageSize   tokens per page
      * @return {@code {firstPos, endPos}}
      */
     public static int[] chunkPageSlice(long startToken, long endToken, boolean lastChunk, int pageSize) {
@@ -91,6 +113,9 @@ public final class TransferPlanner {
      * Replicated-CP baseline (SPEC §4.2, §8.1): rank {@code r} sends the positional slice
      * {@code [start_r, start_r + count_r)} of an {@code n}-page list.
      *
+     * @param pageCount pages of the list
+     * @param cpSize    prefill ranks
+     * @param rank      the rank
      * @return {@code {start, count}}
      */
     public static int[] replicatedSlice(int pageCount, int cpSize, int rank) {
