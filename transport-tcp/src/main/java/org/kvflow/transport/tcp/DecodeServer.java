@@ -9,6 +9,9 @@ import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -38,11 +41,12 @@ import reactor.netty.tcp.TcpServer;
  *
  * <p>It trusts nothing a peer sends. Every length, count and rank read from a frame is checked
  * against the frame's remaining bytes and the request's negotiated size before anything is
- * allocated. A request belongs to the connection that opened it until it is ready: PAGES, COMPLETE
- * and ABORT for it from another connection are refused ({@code E-PD-OWNER}); once ready it is
- * decode's, and whoever consumes it may release it with ABORT. DIGEST and STATS are read-only and
- * open to any connection. When a connection closes, every request it opened that is not ready is
- * released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
+ * allocated. A request belongs to the prefill client that opened it until it is ready: every
+ * connection whose HELLO carried the same client id may send its PAGES, COMPLETE and ABORT (a
+ * client sends each CP rank's pages on a connection of its own), and any other connection is
+ * refused ({@code E-PD-OWNER}); once ready it is decode's, and whoever consumes it may release it
+ * with ABORT. DIGEST and STATS are read-only and open to any connection. When a client's last
+ * connection closes, every request it opened that is not ready is released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
  * nothing for {@link Limits#idle()}, is closed; past {@link Limits#maxConnections()} a new
  * connection is closed at once. Each refusal is one rate-limited log line, and the peer gets a
  * code and a short reason, never a stack trace or a class name.
@@ -83,6 +87,14 @@ public final class DecodeServer implements AutoCloseable {
     private final AtomicLong rejectedPages = new AtomicLong();
     private final AtomicInteger connections = new AtomicInteger();
     private final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
+    /** Prefill clients with a connection open, by client id; guarded by itself. */
+    private final Map<String, Client> clients = new HashMap<>();
+
+    /** One prefill client: how many of its connections are open, and the requests it opened. */
+    private static final class Client {
+        final Set<String> owned = ConcurrentHashMap.newKeySet();
+        int connections;
+    }
 
     private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
@@ -202,10 +214,11 @@ public final class DecodeServer implements AutoCloseable {
         server.disposeNow();
     }
 
-    /** One connection: the handshake state and the requests it opened. */
+    /** One connection: the handshake state and the client it speaks for. */
     private final class Session {
         private final String peer;
-        private final Set<String> owned = new HashSet<>();
+        private @Nullable Client client;
+        private @Nullable String clientId;
         private volatile boolean hello;
         private int layers;
         private int prefillCp;
@@ -244,7 +257,7 @@ public final class DecodeServer implements AutoCloseable {
                             owned(id);
                         }
                         receiver.release(id);
-                        owned.remove(id);
+                        owner().owned.remove(id);
                         yield Frames.ack();
                     }
                     case Frames.DIGEST -> {
@@ -270,12 +283,17 @@ public final class DecodeServer implements AutoCloseable {
             return Frames.reject(code, reason);
         }
 
-        /** {@code id}, if this connection opened it; a request another connection opened is refused. */
+        /** {@code id}, if this connection's client opened it; a request another client opened is refused. */
         private String owned(String id) {
-            if (!owned.contains(id) && receiver.pageCount(id) > 0) {
-                throw new Refusal("E-PD-OWNER", "request " + id + " was opened by another connection");
+            if (!owner().owned.contains(id) && receiver.pageCount(id) > 0) {
+                throw new Refusal("E-PD-OWNER", "request " + id + " was opened by another client");
             }
             return id;
+        }
+
+        /** The client this connection joined at HELLO (every other frame comes after it). */
+        private Client owner() {
+            return java.util.Objects.requireNonNull(client, "a frame before HELLO");
         }
 
         private byte[] open(Frames.Reader r) {
@@ -286,7 +304,7 @@ public final class DecodeServer implements AutoCloseable {
                 throw new TransferRejectedException(id, senders + " senders outside [1, " + prefillCp + "] (the prefill's CP size)");
             }
             long[] pages = receiver.open(id, pageCount, senders);
-            owned.add(id);
+            owner().owned.add(id);
             Frames.Writer w = new Frames.Writer(Frames.OPENED, 4 + 8 * pages.length).i32(pages.length);
             for (long p : pages) {
                 w.i64(p);
@@ -294,14 +312,37 @@ public final class DecodeServer implements AutoCloseable {
             return w.bytes();
         }
 
-        /** The connection closed: requests it opened and did not finish go back to the pool. */
+        /** The connection closed: if it was its client's last, the requests the client opened and did not finish go back to the pool. */
         void closed() {
-            for (String id : owned) {
+            Client c = client;
+            if (c == null) {
+                return;
+            }
+            synchronized (clients) {
+                if (--c.connections > 0) {
+                    return;
+                }
+                clients.remove(clientId);
+            }
+            for (String id : c.owned) {
                 if (!receiver.isReady(id)) {
                     receiver.release(id);
                 }
             }
-            owned.clear();
+            c.owned.clear();
+        }
+
+        /** This connection speaks for client {@code id} from now on. */
+        private void join(String id) {
+            if (client != null) {
+                throw new Refusal("E-PD-0", "HELLO twice on one connection");
+            }
+            synchronized (clients) {
+                Client c = clients.computeIfAbsent(id, k -> new Client());
+                c.connections++;
+                client = c;
+                clientId = id;
+            }
         }
 
         private byte[] hello(Frames.Reader r) {
@@ -327,6 +368,9 @@ public final class DecodeServer implements AutoCloseable {
             if (cp < 1 || cp > MAX_PREFILL_CP) {
                 throw new Refusal("E-PD-0", "prefill CP size " + cp + " outside [1, " + MAX_PREFILL_CP + "]");
             }
+            byte[] id = new byte[Frames.CLIENT_ID_BYTES];
+            r.raw(id, 0, id.length);
+            join(java.util.HexFormat.of().formatHex(id));
             hello = true;
             layers = clientLayers;
             prefillCp = cp;

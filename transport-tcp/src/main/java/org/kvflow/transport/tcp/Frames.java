@@ -8,11 +8,12 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The kvflow PD wire protocol, version 1: each frame is {@code length(LE32) ‖ type(u8) ‖ body},
+ * The kvflow PD wire protocol, version 2: each frame is {@code length(LE32) ‖ type(u8) ‖ body},
  * little-endian fields. The client sends one request frame and waits for its reply frame.
  *
  * <pre>
- * HELLO    magic "KVF1", pageSize, dtype(u8), layers, mlaRowBytes, indexRowBytes, prefillCp
+ * HELLO    magic "KVF2", pageSize, dtype(u8), layers, mlaRowBytes, indexRowBytes, prefillCp,
+ *          clientId (16 bytes: every connection of one prefill client sends the same)
  *          → HELLO_OK decodeCp | REJECT code message
  * OPEN     reqId, pageCount, senders                 → OPENED n × page | REJECT
  * PAGES    reqId, rank, dstStart(LE64), length, hasData(u8), length × crc32c, then per layer
@@ -25,7 +26,9 @@ import java.nio.charset.StandardCharsets;
  * Strings are {@code length(LE32) ‖ UTF-8}.
  */
 final class Frames {
-    static final int MAGIC = 0x3146564B; // "KVF1" little-endian
+    static final int MAGIC = 0x3246564B; // "KVF2" little-endian
+    /** Bytes of the client id a HELLO carries. */
+    static final int CLIENT_ID_BYTES = 16;
     static final byte HELLO = 1;
     static final byte OPEN = 2;
     static final byte PAGES = 3;

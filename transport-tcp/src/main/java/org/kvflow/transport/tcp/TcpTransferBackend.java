@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
@@ -30,15 +31,19 @@ import reactor.netty.tcp.TcpClient;
 
 /**
  * PD transfer backend {@code tcp} (SPEC §10.2): sends each rank's owned pages to a
- * {@link DecodeServer} by logical page position, a CRC32C per page, over one reactor-netty
- * connection, without blocking a thread. Runs are split into frames of at most
+ * {@link DecodeServer} by logical page position, a CRC32C per page, over reactor-netty
+ * connections, without blocking a thread: one connection per CP rank, so the ranks' streams run
+ * side by side (as Mooncake sends per rank), each rank's pages and completion on its own, and the
+ * request-wide calls (OPEN, ABORT, DIGEST, STATS) on rank 0's. Every connection's HELLO carries the
+ * same random client id, so the decode side lets all of them act on the requests this backend
+ * opened and no other peer. Runs are split into frames of at most
  * {@link #FRAME_BYTES}, built when they are written; at most four frames are in flight before the
  * next one is written, so the decode side's pace is the sender's (backpressure end to end) while
- * both sides work at once. The decode side answers every frame in order; replies are matched to
- * frames by that order. A call that gets no reply within {@code timeout}, or whose connection
- * breaks, fails with {@link DecodeUnreachableException} and drops the connection; the next call
- * reconnects (a restarted decode server is picked up). Calls may overlap; frames go out in the
- * order the calls write them.
+ * both sides work at once (per connection). The decode side answers every frame in order; replies
+ * are matched to frames by that order. A call that gets no reply within {@code timeout}, or whose
+ * connection breaks, fails with {@link DecodeUnreachableException} and drops that connection; the
+ * next call on it reconnects (a restarted decode server is picked up). Calls may overlap; on one
+ * connection frames go out in the order the calls write them.
  */
 public final class TcpTransferBackend implements TransferBackend, AutoCloseable {
     /** Largest frame the backend sends; larger runs are split into frames of whole pages. */
@@ -53,7 +58,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final int prefillCp;
     private final Duration timeout;
     private final @Nullable SslContext tls;
-    private final AtomicReference<@Nullable Mono<Session>> session = new AtomicReference<>();
+    /** One connection per CP rank: rank {@code r} sends on lane {@code r}; request-wide calls use lane 0. */
+    private final List<AtomicReference<@Nullable Mono<Session>>> lanes;
+    private final byte[] clientId = new byte[Frames.CLIENT_ID_BYTES];
     private final AtomicLong bytesSent = new AtomicLong();
 
     /**
@@ -76,23 +83,35 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         this.layout = layout;
         this.prefillCp = prefillCp;
         this.timeout = Objects.requireNonNull(timeout, "timeout");
+        if (prefillCp < 1) {
+            throw new IllegalArgumentException("prefill CP size must be >= 1, was " + prefillCp);
+        }
+        this.lanes = java.util.stream.IntStream.range(0, prefillCp).mapToObj(r -> new AtomicReference<@Nullable Mono<Session>>()).toList();
+        new java.security.SecureRandom().nextBytes(clientId);
     }
 
-    /** Connects and shakes hands (otherwise the first call does). */
+    /** Connects every rank's connection and shakes hands on each (otherwise the first call on each does). */
     public Mono<TcpTransferBackend> connect() {
-        return session().timeout(timeout, Mono.error(() -> unreachable("HELLO", null))).thenReturn(this);
+        return connectLanes(0).thenReturn(this);
     }
 
+    /** Every lane from {@code first} on connected and past HELLO (a lane already up costs nothing). */
+    private Mono<Void> connectLanes(int first) {
+        return Flux.range(first, lanes.size() - first).flatMap(this::session).then()
+                .timeout(timeout, Mono.error(() -> unreachable("HELLO", null)));
+    }
+
+    /** Connects every rank's connection that is not up yet (the ranks send right after), then opens the request on rank 0's. */
     @Override
     public Mono<long[]> open(String requestId, int pageCount, int senders) {
-        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.OPEN, 64).str(requestId).i32(pageCount).i32(senders).bytes()),
+        return connectLanes(1).then(call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.OPEN, 64).str(requestId).i32(pageCount).i32(senders).bytes()),
                 "OPEN " + requestId).map(r -> {
                     long[] pages = new long[r.i32()];
                     for (int i = 0; i < pages.length; i++) {
                         pages[i] = r.i64();
                     }
                     return pages;
-                });
+                }));
     }
 
     @Override
@@ -107,7 +126,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .flatMapSequential(f -> {
                     int done = f * pagesPerFrame;
                     int length = Math.min(pagesPerFrame, run.length() - done);
-                    return call(() -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
+                    return call(lane(rank), () -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
                             what).map(reply -> Optional.<TransferRejectedException>empty())
                             .onErrorResume(TransferRejectedException.class, e -> Mono.just(Optional.of(e)));
                 }, WINDOW, 1)
@@ -118,13 +137,13 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     @Override
     public Mono<Void> complete(String requestId, int rank) {
-        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.COMPLETE, 64).str(requestId).i32(rank).bytes()),
+        return call(lane(rank), () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.COMPLETE, 64).str(requestId).i32(rank).bytes()),
                 "COMPLETE " + requestId + " rank " + rank).then();
     }
 
     @Override
     public Mono<Void> abort(String requestId) {
-        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.ABORT, 64).str(requestId).bytes()), "ABORT " + requestId).then()
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.ABORT, 64).str(requestId).bytes()), "ABORT " + requestId).then()
                 // the decode side is gone: nothing of this request is left to free there
                 .onErrorResume(DecodeUnreachableException.class, e -> Mono.empty());
     }
@@ -172,13 +191,13 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */
     public Mono<Digest> digest(String requestId, long seqLen) {
-        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.DIGEST, 64).str(requestId).i64(seqLen).bytes()), "DIGEST " + requestId)
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.DIGEST, 64).str(requestId).i64(seqLen).bytes()), "DIGEST " + requestId)
                 .map(r -> new Digest(r.i64(), r.i32(), r.u8() == 1));
     }
 
     /** Pages the decode side refused, and its open sessions. */
     public Mono<long[]> stats() {
-        return call(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.STATS, 0).bytes()), "STATS").map(r -> new long[] {r.i64(), r.i32()});
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.STATS, 0).bytes()), "STATS").map(r -> new long[] {r.i64(), r.i32()});
     }
 
     /** Frame bytes sent so far (KV, checksums and headers). */
@@ -189,13 +208,25 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     /** A request's digest at the decode side. */
     public record Digest(long crc, int writtenPages, boolean ready) {}
 
-    /** Drops the connection (without waiting for it to close); a later call connects again. */
+    /** Drops every connection (without waiting for them to close); a later call connects again. */
     @Override
     public void close() {
-        Mono<Session> current = session.getAndSet(null);
+        for (int lane = 0; lane < lanes.size(); lane++) {
+            drop(lane);
+        }
+    }
+
+    /** Drops one rank's connection; the next call on it connects again. */
+    private void drop(int lane) {
+        Mono<Session> current = lanes.get(lane).getAndSet(null);
         if (current != null) {
             current.subscribe(Session::dispose, e -> { });
         }
+    }
+
+    /** The connection rank {@code rank} sends on. */
+    private int lane(int rank) {
+        return Math.floorMod(rank, lanes.size());
     }
 
     /**
@@ -204,10 +235,10 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      * {@link TransferHandshakeException}, which drops the connection); no reply within the timeout
      * or a broken connection is a {@link DecodeUnreachableException} and drops the connection.
      */
-    private Mono<Frames.Reader> call(Supplier<ByteBuf> frame, String what) {
-        return session().flatMap(s -> s.exchange(frame, what))
+    private Mono<Frames.Reader> call(int lane, Supplier<ByteBuf> frame, String what) {
+        return session(lane).flatMap(s -> s.exchange(frame, what))
                 .timeout(timeout, Mono.defer(() -> {
-                    close(); // forget the session: the next call reconnects
+                    drop(lane); // forget the connection: the next call on it reconnects
                     return Mono.error(unreachable(what, null));
                 }))
                 .map(reply -> parse(reply, what));
@@ -220,7 +251,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
             String code = r.str();
             String message = r.str();
             if (code.equals("E-PD-4") || code.equals("E-PD-3")) {
-                close(); // forget the session: the next call reconnects
+                close(); // forget the connections: the next call reconnects
                 throw new TransferHandshakeException(code, message);
             }
             throw new TransferRejectedException(subject(what), code + ": " + message);
@@ -240,26 +271,27 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         return words.length > 1 ? words[1] : what;
     }
 
-    /** The live session, connecting and shaking hands first when there is none (or the last one broke). */
-    private Mono<Session> session() {
+    /** Lane {@code lane}'s live connection, connecting and shaking hands first when there is none (or the last one broke). */
+    private Mono<Session> session(int lane) {
+        AtomicReference<@Nullable Mono<Session>> slot = lanes.get(lane);
         return Mono.defer(() -> {
-            Mono<Session> current = session.get();
+            Mono<Session> current = slot.get();
             if (current == null) {
                 Mono<Session> fresh = connectSession().cache();
-                current = session.compareAndSet(null, fresh) ? fresh : session.get();
+                current = slot.compareAndSet(null, fresh) ? fresh : slot.get();
                 if (current == null) {
-                    return session();
+                    return session(lane);
                 }
             }
             Mono<Session> used = current;
             return used.flatMap(s -> {
                 if (s.isClosed()) {
-                    session.compareAndSet(used, null);
-                    return session();
+                    slot.compareAndSet(used, null);
+                    return session(lane);
                 }
                 return Mono.just(s);
             }).onErrorResume(e -> {
-                session.compareAndSet(used, null);
+                slot.compareAndSet(used, null);
                 return Mono.error(e);
             });
         });
@@ -282,7 +314,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                         e -> new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e))
                 .map(Session::new)
                 .flatMap(s -> s.exchange(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(pageSize)
-                                .u8(dtype).i32(layers).i32(mlaRow).i32(indexRow).i32(prefillCp).bytes()), "HELLO")
+                                .u8(dtype).i32(layers).i32(mlaRow).i32(indexRow).i32(prefillCp).raw(clientId, 0, clientId.length).bytes()), "HELLO")
                         .map(reply -> {
                             int decodeCp = parse(reply, "HELLO").i32();
                             if (decodeCp != 1) {

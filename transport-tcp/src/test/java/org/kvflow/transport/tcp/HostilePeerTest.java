@@ -67,7 +67,7 @@ class HostilePeerTest {
     }
 
     @Test
-    void aRequestBelongsToTheConnectionThatOpenedIt() throws Exception {
+    void aRequestBelongsToTheClientThatOpenedIt() throws Exception {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
         PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 4);
         source.writeBytes(0, KvComponent.MLA, 7, new byte[] {42});
@@ -77,11 +77,11 @@ class HostilePeerTest {
             long[] d = honest.open("victim", 2, 1).block();
             stranger.hello(LAYOUT, 16, 1);
             Frames.Writer inject = new Frames.Writer(Frames.PAGES, 1 << 16).str("victim").i32(0).i64(d[0]).i32(1).u8(1).i32(0);
-            assertRefused(stranger.exchange(inject.bytes()), "E-PD-OWNER", "request victim was opened by another connection");
+            assertRefused(stranger.exchange(inject.bytes()), "E-PD-OWNER", "request victim was opened by another client");
             assertRefused(stranger.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("victim").i32(0).bytes()), "E-PD-OWNER",
-                    "request victim was opened by another connection");
+                    "request victim was opened by another client");
             assertRefused(stranger.exchange(new Frames.Writer(Frames.ABORT, 16).str("victim").bytes()), "E-PD-OWNER",
-                    "request victim was opened by another connection");
+                    "request victim was opened by another client");
             assertThat(receiver.pageCount("victim")).isEqualTo(2);
             honest.send("victim", 0, new PageRun(0, d[0], 2), source).block();
             honest.complete("victim", 0).block();
@@ -96,6 +96,53 @@ class HostilePeerTest {
     }
 
     @Test
+    void eachRankSendsOnItsOwnConnectionAndTheRequestOutlivesAllButItsClientsLastConnection() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 4);
+        for (int p = 0; p < 4; p++) {
+            source.writeBytes(0, KvComponent.MLA, (long) p * source.mlaPageBytes(), new byte[] {(byte) (10 + p)});
+        }
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0)) {
+            try (TcpTransferBackend cp4 = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 4, TIMEOUT)) {
+                cp4.connect().block();
+                assertThat(server.connections()).as("one connection per rank").isEqualTo(4);
+                long[] d = cp4.open("spread", 4, 4).block();
+                for (int rank = 0; rank < 4; rank++) {
+                    cp4.send("spread", rank, new PageRun(rank, d[rank], 1), source).block();
+                    cp4.complete("spread", rank).block();
+                }
+                assertThat(receiver.isReady("spread")).isTrue();
+                for (int p = 0; p < 4; p++) {
+                    assertThat(receiver.store().readBytes(0, KvComponent.MLA, d[p] * receiver.store().mlaPageBytes(), 1)[0]).isEqualTo((byte) (10 + p));
+                }
+                assertThat(cp4.abort("spread").block()).isNull();
+            }
+            byte[] client = new byte[Frames.CLIENT_ID_BYTES];
+            client[0] = 7;
+            try (RawPeer rank0 = new RawPeer(server.port()); RawPeer rank1 = new RawPeer(server.port());
+                 RawPeer stranger = new RawPeer(server.port())) {
+                rank0.hello(LAYOUT, 16, 2, client);
+                rank1.hello(LAYOUT, 16, 2, client);
+                stranger.hello(LAYOUT, 16, 2);
+                assertRefused(rank1.exchange(new Frames.Writer(Frames.HELLO, 48).i32(Frames.MAGIC).i32(16).u8(LAYOUT.dtype().ordinal())
+                        .i32(LAYOUT.shape().layers()).i32(LAYOUT.mlaRowBytes()).i32(LAYOUT.indexRowBytes()).i32(2)
+                        .raw(client, 0, client.length).bytes()), "E-PD-0", "HELLO twice on one connection");
+                rank0.open("shared", 2, 2);
+                assertThat(rank1.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("shared").i32(1).bytes()).type())
+                        .as("the same client's other connection").isEqualTo(Frames.ACK);
+                assertRefused(stranger.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("shared").i32(0).bytes()), "E-PD-OWNER",
+                        "request shared was opened by another client");
+                rank0.close();
+                TimeUnit.MILLISECONDS.sleep(200);
+                assertThat(receiver.pageCount("shared")).as("the client still has a connection").isEqualTo(2);
+                rank1.close();
+                waitUntil(() -> receiver.pageCount("shared") == 0);
+                assertThat(receiver.pagesInUse()).as("released with the client's last connection").isZero();
+            }
+        }
+    }
+
+    @Test
     void requestsAConnectionLeavesUnfinishedAreReleased() throws Exception {
         DecodeReceiver receiver = new DecodeReceiver(8192, 16, null);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0)) {
@@ -105,7 +152,7 @@ class HostilePeerTest {
             }
             try (RawPeer hoarder = new RawPeer(server.port())) {
                 assertThat(hoarder.exchange(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(16).u8(0).i32(0).i32(0).i32(0).i32(1)
-                        .bytes()).type()).isEqualTo(Frames.HELLO_OK);
+                        .raw(new byte[Frames.CLIENT_ID_BYTES], 0, Frames.CLIENT_ID_BYTES).bytes()).type()).isEqualTo(Frames.HELLO_OK);
                 assertThat(hoarder.open("hoard", 8191, 1)).hasSize(8191);
                 assertThat(receiver.pagesInUse()).isEqualTo(8191);
             }
@@ -126,7 +173,7 @@ class HostilePeerTest {
             }
             try (RawPeer idle = new RawPeer(server.port())) {
                 assertThat(idle.exchange(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(16).u8(0).i32(0).i32(0).i32(0).i32(1)
-                        .bytes()).type()).isEqualTo(Frames.HELLO_OK);
+                        .raw(new byte[Frames.CLIENT_ID_BYTES], 0, Frames.CLIENT_ID_BYTES).bytes()).type()).isEqualTo(Frames.HELLO_OK);
                 assertThat(idle.closedWithin(Duration.ofSeconds(3))).as("closed when idle").isTrue();
             }
             waitUntil(() -> server.connections() == 0);

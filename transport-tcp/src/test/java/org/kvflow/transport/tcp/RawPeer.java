@@ -34,10 +34,18 @@ final class RawPeer implements AutoCloseable {
         return reply == null ? null : new Frames.Reader(reply);
     }
 
-    /** Says HELLO for {@code layout}, page size {@code pageSize}, prefill CP {@code cp}; returns the reply. */
+    /** Says HELLO for {@code layout}, page size {@code pageSize}, prefill CP {@code cp}, as a client of its own; returns the reply. */
     Frames.@Nullable Reader hello(KvLayout layout, int pageSize, int cp) throws InterruptedException {
-        return exchange(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(pageSize).u8(layout.dtype().ordinal())
-                .i32(layout.shape().layers()).i32(layout.mlaRowBytes()).i32(layout.indexRowBytes()).i32(cp).bytes());
+        byte[] own = new byte[Frames.CLIENT_ID_BYTES];
+        new java.util.SplittableRandom().nextBytes(own);
+        return hello(layout, pageSize, cp, own);
+    }
+
+    /** Says HELLO as client {@code clientId} (16 bytes): connections with the same id act for one client. */
+    Frames.@Nullable Reader hello(KvLayout layout, int pageSize, int cp, byte[] clientId) throws InterruptedException {
+        return exchange(new Frames.Writer(Frames.HELLO, 48).i32(Frames.MAGIC).i32(pageSize).u8(layout.dtype().ordinal())
+                .i32(layout.shape().layers()).i32(layout.mlaRowBytes()).i32(layout.indexRowBytes()).i32(cp)
+                .raw(clientId, 0, clientId.length).bytes());
     }
 
     /** Opens {@code id} of {@code pages} pages from {@code senders} ranks; returns its decode pages. */
