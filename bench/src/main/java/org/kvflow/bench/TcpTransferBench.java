@@ -24,7 +24,9 @@ import org.kvflow.operators.transfer.PageRun;
  * PD transfer over loopback: pages of the fp8 MLA + indexer layout (page 64, 2 layers) sent by
  * the {@code tcp} backend to a {@link DecodeServer} in this JVM, against a plain blocking socket
  * copy of the same bytes in the same frame sizes with a one-byte reply per frame, in the same run.
- * Usage: {@code TcpTransferBench [pages] [runs]}.
+ * With {@code ranks} above 1, the pages are split into that many CP ranks' shares, each sent on the
+ * rank's own connection at once, against as many plain sockets in parallel.
+ * Usage: {@code TcpTransferBench [pages] [runs] [ranks]}.
  */
 public final class TcpTransferBench {
     private TcpTransferBench() {}
@@ -33,6 +35,7 @@ public final class TcpTransferBench {
         DebugMode.refuseBenchmark("TcpTransferBench");
         int pages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        int ranks = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         var layout = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 2);
         PageStore source = PageStore.onHeap("prefill rank", layout, 64, pages);
         SplittableRandom random = new SplittableRandom(3);
@@ -49,65 +52,106 @@ public final class TcpTransferBench {
         long perPage = 2L * (source.mlaPageBytes() + source.indexPageBytes());
         long payload = perPage * pages;
         int pagesPerFrame = (int) Math.max(1, TcpTransferBackend.FRAME_BYTES / perPage); // the same frames as the tcp backend
-        System.out.printf(Locale.ROOT, "{\"pages\":%d,\"payloadBytes\":%d,\"pagesPerFrame\":%d}%n", pages, payload, pagesPerFrame);
+        System.out.printf(Locale.ROOT, "{\"pages\":%d,\"payloadBytes\":%d,\"pagesPerFrame\":%d,\"ranks\":%d}%n", pages, payload, pagesPerFrame,
+                ranks);
         DecodeReceiver receiver = new DecodeReceiver(pages + 1, 64, layout);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
-             TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 64, layout, 1, Duration.ofSeconds(60));
+             TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 64, layout, ranks, Duration.ofSeconds(60));
              PlainSink sink = new PlainSink()) {
             client.connect().block();
             for (int run = 0; run < runs; run++) {
                 String id = "run" + run;
                 long start = System.nanoTime();
-                long[] d = client.open(id, pages, 1).block();
-                client.send(id, 0, new PageRun(0, d[0], pages), source).block();
-                client.complete(id, 0).block();
+                long[] d = client.open(id, pages, ranks).block();
+                reactor.core.publisher.Flux.range(0, ranks).flatMap(r -> {
+                    int from = share(pages, ranks, r);
+                    int to = share(pages, ranks, r + 1);
+                    return client.send(id, r, new PageRun(from, d[from], to - from), source).then(client.complete(id, r));
+                }, ranks).blockLast();
                 double kvflow = payload / ((System.nanoTime() - start) / 1e9) / 1e9;
                 client.abort(id).block();
-                double plain = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame) / 1e9;
+                double plain = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame, ranks) / 1e9;
                 System.out.printf(Locale.ROOT, "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f}%n",
                         run, kvflow, plain, kvflow / plain);
             }
         }
     }
 
-    /** A plain blocking socket pair: frames of the same bytes, a one-byte reply after each. */
+    /** The first page of rank {@code r}'s share when {@code pages} are split over {@code ranks}. */
+    private static int share(int pages, int ranks, int r) {
+        return (int) ((long) pages * r / ranks);
+    }
+
+    /** Plain blocking sockets: frames of the same bytes, a one-byte reply after each; a reader thread per connection. */
     private static final class PlainSink implements AutoCloseable {
         private final ServerSocket server = new ServerSocket(0);
-        private final Thread reader;
+        private final java.util.List<Socket> clients = new java.util.ArrayList<>();
 
         PlainSink() throws IOException {
-            reader = new Thread(() -> {
-                try (Socket s = server.accept(); DataInputStream in = new DataInputStream(s.getInputStream());
-                     OutputStream out = s.getOutputStream()) {
-                    byte[] buffer = new byte[TcpTransferBackend.FRAME_BYTES + 64];
+            Thread acceptor = new Thread(() -> {
+                try {
                     while (true) {
-                        int length = in.readInt();
-                        in.readFully(buffer, 0, length);
-                        out.write(1);
-                        out.flush();
+                        Socket s = server.accept();
+                        Thread reader = new Thread(() -> read(s), "plain-sink");
+                        reader.setDaemon(true);
+                        reader.start();
                     }
                 } catch (IOException done) {
-                    // the client closed: the benchmark is over
+                    // the server socket closed: the benchmark is over
                 }
-            }, "plain-sink");
-            reader.setDaemon(true);
-            reader.start();
+            }, "plain-accept");
+            acceptor.setDaemon(true);
+            acceptor.start();
         }
 
-        private Socket client;
-
-        /** Bytes per second of copying every page (heap copies of the store's layers) in frames of {@code pagesPerFrame}. */
-        double copy(byte[][] mla, byte[][] index, int mlaPageBytes, int indexPageBytes, int pagesPerFrame) throws IOException {
-            if (client == null) {
-                client = new Socket("127.0.0.1", server.getLocalPort());
+        private static void read(Socket s) {
+            try (s; DataInputStream in = new DataInputStream(s.getInputStream()); OutputStream out = s.getOutputStream()) {
+                byte[] buffer = new byte[TcpTransferBackend.FRAME_BYTES + 64];
+                while (true) {
+                    int length = in.readInt();
+                    in.readFully(buffer, 0, length);
+                    out.write(1);
+                    out.flush();
+                }
+            } catch (IOException done) {
+                // the client closed: the benchmark is over
             }
+        }
+
+        /** Bytes per second of copying every page in frames of {@code pagesPerFrame}, the pages split over {@code streams} sockets sent at once. */
+        double copy(byte[][] mla, byte[][] index, int mlaPageBytes, int indexPageBytes, int pagesPerFrame, int streams) throws Exception {
+            while (clients.size() < streams) {
+                clients.add(new Socket("127.0.0.1", server.getLocalPort()));
+            }
+            int pages = mla[0].length / mlaPageBytes;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(streams);
+            try {
+                long start = System.nanoTime();
+                java.util.List<java.util.concurrent.Future<Long>> sent = new java.util.ArrayList<>();
+                for (int r = 0; r < streams; r++) {
+                    Socket socket = clients.get(r);
+                    int from = share(pages, streams, r);
+                    int to = share(pages, streams, r + 1);
+                    sent.add(pool.submit(() -> stream(socket, mla, index, mlaPageBytes, indexPageBytes, pagesPerFrame, from, to)));
+                }
+                long bytes = 0;
+                for (java.util.concurrent.Future<Long> f : sent) {
+                    bytes += f.get();
+                }
+                return bytes / ((System.nanoTime() - start) / 1e9);
+            } finally {
+                pool.shutdown();
+            }
+        }
+
+        /** Pages {@code [from, to)} over one socket; returns the bytes sent. */
+        private static long stream(Socket client, byte[][] mla, byte[][] index, int mlaPageBytes, int indexPageBytes, int pagesPerFrame,
+                                   int from, int to) throws IOException {
             DataOutputStream out = new DataOutputStream(client.getOutputStream());
             InputStream in = client.getInputStream();
             long bytes = 0;
-            long start = System.nanoTime();
-            int pages = mla[0].length / mlaPageBytes;
-            for (int p = 0; p < pages; p += pagesPerFrame) {
-                int n = Math.min(pagesPerFrame, pages - p);
+            for (int p = from; p < to; p += pagesPerFrame) {
+                int n = Math.min(pagesPerFrame, to - p);
                 int length = n * 2 * (mlaPageBytes + indexPageBytes);
                 out.writeInt(length);
                 for (int l = 0; l < 2; l++) {
@@ -122,12 +166,12 @@ public final class TcpTransferBench {
                 }
                 bytes += length;
             }
-            return bytes / ((System.nanoTime() - start) / 1e9);
+            return bytes;
         }
 
         @Override
         public void close() throws IOException {
-            if (client != null) {
+            for (Socket client : clients) {
                 client.close();
             }
             server.close();

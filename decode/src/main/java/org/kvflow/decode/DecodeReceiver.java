@@ -15,7 +15,10 @@ import org.kvflow.kernels.pages.PageStore;
  * known request and only onto that request's decode pages, each position once (I-PD-2, I-PD-3);
  * a request is ready once every prefill rank completed (I-PD-4) and every one of its positions
  * was written. Refused pages are counted and never written. Ranks outside the request's senders
- * are refused before anything is recorded. Thread-safe.
+ * are refused before anything is recorded. Thread-safe: pages are checked and claimed under the
+ * receiver's lock, and their bytes are written outside it, so ranks sending on their own
+ * connections write side by side; a request released while its pages are being written gives its
+ * pages back to the pool only once the last write ended.
  */
 public final class DecodeReceiver {
     private final PageAllocator allocator;
@@ -29,8 +32,13 @@ public final class DecodeReceiver {
         final long[] pages;
         final Map<Long, Integer> positionOf = new HashMap<>();
         final BitSet written = new BitSet();
+        /** Positions whose bytes are being written now, outside the lock. */
+        final BitSet claimed = new BitSet();
         final BitSet completed = new BitSet();
         final int senders;
+        /** Writes in progress; a released session's pages go back to the pool when it reaches 0. */
+        int writers;
+        boolean released;
 
         Session(long[] pages, int senders) {
             this.pages = pages;
@@ -128,8 +136,36 @@ public final class DecodeReceiver {
      * each a page of the request, no position twice) before {@code writer} runs; a refusal writes
      * nothing. A null writer records the placement only.
      */
-    public synchronized void accept(String requestId, int rank, long[] dst, @Nullable PageWriter writer) {
-        Session session = sessions.get(requestId);
+    public void accept(String requestId, int rank, long[] dst, @Nullable PageWriter writer) {
+        Session session;
+        BitSet positions;
+        synchronized (this) {
+            session = sessions.get(requestId);
+            positions = claim(session, requestId, rank, dst);
+            session.claimed.or(positions);
+            session.writers++;
+        }
+        boolean done = false;
+        try {
+            if (store != null && writer != null) {
+                writer.write(store, dst);
+            }
+            done = true;
+        } finally {
+            synchronized (this) {
+                session.claimed.andNot(positions);
+                if (done) {
+                    session.written.or(positions);
+                }
+                if (--session.writers == 0 && session.released) {
+                    free(session);
+                }
+            }
+        }
+    }
+
+    /** The positions of {@code dst} in the request, after every check; a refusal counts the pages and records nothing. */
+    private BitSet claim(@Nullable Session session, String requestId, int rank, long[] dst) {
         if (session == null) {
             rejectedPages += dst.length;
             throw new TransferRejectedException(requestId, "unknown request (rank " + rank + ", " + dst.length + " pages)");
@@ -141,7 +177,7 @@ public final class DecodeReceiver {
         BitSet positions = new BitSet();
         for (long page : dst) {
             Integer pos = session.positionOf.get(page);
-            if (pos == null || session.written.get(pos) || positions.get(pos)) {
+            if (pos == null || session.written.get(pos) || session.claimed.get(pos) || positions.get(pos)) {
                 rejectedPages += dst.length;
                 throw new TransferRejectedException(requestId, pos == null
                         ? "decode page " + page + " is not one of its pages (rank " + rank + ")"
@@ -149,10 +185,7 @@ public final class DecodeReceiver {
             }
             positions.set(pos);
         }
-        if (store != null && writer != null) {
-            writer.write(store, dst);
-        }
-        session.written.or(positions);
+        return positions;
     }
 
     public synchronized void complete(String requestId, int rank) {
@@ -209,12 +242,19 @@ public final class DecodeReceiver {
         return store;
     }
 
-    /** Decode is done with the request: its pages go back to the decode pool. */
+    /** Decode is done with the request: its pages go back to the decode pool (once no write to them is in progress). */
     public synchronized void release(String requestId) {
         Session session = sessions.remove(requestId);
         if (session != null) {
-            allocator.free(java.util.Arrays.stream(session.pages).mapToInt(Math::toIntExact).toArray());
+            session.released = true;
+            if (session.writers == 0) {
+                free(session);
+            }
         }
+    }
+
+    private void free(Session session) {
+        allocator.free(java.util.Arrays.stream(session.pages).mapToInt(Math::toIntExact).toArray());
     }
 
     /** Pages refused since start. */

@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 class DecodeReceiverTest {
+    /** A layout, so that the receiver has a store and runs its page writers. */
+    private static final org.kvflow.core.model.KvLayout TOY = new org.kvflow.core.model.KvLayout(
+            new org.kvflow.core.model.ModelShape("toy", org.kvflow.core.model.ModelKind.TOY_MLA, 1, 40, 8, 24),
+            org.kvflow.core.model.KvDtype.FP8_E4M3);
+
     @Test
     void readyOnlyAfterEveryRankCompletesAndEveryPageIsWritten() {
         DecodeReceiver receiver = new DecodeReceiver(16, 4, null);
@@ -70,5 +75,59 @@ class DecodeReceiverTest {
     /** Decode pages {@code first .. first + count - 1}. */
     private static long[] pages(long first, int count) {
         return java.util.stream.LongStream.range(first, first + count).toArray();
+    }
+
+    /** Ranks write side by side: a position being written by one is refused to another, and a release mid-write waits for the write. */
+    @Test
+    @org.junit.jupiter.api.Timeout(30) // a write under the receiver's lock would block the other rank here for good
+    void writesRunOutsideTheLockYetNoPositionIsWrittenTwiceAndNoPageIsFreedUnderAWriter() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(16, 4, TOY);
+        long[] d = receiver.open("a", 4, 2);
+        java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+        Thread rank0 = Thread.ofPlatform().start(() -> receiver.accept("a", 0, new long[] {d[0], d[1]}, (store, pages) -> {
+            writing.countDown();
+            try {
+                finish.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        assertThat(writing.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("rank 0's write started").isTrue();
+        receiver.accept("a", 1, new long[] {d[2], d[3]}, (store, pages) -> { }); // the other rank is not held up by the lock
+        assertThatThrownBy(() -> receiver.accept("a", 1, new long[] {d[1]}, (store, pages) -> { }))
+                .isInstanceOf(TransferRejectedException.class).hasMessage("transfer of request a rejected: position 1 written twice (rank 1)");
+        receiver.release("a");
+        assertThat(receiver.pagesInUse()).as("pages under a write stay allocated").isEqualTo(4);
+        finish.countDown();
+        rank0.join(10_000);
+        assertThat(receiver.pagesInUse()).as("freed when the last write ended").isZero();
+    }
+
+    /** Bounded stress: eight ranks writing their own positions at once always end with every position written exactly once. */
+    @Test
+    void concurrentRanksWriteEveryPositionOnce() throws Exception {
+        for (int round = 0; round < 50; round++) {
+            DecodeReceiver receiver = new DecodeReceiver(128, 4, TOY);
+            long[] d = receiver.open("r" + round, 64, 8);
+            java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.List<Thread> ranks = new java.util.ArrayList<>();
+            for (int r = 0; r < 8; r++) {
+                long[] mine = java.util.Arrays.copyOfRange(d, r * 8, r * 8 + 8);
+                int rank = r;
+                String id = "r" + round;
+                ranks.add(Thread.ofPlatform().start(() -> {
+                    for (long page : mine) {
+                        receiver.accept(id, rank, new long[] {page}, (store, pages) -> writes.incrementAndGet());
+                    }
+                    receiver.complete(id, rank);
+                }));
+            }
+            for (Thread t : ranks) {
+                t.join(10_000);
+            }
+            assertThat(writes.get()).isEqualTo(64);
+            assertThat(receiver.isReady("r" + round)).isTrue();
+        }
     }
 }
