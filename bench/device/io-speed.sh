@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine's host (16 cores; no GPU needed): the PD transfer over TCP against a plain
-# socket (TcpTransferBench 20000 5), the HiCache journal against FileChannel (JournalBench, 640
+# socket (TcpTransferBench 20000 5; then the pages split over 4 and 8 CP ranks, each on its own
+# connection, against as many plain sockets), the HiCache journal against FileChannel (JournalBench, 640
 # pages of DeepSeek V3.2 fp8, three runs), and (on the GPU) a 100K-token prefix of all 61 layers
 # restored from the journal into CP8 device pools against the disk read and a pinned host->device
 # copy of the same bytes (PrefixRestoreBench, three runs, warm and cold), each ratio from one run
@@ -14,6 +15,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/setup.sh"
 run() { JAVA_OPTS="-Xmx12g" "$device/run.sh" "$@" 2>&1 | grep '^{'; }
 run org.kvflow.bench.TcpTransferBench 20000 5 | sed 's/^{/{"bench":"tcp",/' | tee "$out/io-speed.jsonl"
+for ranks in 4 8; do # one connection per CP rank, against as many plain sockets
+  run org.kvflow.bench.TcpTransferBench 20000 3 $ranks | sed "s/^{/{\"bench\":\"tcp$ranks\",/" | tee -a "$out/io-speed.jsonl"
+done
 rm -rf /tmp/journal-bench
 run org.kvflow.bench.JournalBench /tmp/journal-bench 640 | sed 's/^{/{"bench":"journal",/' | tee -a "$out/io-speed.jsonl"
 rm -rf /tmp/journal-bench
@@ -35,10 +39,11 @@ figures = {
 }
 runs = {"tcp": ratios("tcp"), "journal_append": ratios("journal", "append"), "journal_replay_warm": ratios("journal", "replay_warm"),
         "journal_replay_cold": ratios("journal", "replay_cold"), "prefix_restore_warm": ratios("restore", "restore_warm"),
-        "prefix_restore_cold": ratios("restore", "restore_cold")}
+        "prefix_restore_cold": ratios("restore", "restore_cold"), "tcp_4_ranks": ratios("tcp4"), "tcp_8_ranks": ratios("tcp8")}
 record = {"date": datetime.date.today().isoformat(), "machine": machine, "command": "bench/device/io-speed.sh", "figures": figures,
           "runs": runs,
-          "prefix_restore": [r for r in rows if r["bench"] == "restore" and r.get("name") in ("setup", "recompute_rows", "check")]}
+          "prefix_restore": [r for r in rows if r["bench"] == "restore" and r.get("name") in ("setup", "recompute_rows", "check")],
+          "tcp_gbps": {b: [[r["kvflowGBps"], r["plainSocketGBps"]] for r in rows if r["bench"] == b and "ratio" in r] for b in ("tcp", "tcp4", "tcp8")}}
 json.dump(record, open(os.path.join(out, "io-speed.json"), "w"), indent=2)
 print(json.dumps(record, indent=2))
 PY
