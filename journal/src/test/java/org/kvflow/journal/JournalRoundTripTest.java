@@ -28,13 +28,7 @@ class JournalRoundTripTest {
     Path dir;
 
     private List<Long> write(List<PageBackup> pages) {
-        List<Long> indices = new ArrayList<>();
-        try (HiCacheJournal journal = HiCacheJournal.open(TestPages.options(dir))) {
-            for (PageBackup page : pages) {
-                indices.add(journal.backup(page, TestPages.locs(page.position() + 10)));
-            }
-        }
-        return indices;
+        return TestPages.write(dir, pages, 10);
     }
 
     private ReplayReport replay(HostPageCache cache) {

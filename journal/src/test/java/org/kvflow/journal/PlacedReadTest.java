@@ -21,13 +21,7 @@ class PlacedReadTest {
     Path dir;
 
     private List<Long> write(List<PageBackup> pages) {
-        List<Long> indices = new ArrayList<>();
-        try (HiCacheJournal journal = HiCacheJournal.open(TestPages.options(dir))) {
-            for (PageBackup page : pages) {
-                indices.add(journal.backup(page, TestPages.locs(page.position())));
-            }
-        }
-        return indices;
+        return TestPages.write(dir, pages, 0);
     }
 
     /** Two direct buffers per payload (one per layer), as a restore into pinned staging asks. */

@@ -48,6 +48,17 @@ public final class TestPages {
         return out;
     }
 
+    /** Journals {@code pages} in order, page {@code p} at the locs of logical page {@code p.position() + locShift}; returns their indexes. */
+    public static List<Long> write(Path dir, List<PageBackup> pages, int locShift) {
+        List<Long> indices = new ArrayList<>();
+        try (HiCacheJournal journal = HiCacheJournal.open(options(dir))) {
+            for (PageBackup page : pages) {
+                indices.add(journal.backup(page, locs(page.position() + locShift)));
+            }
+        }
+        return indices;
+    }
+
     /** The token locs of logical page {@code page}: one valid group. */
     public static long[] locs(long page) {
         long[] locs = new long[PS];

@@ -15,7 +15,6 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.journal.HiCacheJournal;
 import org.kvflow.journal.TestPages;
 import org.kvflow.journal.record.PageBackup;
 import org.kvflow.kernels.pages.PageMemories;
@@ -37,13 +36,7 @@ class JournalPrefixRestoreTest {
     Path dir;
 
     private List<Long> write(List<PageBackup> pages) {
-        List<Long> indices = new ArrayList<>();
-        try (HiCacheJournal journal = HiCacheJournal.open(TestPages.options(dir))) {
-            for (PageBackup page : pages) {
-                indices.add(journal.backup(page, TestPages.locs(page.position())));
-            }
-        }
-        return indices;
+        return TestPages.write(dir, pages, 0);
     }
 
     /** The test device's page memory: the heap in CI, the GPU with {@code -Dkvflow.test.device=cuda} (staging then pinned). */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -145,23 +144,6 @@ class JournalCommandsTest {
     private void corruptSomePayload() throws Exception {
         byte[] payload = new byte[(int) LAYOUT.payloadBytes(HiCachePool.KV)];
         new SplittableRandom(2).nextBytes(payload); // page 1, kv
-        byte[] needle = Arrays.copyOf(payload, 16);
-        try (var files = Files.list(dir)) {
-            for (Path file : files.filter(p -> p.toString().endsWith(".cq4")).toList()) {
-                byte[] content = Files.readAllBytes(file);
-                for (int i = 0; i + 16 <= content.length; i++) {
-                    if (Arrays.equals(content, i, i + 16, needle, 0, 16)) {
-                        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                            raf.seek(i + 20);
-                            int b = raf.read();
-                            raf.seek(i + 20);
-                            raf.write(b ^ 1);
-                        }
-                        return;
-                    }
-                }
-            }
-        }
-        throw new AssertionError("payload not found");
+        org.kvflow.journal.TestPages.flipByteOf(dir, payload);
     }
 }
