@@ -25,7 +25,8 @@ import org.kvflow.operators.transfer.PageRun;
  * the {@code tcp} backend to a {@link DecodeServer} in this JVM, against a plain blocking socket
  * copy of the same bytes in the same frame sizes with a one-byte reply per frame, in the same run.
  * With {@code ranks} above 1, the pages are split into that many CP ranks' shares, each sent on the
- * rank's own connection at once, against as many plain sockets in parallel.
+ * rank's own connection at once, against as many plain sockets in parallel. A first, untimed run
+ * of both paths compiles them before the timed runs.
  * Usage: {@code TcpTransferBench [pages] [runs] [ranks]}.
  */
 public final class TcpTransferBench {
@@ -59,7 +60,7 @@ public final class TcpTransferBench {
              TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 64, layout, ranks, Duration.ofSeconds(60));
              PlainSink sink = new PlainSink()) {
             client.connect().block();
-            for (int run = 0; run < runs; run++) {
+            for (int run = -1; run < runs; run++) { // run -1: an untimed warm-up of both paths, as JMH's warm-up iterations
                 String id = "run" + run;
                 long start = System.nanoTime();
                 long[] d = client.open(id, pages, ranks).block();
@@ -71,8 +72,10 @@ public final class TcpTransferBench {
                 double kvflow = payload / ((System.nanoTime() - start) / 1e9) / 1e9;
                 client.abort(id).block();
                 double plain = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame, ranks) / 1e9;
-                System.out.printf(Locale.ROOT, "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f}%n",
-                        run, kvflow, plain, kvflow / plain);
+                if (run >= 0) {
+                    System.out.printf(Locale.ROOT, "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f}%n",
+                            run, kvflow, plain, kvflow / plain);
+                }
             }
         }
     }
