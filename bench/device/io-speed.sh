@@ -13,7 +13,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=setup.sh
 . "$here/setup.sh"
-run() { JAVA_OPTS="-Xmx12g" "$device/run.sh" "$@" 2>&1 | grep '^{'; }
+# the heap is sized and touched up front, as a server JVM runs: the first replay then does not pay for growing it
+run() { JAVA_OPTS="-Xms12g -Xmx12g -XX:+AlwaysPreTouch" "$device/run.sh" "$@" 2>&1 | grep '^{'; }
 run org.kvflow.bench.TcpTransferBench 20000 5 | sed 's/^{/{"bench":"tcp",/' | tee "$out/io-speed.jsonl"
 for ranks in 4 8; do # one connection per CP rank, against as many plain sockets
   run org.kvflow.bench.TcpTransferBench 20000 3 $ranks | sed "s/^{/{\"bench\":\"tcp$ranks\",/" | tee -a "$out/io-speed.jsonl"

@@ -31,6 +31,7 @@ public final class JournalReadAhead implements AutoCloseable {
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(CHUNK);
     private volatile long position;
     private volatile boolean stopped;
+    private volatile boolean done;
     private int file;
     private long offsetInFile;
     /** The file being read, open across steps so the kernel keeps its read-ahead state. */
@@ -75,10 +76,32 @@ public final class JournalReadAhead implements AutoCloseable {
         return position;
     }
 
+    /**
+     * Whether every file has been read (or reading stopped at an error): nothing more will come.
+     *
+     * @return whether it is done
+     */
+    public boolean done() {
+        return done;
+    }
+
+    /**
+     * Waits until the read-ahead has read past {@code offset} bytes (or is done), so a reader that
+     * follows never faults in pages the sequential read has not reached.
+     *
+     * @param offset bytes from the start of the first file
+     */
+    public void awaitPast(long offset) {
+        while (position < offset && !done && !stopped) {
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
     private void run() {
         while (!stopped) {
             Step step = step();
             if (step == Step.DONE) {
+                done = true;
                 return;
             }
             if (step == Step.WAIT) {

@@ -40,7 +40,7 @@ import org.kvflow.operators.RankStores;
  * each with its own tailer, staging pair and copier, reader {@code k} taking the positions
  * {@code i} with {@code i % readers == k} and passing the other records by unread; a read-ahead
  * thread reads the journal's files sequentially up to {@value #READ_AHEAD_WINDOW} bytes ahead of the
- * slowest reader, so a cold restore runs at the disk's sequential pace. A record whose
+ * slowest reader, and no reader goes past it, so a cold restore reads the disk sequentially only. A record whose
  * check fails never reaches a rank store: its staged bytes are dropped and the record is reported.
  * The staging stores are held until {@link #close()}. Blocking; one restore at a time.
  */
@@ -49,6 +49,8 @@ public final class JournalPrefixRestore implements AutoCloseable {
     public static final String STAGE = "kvflow.restore";
     /** Bytes the journal's files are read ahead of the slowest reader. */
     public static final long READ_AHEAD_WINDOW = 1L << 30;
+    /** How far past a record's payload (as the readers count it) the read-ahead must be before a reader touches it: record headers and the next record's header. */
+    private static final long READ_AHEAD_MARGIN = 4L << 20;
 
     private final RankStores stores;
     private final int batchPages;
@@ -121,25 +123,25 @@ public final class JournalPrefixRestore implements AutoCloseable {
         }
         int readers = staging.size();
         List<Run> reading = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Callable<Run>> work = new ArrayList<>();
-        for (int k = 0; k < readers; k++) {
-            int reader = k;
-            Map<String, Integer> mine = new HashMap<>();
-            positions.forEach((key, position) -> {
-                if (position % readers == reader) {
-                    mine.put(key, position);
-                }
-            });
-            work.add(() -> {
-                Run run = new Run(staging.get(reader), mine, pageIds);
-                reading.add(run);
-                return read(journal, run);
-            });
-        }
         List<Run> runs = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(readers, r -> new Thread(r, "kvflow-restore-read"));
         try (JournalReadAhead ahead = JournalReadAhead.start(journal, READ_AHEAD_WINDOW,
                 () -> reading.size() < readers ? 0 : reading.stream().mapToLong(run -> run.passed).min().orElse(0))) {
+            List<Callable<Run>> work = new ArrayList<>();
+            for (int k = 0; k < readers; k++) {
+                Map<String, Integer> mine = new HashMap<>();
+                int reader = k;
+                positions.forEach((key, position) -> {
+                    if (position % readers == reader) {
+                        mine.put(key, position);
+                    }
+                });
+                work.add(() -> {
+                    Run run = new Run(staging.get(reader), mine, pageIds, ahead);
+                    reading.add(run);
+                    return read(journal, run);
+                });
+            }
             for (Future<Run> f : pool.invokeAll(work)) {
                 runs.add(f.get());
             }
@@ -226,8 +228,10 @@ public final class JournalPrefixRestore implements AutoCloseable {
         long records;
         /** Payload bytes of the backups this reader has passed: about how far into the files it is. */
         volatile long passed;
+        private final JournalReadAhead ahead;
 
-        Run(PageStore[] staging, Map<String, Integer> positions, int[] pageIds) {
+        Run(PageStore[] staging, Map<String, Integer> positions, int[] pageIds, JournalReadAhead ahead) {
+            this.ahead = ahead;
             this.staging = staging;
             this.positions = positions;
             this.pageIds = pageIds;
@@ -239,6 +243,7 @@ public final class JournalPrefixRestore implements AutoCloseable {
         /** The staging views a wanted record's payload lands in, or null to pass it by. */
         @Nullable List<ByteBuffer> buffers(BackupHeader header) {
             passed += header.payloadLength();
+            ahead.awaitPast(passed + READ_AHEAD_MARGIN); // this record and the next header are cached before they are touched
             Integer position = positions.get(PageHashChain.key(header.pageHash()));
             if (position == null) {
                 return null;
