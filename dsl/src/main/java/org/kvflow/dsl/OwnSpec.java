@@ -1,5 +1,7 @@
 package org.kvflow.dsl;
 
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
@@ -16,11 +18,20 @@ import org.kvflow.core.pool.PoolLayout;
  * @param pagesPerRank  pages per rank's pool, or null when sized by budget
  * @param budgetBytes   bytes per rank's pool, or null when sized in pages
  * @param prefixCaching whether finished pages stay as a device prefix cache
+ * @param warmJournal   a HiCache journal each run's prefix cache starts from, or null
+ * @param warmPrompts   the prompts whose full pages are restored from it at the start of each run
  */
-public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullable Long budgetBytes, boolean prefixCaching) implements StageSpec {
-    /** Checks that the layout is given. */
+public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullable Long budgetBytes, boolean prefixCaching,
+                      @Nullable Path warmJournal, List<int[]> warmPrompts) implements StageSpec {
+    /** Checks that the layout is given; copies the prompts. */
     public OwnSpec {
         Objects.requireNonNull(layout, "layout");
+        warmPrompts = warmPrompts.stream().map(int[]::clone).toList();
+    }
+
+    /** Pools of {@code layout}, unsized, with or without a prefix cache, and no warm start. */
+    OwnSpec(PoolLayout layout, boolean prefixCaching) {
+        this(layout, null, null, prefixCaching, null, List.of());
     }
 
     /**
@@ -30,7 +41,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec pagesPerRank(int pages) {
-        return new OwnSpec(layout, pages, null, prefixCaching);
+        return new OwnSpec(layout, pages, null, prefixCaching, warmJournal, warmPrompts);
     }
 
     /**
@@ -40,7 +51,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec budgetBytes(long bytes) {
-        return new OwnSpec(layout, null, bytes, prefixCaching);
+        return new OwnSpec(layout, null, bytes, prefixCaching, warmJournal, warmPrompts);
     }
 
     /**
@@ -50,7 +61,22 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec prefixCaching(boolean on) {
-        return new OwnSpec(layout, pagesPerRank, budgetBytes, on);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, on, warmJournal, warmPrompts);
+    }
+
+    /**
+     * A warm start: at the start of each run, before any request is admitted, the full pages of
+     * {@code prompts} that the HiCache journal in {@code journal} holds are restored straight into
+     * the rank stores and put into the device prefix cache (each prompt's cached prefix ends at its
+     * first page the journal does not hold whole). Needs prefix caching and the flow's model, and a
+     * journal of the model's layout and the config's page size.
+     *
+     * @param journal the journal directory (a kvflow HiCache journal)
+     * @param prompts the prompts' token ids
+     * @return the new stage
+     */
+    public OwnSpec warmStartFrom(Path journal, List<int[]> prompts) {
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, Objects.requireNonNull(journal, "journal"), prompts);
     }
 
     /** The per-rank capacity at page size {@code pageSize}; {@code kv} is needed for a byte budget. */
@@ -67,6 +93,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
     @Override
     public String toString() {
         String size = pagesPerRank != null ? pagesPerRank + " pages per rank" : budgetBytes != null ? budgetBytes + " B per rank" : "no size";
-        return "own(" + (layout == PoolLayout.SHARED ? "byPageId" : "replicated") + ", " + size + (prefixCaching ? ", prefix cache" : "") + ")";
+        return "own(" + (layout == PoolLayout.SHARED ? "byPageId" : "replicated") + ", " + size + (prefixCaching ? ", prefix cache" : "")
+                + (warmJournal == null ? "" : ", warm start of " + warmPrompts.size() + " prompts from " + warmJournal) + ")";
     }
 }

@@ -12,7 +12,7 @@ public final class Ownership {
      * @return the stage, still to be sized with {@link OwnSpec#pagesPerRank} or {@link OwnSpec#budgetBytes}
      */
     public static OwnSpec byPageId() {
-        return new OwnSpec(PoolLayout.SHARED, null, null, true);
+        return new OwnSpec(PoolLayout.SHARED, true);
     }
 
     /**
@@ -21,6 +21,6 @@ public final class Ownership {
      * @return the stage, still to be sized
      */
     public static OwnSpec replicated() {
-        return new OwnSpec(PoolLayout.REPLICATED, null, null, true);
+        return new OwnSpec(PoolLayout.REPLICATED, true);
     }
 }

@@ -19,6 +19,8 @@ import org.kvflow.kernels.pages.MemoryUnavailableException;
 import org.kvflow.kernels.pages.PageMemories;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.operators.KvModel;
+import org.kvflow.journal.JournalLayout;
+import org.kvflow.journal.JournalIoException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Scheduler;
@@ -251,6 +253,9 @@ public final class PrefillFlow {
         } else if (own.budgetBytes() != null && model == null) {
             problems.add("own: budgetBytes=" + own.budgetBytes() + " needs the model's page bytes: give the flow a model");
         }
+        if (own != null && own.warmJournal() != null) {
+            warmStartProblems(own, problems);
+        }
         if (write == null && model != null) {
             problems.add("write: missing; a flow with a model writes its KV rows before it materializes them");
         } else if (write != null && model == null) {
@@ -297,6 +302,32 @@ public final class PrefillFlow {
         CpSharedKvConfig normalized = report.normalized().toBuilder().maxRequests(effective.maxRequests())
                 .maxExtendTokens(effective.maxExtendTokens()).build();
         return new PrefillPipeline(normalized, model, kernelDevice, scheduler, stages, registry, name, describe());
+    }
+
+    /** A warm start needs the prefix cache, KV bytes, the journal's JVM flags and a journal of this flow's layout. */
+    private void warmStartProblems(OwnSpec own, List<String> problems) {
+        String where = "own: warm start from " + own.warmJournal();
+        if (!own.prefixCaching()) {
+            problems.add(where + " fills the device prefix cache, but prefix caching is off");
+        }
+        if (model == null) {
+            problems.add(where + " needs KV bytes: give the flow a model");
+            return;
+        }
+        List<String> flags = JournalJvmFlags.missing();
+        if (!flags.isEmpty()) {
+            problems.add(where + ": the HiCache journal needs the JVM flags " + String.join(" ", flags) + " (see jvm.args in the README)");
+            return;
+        }
+        try {
+            JournalLayout found = JournalLayout.read(Objects.requireNonNull(own.warmJournal()));
+            JournalLayout wanted = new JournalLayout(config.pageSize(), model.layout());
+            if (!found.equals(wanted)) {
+                problems.add(where + " holds " + found + ", not this flow's " + wanted);
+            }
+        } catch (JournalIoException e) {
+            problems.add(where + ": " + e.getMessage());
+        }
     }
 
     private <S extends StageSpec> @Nullable S stage(Class<S> type, List<String> problems) {

@@ -15,6 +15,7 @@ import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
+import org.kvflow.operators.backup.WarmStart;
 import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.operators.shard.OwnerWriteOperator;
@@ -27,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -161,7 +163,11 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                     metrics.batch(batch);
                     run.viewBytes(metrics.peakViewBytes());
                 });
-        return Flux.deferContextual(ctx -> {
+        // a warm start fills the prefix cache from the journal before the first request is admitted
+        Mono<Void> warm = own.warmJournal() == null ? Mono.empty()
+                : Mono.fromRunnable(() -> run.warmStarted(WarmStart.restore(group, Objects.requireNonNull(own.warmJournal()), own.warmPrompts())))
+                        .subscribeOn(Schedulers.boundedElastic()).then();
+        return warm.thenMany(Flux.deferContextual(ctx -> {
                     Object trace = ctx.getOrDefault(TRACE_KEY, "-");
                     return requests.transform(inner).concatMap(result -> {
                         metrics.result(result);
@@ -169,7 +175,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                         // nobody decodes: free the local receiver's pages
                         return transfer == null ? backend.abort(result.request().id()).thenReturn(result) : Mono.just(result);
                     }, 1);
-                })
+                }))
                 .doFinally(signal -> {
                     if (backend instanceof AutoCloseable closeable) {
                         resources.add(closeable);

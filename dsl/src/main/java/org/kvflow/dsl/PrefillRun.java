@@ -1,5 +1,6 @@
 package org.kvflow.dsl;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,6 +18,7 @@ import reactor.core.publisher.Flux;
 public final class PrefillRun {
     private final AtomicReference<@Nullable KvGroup> group = new AtomicReference<>();
     private final AtomicLong peakViewBytes = new AtomicLong();
+    private final AtomicReference<List<Long>> warmStartTokens = new AtomicReference<>(List.of());
     private final AtomicReference<@Nullable HostTraffic> traffic = new AtomicReference<>();
     private @Nullable Flux<PrefillResult> results;
 
@@ -30,6 +32,10 @@ public final class PrefillRun {
     void started(KvGroup pools, HostTraffic pageTraffic) {
         group.set(pools);
         traffic.set(pageTraffic);
+    }
+
+    void warmStarted(List<Long> tokens) {
+        warmStartTokens.set(List.copyOf(tokens));
     }
 
     void viewBytes(long bytes) {
@@ -67,6 +73,16 @@ public final class PrefillRun {
     public Map<String, Long> hostBytesByStage() {
         HostTraffic t = traffic.get();
         return t == null ? Map.of() : t.byStage();
+    }
+
+    /**
+     * What the run's warm start restored ({@link OwnSpec#warmStartFrom}): per prompt, in the order given,
+     * the tokens its cached prefix covered once the run started.
+     *
+     * @return tokens per prompt; empty without a warm start, or before the run started
+     */
+    public List<Long> warmStartTokens() {
+        return warmStartTokens.get();
     }
 
     /**

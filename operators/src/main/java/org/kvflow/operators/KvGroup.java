@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import org.kvflow.core.hicache.PageHashChain;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
@@ -517,6 +518,70 @@ public final class KvGroup implements AutoCloseable {
             stores.close();
         }
     }
+
+    /**
+     * Pages to restore a prompt's full pages into for a warm start: how many leading pages the
+     * device prefix cache holds already, and logical pages allocated now for the rest (unlocked
+     * cached pages are evicted if the free list is short). Hand them to {@link #cacheRestored}
+     * once filled.
+     *
+     * @param pageHashes the prompt's chained full-page hashes, by position
+     * @return the cached count and the pages allocated for positions from there on
+     * @throws IllegalStateException without prefix caching or KV bytes
+     * @throws org.kvflow.core.pool.PoolExhaustedException if the pools cannot hold the pages; nothing is allocated
+     */
+    public synchronized WarmPages warmPages(List<byte[]> pageHashes) {
+        if (cache == null || stores == null) {
+            throw new IllegalStateException("a warm start fills the device prefix cache: the group needs prefix caching and a model");
+        }
+        List<String> keys = pageHashes.stream().map(PageHashChain::key).toList();
+        int cached = cache.match(keys, keys.size()).length;
+        int needed = keys.size() - cached;
+        long shortBy = needed - pools.freePages();
+        if (shortBy > 0) {
+            pools.free(cache.evict((int) shortBy));
+            cached = cache.match(keys, keys.size()).length;
+            needed = keys.size() - cached;
+        }
+        return new WarmPages(cached, pools.allocate(needed));
+    }
+
+    /**
+     * Puts the first {@code restored} pages of a warm start into the device prefix cache, under
+     * the hashes of their positions, and frees the pages that were not restored.
+     *
+     * @param pageHashes the prompt's chained full-page hashes, as given to {@link #warmPages}
+     * @param warm       what {@link #warmPages} returned
+     * @param restored   leading pages of {@code warm.pages()} that hold their page's KV
+     * @return leading pages of the prompt the cache now holds
+     */
+    public int cacheRestored(List<byte[]> pageHashes, WarmPages warm, int restored) {
+        int held;
+        synchronized (this) {
+            Objects.requireNonNull(cache, "prefix cache");
+            int[] pages = warm.pages();
+            List<Integer> toFree = new ArrayList<>();
+            held = warm.cached();
+            for (int i = 0; i < pages.length; i++) {
+                if (i < restored && held == warm.cached() + i && cache.insert(PageHashChain.key(pageHashes.get(warm.cached() + i)), pages[i])) {
+                    held++;
+                } else {
+                    toFree.add(pages[i]);
+                }
+            }
+            pools.free(toFree.stream().mapToInt(Integer::intValue).toArray());
+        }
+        freeListeners.forEach(Runnable::run);
+        return held;
+    }
+
+    /**
+     * A warm start's pages.
+     *
+     * @param cached leading pages of the prompt the prefix cache held already
+     * @param pages  logical pages allocated for the positions from {@code cached} on
+     */
+    public record WarmPages(int cached, int[] pages) {}
 
     /**
      * Logical pages allocated but held by no live request and no cache entry.
