@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 selectors=()
 for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest operators.pipeline.DeviceResidentPoolsGpuTest \
     operators.pipeline.DevicePipelineLifecycleGpuTest operators.pipeline.SharedEqualsReplicatedTest operators.backup.HiCacheBackupTest \
-    operators.backup.JournalPrefixRestoreTest; do
+    operators.backup.JournalPrefixRestoreTest dsl.WarmStartTest; do
   selectors+=(--select-class "org.kvflow.$c")
 done
 (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g -Dkvflow.test.device=cuda "-XX:ErrorFile=$out/hs_err_%p.log" -cp "$device/lib/*:$jars/*" \

@@ -20,7 +20,8 @@ import reactor.core.publisher.Flux;
 /**
  * A run that starts warm: the prompts' pages a first run journaled are restored straight into the
  * new run's pools and prefix cache, its requests hit them on the device, and their decode KV equals
- * the first run's.
+ * the first run's. On the GPU machine, {@code -Dkvflow.test.device=cuda} puts both runs' pools in
+ * device memory.
  */
 class WarmStartTest {
     private static final CpSharedKvConfig CONFIG = DslTest.CONFIG.toBuilder()
@@ -32,6 +33,7 @@ class WarmStartTest {
 
     private static PrefillFlow flow(OwnSpec own, DecodeReceiver receiver, @org.jspecify.annotations.Nullable Path journal) {
         PrefillFlow flow = KvFlow.prefill(CONFIG).model(DslTest.MODEL)
+                .device(System.getProperty("kvflow.test.device", "java")) // the GPU machine runs it with the pools on cuda
                 .admit(Admission.batchGate().maxRequests(4))
                 .split(Split.inSeq())
                 .own(own)
