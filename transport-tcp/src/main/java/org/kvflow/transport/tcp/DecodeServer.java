@@ -21,7 +21,6 @@ import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.decode.TransferRejectedException;
 import org.slf4j.Logger;
