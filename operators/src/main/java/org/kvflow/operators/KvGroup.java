@@ -522,13 +522,12 @@ public final class KvGroup implements AutoCloseable {
     /**
      * Pages to restore a prompt's full pages into for a warm start: how many leading pages the
      * device prefix cache holds already, and logical pages allocated now for the rest (unlocked
-     * cached pages are evicted if the free list is short). Hand them to {@link #cacheRestored}
-     * once filled.
+     * cached pages are evicted if the free list is short; a prompt longer than the pools can hold
+     * gets the pages that fit, its first ones). Hand them to {@link #cacheRestored} once filled.
      *
      * @param pageHashes the prompt's chained full-page hashes, by position
      * @return the cached count and the pages allocated for positions from there on
      * @throws IllegalStateException without prefix caching or KV bytes
-     * @throws org.kvflow.core.pool.PoolExhaustedException if the pools cannot hold the pages; nothing is allocated
      */
     public synchronized WarmPages warmPages(List<byte[]> pageHashes) {
         if (cache == null || stores == null) {
@@ -543,7 +542,8 @@ public final class KvGroup implements AutoCloseable {
             cached = cache.match(keys, keys.size()).length;
             needed = keys.size() - cached;
         }
-        return new WarmPages(cached, pools.allocate(needed));
+        // a prompt longer than the pools can hold restores the prefix that fits
+        return new WarmPages(cached, pools.allocate((int) Math.min(needed, pools.freePages())));
     }
 
     /**

@@ -2,7 +2,6 @@ package org.kvflow.operators.backup;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.operators.KvGroup;
@@ -12,7 +11,7 @@ import org.kvflow.operators.KvGroup;
  * straight into a group's rank stores ({@link JournalPrefixRestore}) and put into its device prefix
  * cache, so the first requests with those prefixes hit on the device instead of computing them.
  * Pages the journal does not hold whole (both pools, checks passed) are freed; a prompt's cached
- * prefix ends at its first such page.
+ * prefix ends at its first such page, or where the pools are full.
  */
 public final class WarmStart {
     private WarmStart() {}
@@ -37,8 +36,9 @@ public final class WarmStart {
                 int restored = 0;
                 try {
                     if (warm.pages().length > 0) {
-                        List<byte[]> wanted = hashes.subList(warm.cached(), hashes.size());
-                        restored = restore.restore(journal, wanted, Arrays.copyOf(warm.pages(), warm.pages().length)).restoredPrefix();
+                        // the pages that fit: a prompt longer than the pools gets its first ones
+                        List<byte[]> wanted = hashes.subList(warm.cached(), warm.cached() + warm.pages().length);
+                        restored = restore.restore(journal, wanted, warm.pages()).restoredPrefix();
                     }
                 } finally {
                     cachedTokens.add((long) group.cacheRestored(hashes, warm, restored) * ps);

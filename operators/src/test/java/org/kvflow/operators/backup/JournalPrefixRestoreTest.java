@@ -151,4 +151,29 @@ class JournalPrefixRestoreTest {
                     + " B does not fit the stores (4 x 3, " + expected + " B)");
         }
     }
+
+    /** A warm start fills the prefix cache with the journaled pages of a prompt, as many as the pools hold. */
+    @Test
+    void aWarmStartCachesTheRestoredPagesAndOnlyWhatFits() {
+        List<PageBackup> prefix = TestPages.prompt(6, 10);
+        write(prefix);
+        int[] tokens = new int[10 * TestPages.PS];
+        for (int p = 0; p < 10; p++) {
+            System.arraycopy(prefix.get(2 * p).tokenIds(), 0, tokens, p * TestPages.PS, TestPages.PS);
+        }
+        org.kvflow.core.config.CpSharedKvConfig config = org.kvflow.core.config.CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(2)
+                .pageSize(TestPages.PS).model(ModelKind.TOY_MLA).sharedKv(true).build();
+        org.kvflow.operators.KvModel toy = new org.kvflow.operators.KvModel(new org.kvflow.kernels.nsa.NsaDims(16, 40, 8, 24, 12),
+                KvDtype.FP8_E4M3, 2, 3);
+        try (PageMemory memory = memory();
+             org.kvflow.operators.KvGroup group = org.kvflow.operators.KvGroup.builder(config, PoolLayout.SHARED,
+                     org.kvflow.core.pool.PoolCapacity.ofPages(3, TestPages.PS)).model(toy).prefixCaching(true).memory(memory).build()) {
+            long fits = group.budgetTokens() / TestPages.PS;
+            assertThat(fits).as("the pools hold fewer pages than the prompt has").isLessThan(10);
+            List<Long> cached = WarmStart.restore(group, dir, List.of(tokens));
+            assertThat(cached).containsExactly(fits * TestPages.PS);
+            assertThat(group.cachedPages()).isEqualTo((int) fits);
+            assertThat(group.leakCheck()).isEmpty();
+        }
+    }
 }
