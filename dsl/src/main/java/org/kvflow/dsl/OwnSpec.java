@@ -68,7 +68,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * A warm start: at the start of each run, before any request is admitted, the full pages of
      * {@code prompts} that the HiCache journal in {@code journal} holds are restored straight into
      * the rank stores and put into the device prefix cache (each prompt's cached prefix ends at its
-     * first page the journal does not hold whole). Needs prefix caching and the flow's model, and a
+     * first page the journal does not hold whole, or where the pools are full). Needs prefix caching and the flow's model, and a
      * journal of the model's layout and the config's page size.
      *
      * @param journal the journal directory (a kvflow HiCache journal)
