@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
-import java.util.stream.Stream;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
@@ -58,9 +57,9 @@ public final class PrefixRestoreBench {
         Path root = Path.of(args[0]);
         int pages = args.length > 1 ? Integer.parseInt(args[1]) : 1563;
         int runs = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        int batch = args.length > 3 ? Integer.parseInt(args[3]) : 16;
+        int batch = args.length > 3 ? Integer.parseInt(args[3]) : JournalPrefixRestore.DEFAULT_BATCH_PAGES;
         int recomputeLayers = args.length > 4 ? Integer.parseInt(args[4]) : 4;
-        int readers = args.length > 5 ? Integer.parseInt(args[5]) : 4;
+        int readers = args.length > 5 ? Integer.parseInt(args[5]) : JournalPrefixRestore.DEFAULT_READERS;
         KvLayout kv = new KvLayout(ModelShape.DEEPSEEK_V32, KvDtype.FP8_E4M3);
         JournalLayout layout = new JournalLayout(PS, kv);
         Path dir = JournalBench.fresh(root.resolve("journal"));
@@ -137,16 +136,10 @@ public final class PrefixRestoreBench {
 
     private static long fileBytes(Path dir) throws IOException {
         long bytes = 0;
-        for (Path file : journalFiles(dir)) {
+        for (Path file : HiCacheJournal.cycleFiles(dir)) {
             bytes += Files.size(file);
         }
         return bytes;
-    }
-
-    private static List<Path> journalFiles(Path dir) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
-        }
     }
 
     /** GB/s of a sequential read of the journal's files into one direct buffer. */
@@ -154,7 +147,7 @@ public final class PrefixRestoreBench {
         ByteBuffer buffer = ByteBuffer.allocateDirect(16 << 20);
         long bytes = 0;
         long start = System.nanoTime();
-        for (Path file : journalFiles(dir)) {
+        for (Path file : HiCacheJournal.cycleFiles(dir)) {
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                 int n;
                 while ((n = ch.read(buffer.clear())) >= 0) {
@@ -198,8 +191,7 @@ public final class PrefixRestoreBench {
         int checked = 0;
         for (int p = 0; p < pages; p = p == pages - 1 ? pages : Math.min(p + 97, pages - 1)) {
             for (HiCachePool pool : HiCachePool.values()) {
-                KvComponent component = pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX;
-                byte[] stored = stores.rank(stores.holder(p)).readPage(component, stores.physicalPage(p));
+                byte[] stored = stores.rank(stores.holder(p)).readPage(KvComponent.of(pool), stores.physicalPage(p));
                 if (!Arrays.equals(stored, payload(layout, p, pool))) {
                     throw new IllegalStateException("page " + p + " " + pool.wireName() + " differs from its journaled bytes");
                 }

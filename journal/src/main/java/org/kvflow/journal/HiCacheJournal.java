@@ -1,5 +1,7 @@
 package org.kvflow.journal;
 
+import java.util.stream.Stream;
+import java.util.List;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -299,6 +301,21 @@ public final class HiCacheJournal implements AutoCloseable {
         long free = dir.toFile().getUsableSpace();
         if (free < needed) {
             throw new JournalFullException(where, needed, free);
+        }
+    }
+
+    /**
+     * A journal directory's cycle files ({@code *.cq4}), in cycle order.
+     *
+     * @param dir the journal directory
+     * @return the files, oldest cycle first
+     * @throws JournalIoException if the directory cannot be listed
+     */
+    public static List<Path> cycleFiles(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
+        } catch (IOException e) {
+            throw new JournalIoException("cannot list " + dir + ": " + e.getMessage(), e);
         }
     }
 

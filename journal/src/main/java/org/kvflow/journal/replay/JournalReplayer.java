@@ -1,11 +1,11 @@
 package org.kvflow.journal.replay;
 
+import org.kvflow.journal.HiCacheJournal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.record.JournalRecord;
@@ -123,8 +123,8 @@ public final class JournalReplayer {
      */
     public static JournalInfo info(Path dir) {
         JournalLayout layout = JournalLayout.read(dir);
-        try (JournalReader reader = JournalReader.open(dir, ReplayStart.fromStart()); Stream<Path> files = Files.list(dir)) {
-            List<Path> cycles = files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
+        try (JournalReader reader = JournalReader.open(dir, ReplayStart.fromStart())) {
+            List<Path> cycles = HiCacheJournal.cycleFiles(dir);
             long bytes = 0;
             for (Path p : cycles) {
                 bytes += Files.size(p);

@@ -1,5 +1,6 @@
 package org.kvflow.journal.replay;
 
+import org.kvflow.journal.HiCacheJournal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,7 +15,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
@@ -54,10 +54,8 @@ final class ReadableJournal implements AutoCloseable {
         try {
             checkMetadata(journal.resolve(METADATA));
             List<CycleScan> scans = new ArrayList<>();
-            try (Stream<Path> files = Files.list(journal)) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".cq4")).sorted(Comparator.comparing(Path::toString)).toList()) {
-                    scans.add(CycleScan.of(f));
-                }
+            for (Path f : HiCacheJournal.cycleFiles(journal)) {
+                scans.add(CycleScan.of(f));
             }
             List<CycleScan> damaged = scans.stream().filter(s -> s.damage() != null).toList();
             if (damaged.isEmpty()) {

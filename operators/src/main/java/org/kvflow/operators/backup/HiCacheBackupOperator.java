@@ -161,7 +161,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
             int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
             for (HiCachePool pool : HiCachePool.values()) {
                 journal.backup(new PageBackup(hashes.get(pos), parent, pageTokens, group.stores().holder(pages[i]), pos, layers(), pool,
-                        staging.payload(i, pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX)), locs[i]);
+                        staging.payload(i, KvComponent.of(pool))), locs[i]);
                 pagesJournaled++;
             }
         }

@@ -87,11 +87,11 @@ final class ReplayCommand implements Callable<Integer> {
         ProgressBar(Path journal, boolean fromStart) {
             long total = 0;
             if (terminal && fromStart) {
-                try (var files = java.nio.file.Files.list(journal)) {
-                    for (Path p : files.filter(f -> f.toString().endsWith(".cq4")).toList()) {
+                try {
+                    for (Path p : org.kvflow.journal.HiCacheJournal.cycleFiles(journal)) {
                         total += java.nio.file.Files.size(p);
                     }
-                } catch (java.io.IOException e) {
+                } catch (java.io.IOException | org.kvflow.journal.JournalIoException e) {
                     total = 0;
                 }
             }
