@@ -561,14 +561,13 @@ public final class KvGroup implements AutoCloseable {
             Objects.requireNonNull(cache, "prefix cache");
             int[] pages = warm.pages();
             List<Integer> toFree = new ArrayList<>();
-            held = warm.cached();
             for (int i = 0; i < pages.length; i++) {
-                if (i < restored && held == warm.cached() + i && cache.insert(PageHashChain.key(pageHashes.get(warm.cached() + i)), pages[i])) {
-                    held++;
-                } else {
+                // a key cached meanwhile keeps its own page: the chain stays whole, this copy goes back
+                if (i >= restored || !cache.insert(PageHashChain.key(pageHashes.get(warm.cached() + i)), pages[i])) {
                     toFree.add(pages[i]);
                 }
             }
+            held = warm.cached() + restored;
             pools.free(toFree.stream().mapToInt(Integer::intValue).toArray());
         }
         freeListeners.forEach(Runnable::run);

@@ -1,16 +1,15 @@
 package org.kvflow.journal.replay;
 
+import org.kvflow.journal.HiCacheJournal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.journal.JournalIoException;
 
@@ -44,11 +43,7 @@ public final class JournalReadAhead implements AutoCloseable {
         }
         this.window = window;
         this.progress = Objects.requireNonNull(progress, "progress");
-        try (Stream<Path> list = Files.list(dir)) {
-            this.files = list.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
-        } catch (IOException e) {
-            throw new JournalIoException("cannot list " + dir + ": " + e.getMessage(), e);
-        }
+        this.files = HiCacheJournal.cycleFiles(dir);
         this.thread = Thread.ofPlatform().daemon().name("kvflow-journal-read-ahead").unstarted(this::run);
     }
 
@@ -101,7 +96,6 @@ public final class JournalReadAhead implements AutoCloseable {
         while (!stopped) {
             Step step = step();
             if (step == Step.DONE) {
-                done = true;
                 return;
             }
             if (step == Step.WAIT) {
@@ -116,6 +110,7 @@ public final class JournalReadAhead implements AutoCloseable {
     /** Reads the next chunk, unless it would run past the window or every file is read. */
     Step step() {
         if (file >= files.size()) {
+            done = true;
             return Step.DONE;
         }
         if (position + CHUNK > progress.getAsLong() + window) {

@@ -47,6 +47,10 @@ import org.kvflow.operators.RankStores;
 public final class JournalPrefixRestore implements AutoCloseable {
     /** The stage name the restore's host⇄device bytes are counted under. */
     public static final String STAGE = "kvflow.restore";
+    /** Pages staged before a batch goes to the ranks, a good default (16 DeepSeek V3.2 pages: 49 MB per staging store). */
+    public static final int DEFAULT_BATCH_PAGES = 16;
+    /** Journal readers side by side, a good default (on the H200 machine's host, four reached the page cache's pace). */
+    public static final int DEFAULT_READERS = 4;
     /** Bytes the journal's files are read ahead of the slowest reader. */
     public static final long READ_AHEAD_WINDOW = 1L << 30;
     /** How far past a record's payload (as the readers count it) the read-ahead must be before a reader touches it: record headers and the next record's header. */
@@ -157,9 +161,9 @@ public final class JournalPrefixRestore implements AutoCloseable {
         Map<Long, ReplayReport.Rejected> refused = new TreeMap<>();
         long bytes = 0;
         for (Run run : runs) {
-            for (int pool2 = 0; pool2 < 2; pool2++) {
+            for (HiCachePool hicache : HiCachePool.values()) {
                 for (int i = 0; i < pageIds.length; i++) {
-                    restored[pool2][i] |= run.restored[pool2][i];
+                    restored[hicache.ordinal()][i] |= run.restored[hicache.ordinal()][i];
                 }
             }
             run.refused.forEach(r -> refused.putIfAbsent(r.index(), r));
@@ -200,10 +204,6 @@ public final class JournalPrefixRestore implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private static KvComponent component(HiCachePool pool) {
-        return pool == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX;
     }
 
     /** One reader's staging pair, its copier thread and what it has restored so far. */
@@ -249,7 +249,7 @@ public final class JournalPrefixRestore implements AutoCloseable {
                 return null;
             }
             PageStore stage = staging[current];
-            KvComponent component = component(header.pool());
+            KvComponent component = KvComponent.of(header.pool());
             long expected = (long) stage.layers() * stage.pageBytes(component);
             if (header.layerCount() != stage.layers() || header.payloadLength() != expected || header.pageSize() != stage.pageSize()) {
                 refuse(header.index(), "page " + header.key() + " of " + header.pageSize() + " tokens x " + header.layerCount() + " layers, "
@@ -298,7 +298,7 @@ public final class JournalPrefixRestore implements AutoCloseable {
             PageStore stage = staging[s];
             List<Runnable> copies = new ArrayList<>();
             for (HiCachePool pool : HiCachePool.values()) {
-                KvComponent component = component(pool);
+                KvComponent component = KvComponent.of(pool);
                 int ranks = stores.ranks();
                 List<List<long[]>> byRank = new ArrayList<>();
                 for (int r = 0; r < ranks; r++) {
@@ -361,24 +361,16 @@ public final class JournalPrefixRestore implements AutoCloseable {
             }
         }
 
+        /** Lets the copies in flight end (their staging is reused by the next restore), then stops the copier. */
         @Override
         public void close() {
-            try {
-                copier.shutdown();
-                for (int s = 0; s < 2; s++) {
-                    Future<?> f = copying[s];
-                    if (f != null) {
-                        try {
-                            f.get();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        } catch (ExecutionException e) {
-                            // already reported by await(), or the restore is failing for another reason
-                        }
-                    }
+            copier.shutdown();
+            for (int s = 0; s < 2; s++) {
+                try {
+                    waitFor(s);
+                } catch (RuntimeException e) {
+                    // reported by await(), or the restore is failing for another reason already
                 }
-            } finally {
-                copier.shutdownNow();
             }
         }
     }

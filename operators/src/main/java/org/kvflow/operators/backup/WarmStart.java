@@ -29,7 +29,7 @@ public final class WarmStart {
     public static List<Long> restore(KvGroup group, Path journal, List<int[]> prompts) {
         int ps = group.config().pageSize();
         List<Long> cachedTokens = new ArrayList<>();
-        try (JournalPrefixRestore restore = new JournalPrefixRestore(group.stores(), 16, 4)) {
+        try (JournalPrefixRestore restore = new JournalPrefixRestore(group.stores(), JournalPrefixRestore.DEFAULT_BATCH_PAGES, JournalPrefixRestore.DEFAULT_READERS)) {
             for (int[] tokens : prompts) {
                 List<byte[]> hashes = PageHashChain.fullPageHashes(tokens, ps);
                 KvGroup.WarmPages warm = group.warmPages(hashes);
