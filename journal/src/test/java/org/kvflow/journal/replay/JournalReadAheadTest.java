@@ -52,6 +52,30 @@ class JournalReadAheadTest {
     }
 
     @Test
+    void aReaderWaitsUntilTheReadAheadIsPastItsOffsetOrDone() throws Exception {
+        Files.write(dir.resolve("20261201.cq4"), new byte[12 * MIB]);
+        try (JournalReadAhead ahead = new JournalReadAhead(dir, 64L * MIB, () -> 0)) {
+            Thread past = Thread.ofPlatform().start(() -> ahead.awaitPast(10L * MIB));
+            Thread beyond = Thread.ofPlatform().start(() -> ahead.awaitPast(100L * MIB));
+            past.join(200);
+            assertThat(past.isAlive()).as("nothing read yet").isTrue();
+            ahead.step(); // 8 MiB
+            past.join(200);
+            assertThat(past.isAlive()).as("8 MiB read, 10 asked").isTrue();
+            ahead.step(); // 12 MiB
+            past.join(5_000);
+            assertThat(past.isAlive()).isFalse();
+            assertThat(beyond.isAlive()).as("past the files' end it waits for the end").isTrue();
+            while (ahead.step() != JournalReadAhead.Step.DONE) {
+                // read to the end
+            }
+            beyond.join(5_000);
+            assertThat(beyond.isAlive()).as("released once every file is read").isFalse();
+            assertThat(ahead.done()).isTrue();
+        }
+    }
+
+    @Test
     void aWindowSmallerThanOneReadIsRefused() {
         assertThatThrownBy(() -> JournalReadAhead.start(dir, MIB, () -> 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a read-ahead window of 1048576 bytes is smaller than one read of 8388608");

@@ -1,6 +1,7 @@
 package org.kvflow.operators.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -69,7 +70,7 @@ class JournalPrefixRestoreTest {
     }
 
     private static void assertStored(RankStores stores, PageBackup page, int id) {
-        KvComponent component = page.pool() == HiCachePool.KV ? KvComponent.MLA : KvComponent.INDEX;
+        KvComponent component = KvComponent.of(page.pool());
         for (int r : stores.ranksStoring(id)) {
             assertThat(stores.rank(r).readPage(component, stores.physicalPage(id))).as("%s on rank %d", page, r).isEqualTo(page.payload());
         }
@@ -174,6 +175,32 @@ class JournalPrefixRestoreTest {
             assertThat(cached).containsExactly(fits * TestPages.PS);
             assertThat(group.cachedPages()).isEqualTo((int) fits);
             assertThat(group.leakCheck()).isEmpty();
+        }
+    }
+
+    @Test
+    void badArgumentsAreRefusedNamingTheValues() {
+        try (PageMemory memory = memory(); RankStores stores = stores(memory, PoolLayout.SHARED)) {
+            assertThatThrownBy(() -> new JournalPrefixRestore(stores, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("batchPages and readers must be >= 1, were 0, 1");
+            try (JournalPrefixRestore restore = new JournalPrefixRestore(stores, 2, 1)) {
+                byte[] hash = hashes(TestPages.prompt(7, 1)).getFirst();
+                assertThatThrownBy(() -> restore.restore(dir, List.of(hash, hash), new int[] {1})).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("2 page hashes for 1 page ids");
+                assertThatThrownBy(() -> restore.restore(dir, List.of(new byte[3]), new int[] {1})).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("page hash 0 has 3 bytes, not 32");
+            }
+        }
+    }
+
+    @Test
+    void aWarmStartNeedsThePrefixCache() {
+        org.kvflow.core.config.CpSharedKvConfig config = org.kvflow.core.config.CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(2)
+                .pageSize(TestPages.PS).model(ModelKind.TOY_MLA).sharedKv(true).build();
+        try (org.kvflow.operators.KvGroup group = org.kvflow.operators.KvGroup.builder(config, PoolLayout.SHARED,
+                org.kvflow.core.pool.PoolCapacity.ofPages(3, TestPages.PS)).prefixCaching(false).build()) {
+            assertThatThrownBy(() -> group.warmPages(List.of())).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("a warm start fills the device prefix cache: the group needs prefix caching and a model");
         }
     }
 }

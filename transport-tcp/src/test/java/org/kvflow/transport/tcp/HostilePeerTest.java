@@ -1,6 +1,7 @@
 package org.kvflow.transport.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -140,6 +141,12 @@ class HostilePeerTest {
                 assertThat(receiver.pagesInUse()).as("released with the client's last connection").isZero();
             }
         }
+    }
+
+    @Test
+    void aBackendWithoutRanksIsRefused() {
+        assertThatThrownBy(() -> new TcpTransferBackend("127.0.0.1", 1, 16, LAYOUT, 0, TIMEOUT)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("prefill CP size must be >= 1, was 0");
     }
 
     @Test
