@@ -34,6 +34,7 @@ details = {
     "totals_one_layer": totals,
     "last_chunk": chunks[-1],
     "materialize_full_view": named["materialize_full_view"],
+    "materialize_kernel_only": named["materialize_kernel_only"],
     "memcpy_dtod_same_bytes": named["memcpy_dtod_same_bytes"],
     "host_bytes_by_stage": named["host_bytes"]["by_stage"],
     "demo_best_seconds": demo["best_seconds"],

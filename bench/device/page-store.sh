@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: the page-memory layer's GPU tests. PageStore on the cuda page memory against
 # the heap store (CudaPageStoreGpuTest), the cuda page memory's copies (CudaPageMemoryGpuTest), and
-# the pipeline with every rank's pools in device memory against the same run on the heap
+# rows stored and keys read in place (CudaInPlaceRowsGpuTest), the pipeline with every rank's pools in
+# device memory against the same run on the heap
 # (DeviceResidentPoolsGpuTest), device pages and memory coming back on complete, error and cancel
 # and pools too large for the device refused (DevicePipelineLifecycleGpuTest), and the shared ==
 # replicated proof and the HiCache backup through pinned staging with pools on cuda
@@ -14,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/setup.sh"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 selectors=()
-for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest operators.pipeline.DeviceResidentPoolsGpuTest \
+for c in cuda.CudaPageStoreGpuTest cuda.CudaPageMemoryGpuTest cuda.CudaInPlaceRowsGpuTest operators.pipeline.DeviceResidentPoolsGpuTest \
     operators.pipeline.DevicePipelineLifecycleGpuTest operators.pipeline.SharedEqualsReplicatedTest operators.backup.HiCacheBackupTest \
     operators.backup.JournalPrefixRestoreTest dsl.WarmStartTest; do
   selectors+=(--select-class "org.kvflow.$c")

@@ -17,8 +17,9 @@ import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.DeviceRows;
 import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.quant.Fp8E4m3;
+import org.kvflow.kernels.pages.RowWrites;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
@@ -32,19 +33,21 @@ import org.kvflow.operators.shard.OwnerWriteOperator;
  * on the one GPU, and one request of {@code tokens} tokens prefilled in chunks of {@code chunk}.
  * Per chunk it times:
  * <ul>
- *   <li><b>write</b>: the chunk's rows computed on the cuda task-graph device ({@link SyntheticRows})
- *       and stored run by run into their owners' pools, as the write stage does (shared KV); the same
- *       rows stored into every rank's full pool (replicated KV);</li>
+ *   <li><b>write</b>: the chunk's rows computed on the cuda task-graph device and left there
+ *       ({@link SyntheticRows#rowsOnDevice}), then stored in place into their owners' pools in one
+ *       launch, as the write stage does (shared KV); the same rows stored into every rank's full
+ *       pool (replicated KV);</li>
  *   <li><b>materialize</b>: the full view of the pages so far gathered from the owners' pools in one batch;</li>
- *   <li><b>read-back</b>: the view's pages so far copied to the heap, which today's attention stage does
- *       before it scores (a host crossing still to be removed);</li>
+ *   <li><b>key read</b>: the index keys and the dequantised key rows of every position so far read
+ *       out of the view's pages in place into the attention's device arrays (what the attention
+ *       stage does; both layouts need it, so it is not part of the overhead);</li>
  *   <li><b>attention</b>: the indexer scores, top-k and sparse attention of the chunk's queries over
- *       every key so far ({@link AttentionChain}, {@code batch} queries a run, keys already on the device);</li>
+ *       every key so far ({@link AttentionChain}, {@code batch} queries a run);</li>
  *   <li><b>backup</b>: the chunk's completed pages copied from the owners' pools into pinned host memory.</li>
  * </ul>
  * Then, at the full length, the view gather (after 200 warm-up gathers) against one
  * {@code cuMemcpyDtoD} of the same bytes (device time of the whole call, medians of 10) and the
- * gather kernel alone; checks sampled view pages against their owners, the replicated pools and
+ * gather kernel alone (median of 21 timed launches); checks sampled view pages against their owners, the replicated pools and
  * the backup; prints the page bytes that crossed the host by stage. One JSON object per line.
  * Arguments: cp (8), tokens (131072), chunk (8192), batch (128).
  */
@@ -59,7 +62,7 @@ public final class GpuPrefillBench {
         double writeShared;
         double writeReplicated;
         double materialize;
-        double readBack;
+        double keyRead;
         double attention;
         double backup;
         long writeBytes;
@@ -99,15 +102,15 @@ public final class GpuPrefillBench {
             int pageBytes = view.mlaPageBytes() + view.indexPageBytes();
             System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"chunk\":%d,\"query_batch\":%d,"
                     + "\"page_bytes\":%d,\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, chunk, batch, pageBytes, (long) pages * pageBytes);
-            Keys keys = new Keys(new SplittableRandom(5), tokens, dims);
+            Queries queries = new Queries(new SplittableRandom(5));
             for (int s = 0; s < tokens; s += chunk) {
-                chunk(s, s + chunk, batch, rows, ids, ownership, owners, replicas, view, host, keys, cuda, t);
+                chunk(s, s + chunk, batch, rows, ids, ownership, owners, replicas, view, host, queries, t);
             }
             System.out.printf(Locale.ROOT, "{\"name\":\"totals\",\"write_rows_ms\":%.2f,\"write_shared_ms\":%.2f,\"write_replicated_ms\":%.2f,"
-                            + "\"materialize_ms\":%.2f,\"read_back_ms\":%.2f,\"attention_ms\":%.2f,\"backup_ms\":%.2f,"
+                            + "\"materialize_ms\":%.2f,\"key_read_ms\":%.2f,\"attention_ms\":%.2f,\"backup_ms\":%.2f,"
                             + "\"write_gbps\":%.1f,\"materialize_gbps\":%.1f,\"backup_gbps\":%.1f,"
                             + "\"shared_kv_overhead\":%.5f,\"shared_over_replicated_step\":%.4f}%n",
-                    t.writeRows, t.writeShared, t.writeReplicated, t.materialize, t.readBack, t.attention, t.backup,
+                    t.writeRows, t.writeShared, t.writeReplicated, t.materialize, t.keyRead, t.attention, t.backup,
                     t.writeBytes / (t.writeShared * 1e6), 2.0 * t.viewBytes / (t.materialize * 1e6), t.backupBytes / (t.backup * 1e6),
                     t.materialize / t.attention,
                     (t.writeRows + t.writeShared + t.materialize + t.attention) / (t.writeRows + t.writeReplicated + t.attention));
@@ -120,7 +123,7 @@ public final class GpuPrefillBench {
 
     /** One chunk's stages on one layer; prints the chunk's line and adds to the totals. */
     private static void chunk(int from, int to, int batch, SyntheticRows rows, long[] ids, OwnershipMap ownership, List<PageStore> owners,
-                              List<PageStore> replicas, PageStore view, PageStore host, Keys keys, CudaPageMemory cuda, Totals t) {
+                              List<PageStore> replicas, PageStore view, PageStore host, Queries queries, Totals t) {
         int n = to - from;
         int[] tokenIds = new int[n];
         long[] positions = new long[n];
@@ -128,15 +131,27 @@ public final class GpuPrefillBench {
             positions[i] = from + i;
             tokenIds[i] = (int) ((from + i) * 2654435761L % 129_280);
         }
+        RowWrites shared = new RowWrites();
+        RowWrites replicated = new RowWrites();
+        for (int i = 0; i < n; i++) {
+            long id = ids[(from + i) / PS];
+            shared.add(i, ownership.owner(id), ownership.localPage(id) * PS + (from + i) % PS);
+            for (int r = 0; r < replicas.size(); r++) {
+                replicated.add(i, r, from + i);
+            }
+        }
         long t0 = System.nanoTime();
-        SyntheticRows.Rows chunkRows = rows.rows(tokenIds, positions);
+        DeviceRows chunkRows = rows.rowsOnDevice(tokenIds, positions);
         double rowsMs = ms(t0);
         t0 = System.nanoTime();
-        HostTraffic.during(OwnerWriteOperator.STAGE, () -> store(chunkRows, from, to, ids, ownership, owners, false));
-        double shared = ms(t0);
+        HostTraffic.during(OwnerWriteOperator.STAGE, () -> {
+            PageStore.storeRows(owners, 0, chunkRows, shared);
+            return null;
+        });
+        double sharedMs = ms(t0);
         t0 = System.nanoTime();
-        store(chunkRows, from, to, ids, ownership, replicas, true);
-        double replicated = ms(t0);
+        PageStore.storeRows(replicas, 0, chunkRows, replicated);
+        double replicatedMs = ms(t0);
 
         int viewPages = to / PS;
         long[][] src = new long[ownership.cpSize()][];
@@ -148,23 +163,29 @@ public final class GpuPrefillBench {
             return null;
         });
         double materialize = ms(t0);
-        t0 = System.nanoTime();
-        HostTraffic.during(MaterializeOperator.STAGE, () -> {
-            long[] prefix = new long[viewPages];
-            Arrays.setAll(prefix, i -> i);
-            view.readPages(0, KvComponent.MLA, prefix);
-            return view.readPages(0, KvComponent.INDEX, prefix);
-        });
-        double readBack = ms(t0);
 
+        NsaDims d = NsaDims.REAL;
+        int width = d.latent() + d.rope();
+        double keyRead;
         double attention;
-        try (AttentionChain chain = keys.chain(to, batch)) {
-            float[] indexQueries = keys.gaussian(batch * NsaDims.REAL.index());
-            float[] queries = keys.gaussian(batch * (NsaDims.REAL.latent() + NsaDims.REAL.rope()));
-            chain.run(indexQueries, queries); // the chain's first run at this key count: module and buffers ready
+        try (AttentionChain chain = new AttentionChain(new AttentionChain.Shape(d.index(), width, d.latent(), batch, to, d.topk()),
+                Devices.select("cuda"))) {
+            long[] pages = new long[viewPages];
+            Arrays.setAll(pages, i -> i);
+            long[] all = new long[to];
+            Arrays.setAll(all, i -> i);
             t0 = System.nanoTime();
-            for (int q = 0; q < n; q += batch) {
-                chain.run(indexQueries, queries);
+            HostTraffic.during(MaterializeOperator.STAGE, () -> {
+                chain.loadKeys((codes, scales) -> view.readIndexKeys(0, pages, to, codes, scales), out -> view.readKeyRows(0, pages, all, out));
+                return null;
+            });
+            keyRead = ms(t0);
+            float[] indexQueries = queries.gaussian(batch * d.index());
+            float[] q = queries.gaussian(batch * width);
+            chain.run(indexQueries, q); // the chain's first run at this key count: module and buffers ready
+            t0 = System.nanoTime();
+            for (int i = 0; i < n; i += batch) {
+                chain.run(indexQueries, q);
             }
             attention = ms(t0);
         }
@@ -183,52 +204,20 @@ public final class GpuPrefillBench {
 
         int pageBytes = view.mlaPageBytes() + view.indexPageBytes();
         t.writeRows += rowsMs;
-        t.writeShared += shared;
-        t.writeReplicated += replicated;
+        t.writeShared += sharedMs;
+        t.writeReplicated += replicatedMs;
         t.materialize += materialize;
-        t.readBack += readBack;
+        t.keyRead += keyRead;
         t.attention += attention;
         t.backup += backup;
         t.writeBytes += (long) n * (view.layout().mlaRowBytes() + view.indexPageBytes() / PS);
         t.viewBytes += (long) viewPages * pageBytes;
         t.backupBytes += (long) completed.length * pageBytes;
         System.out.printf(Locale.ROOT, "{\"name\":\"chunk\",\"from\":%d,\"to\":%d,\"write_rows_ms\":%.3f,\"write_shared_ms\":%.3f,"
-                        + "\"write_replicated_ms\":%.3f,\"materialize_ms\":%.3f,\"read_back_ms\":%.3f,\"attention_ms\":%.3f,\"backup_ms\":%.3f,"
+                        + "\"write_replicated_ms\":%.3f,\"materialize_ms\":%.3f,\"key_read_ms\":%.3f,\"attention_ms\":%.3f,\"backup_ms\":%.3f,"
                         + "\"materialize_gbps\":%.1f,\"overhead\":%.5f}%n",
-                from, to, rowsMs, shared, replicated, materialize, readBack, attention, backup,
+                from, to, rowsMs, sharedMs, replicatedMs, materialize, keyRead, attention, backup,
                 2.0 * viewPages * pageBytes / (materialize * 1e6), materialize / attention);
-    }
-
-    /**
-     * The chunk's rows into their stores run by run (a run: consecutive tokens in one page), as the
-     * write stage stores them: under shared KV into the page's owner at its local page; replicated,
-     * into every rank at the page's id.
-     */
-    private static Void store(SyntheticRows.Rows chunk, int from, int to, long[] ids, OwnershipMap ownership, List<PageStore> stores,
-                              boolean replicated) {
-        KvLayout layout = stores.getFirst().layout();
-        int rowBytes = layout.mlaRowBytes();
-        int dimI = layout.shape().indexDim();
-        int blocks = KvLayout.tiles(dimI);
-        for (int tok = from; tok < to; ) {
-            int count = Math.min(PS - tok % PS, to - tok);
-            long id = ids[tok / PS];
-            int i = tok - from;
-            if (replicated) {
-                for (PageStore store : stores) {
-                    put(store, tok, chunk, i, count, rowBytes, dimI, blocks);
-                }
-            } else {
-                put(stores.get(ownership.owner(id)), ownership.localPage(id) * PS + tok % PS, chunk, i, count, rowBytes, dimI, blocks);
-            }
-            tok += count;
-        }
-        return null;
-    }
-
-    private static void put(PageStore store, long row, SyntheticRows.Rows chunk, int i, int count, int rowBytes, int dimI, int blocks) {
-        store.writeMlaRows(0, row, chunk.mla(), i * rowBytes, count);
-        store.writeIndexRows(0, row, chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, count);
     }
 
     /** Per owner: the local pages of request pages {@code positions} and the same positions as destination pages. */
@@ -257,9 +246,15 @@ public final class GpuPrefillBench {
         }
         RankLayoutBench.report(cuda, "materialize_full_view", bytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
         cuda.timeKernels(true);
-        view.gatherFrom(owners, List.of(src), List.of(dst));
+        float[] kernel = new float[21];
+        for (int i = 0; i < kernel.length; i++) {
+            view.gatherFrom(owners, List.of(src), List.of(dst));
+            kernel[i] = cuda.lastKernelMillis();
+        }
         cuda.timeKernels(false);
-        System.out.printf(Locale.ROOT, "{\"name\":\"materialize_kernel_only\",\"kernel_ms\":%.3f}%n", cuda.lastKernelMillis());
+        Arrays.sort(kernel);
+        System.out.printf(Locale.ROOT, "{\"name\":\"materialize_kernel_only\",\"kernel_ms\":%.3f,\"min_ms\":%.3f,\"launches\":%d}%n",
+                kernel[kernel.length / 2], kernel[0], kernel.length);
         PageBuffer mlaA = cuda.allocate("dtod mla source", pages, view.mlaPageBytes());
         PageBuffer mlaB = cuda.allocate("dtod mla destination", pages, view.mlaPageBytes());
         PageBuffer indexA = cuda.allocate("dtod index source", pages, view.indexPageBytes());
@@ -300,30 +295,12 @@ public final class GpuPrefillBench {
         return (System.nanoTime() - t0) / 1e6;
     }
 
-    /** Random keys for the attention step: fp8 index codes, their scales and float key rows, made once for the full length. */
-    private static final class Keys {
+    /** Random queries for the attention step (the keys come from the view). */
+    private static final class Queries {
         private final SplittableRandom rnd;
-        private final byte[] codes;
-        private final float[] scales;
-        private final float[] rows;
 
-        Keys(SplittableRandom rnd, int tokens, NsaDims dims) {
+        Queries(SplittableRandom rnd) {
             this.rnd = rnd;
-            this.codes = new byte[tokens * dims.index()];
-            for (int i = 0; i < codes.length; i++) {
-                codes[i] = Fp8E4m3.encode((float) rnd.nextGaussian());
-            }
-            this.scales = gaussian(tokens * KvLayout.tiles(dims.index()));
-            this.rows = gaussian(tokens * (dims.latent() + dims.rope()));
-        }
-
-        /** The attention chain over the first {@code keys} keys, {@code batch} queries a run. */
-        AttentionChain chain(int keys, int batch) {
-            NsaDims d = NsaDims.REAL;
-            int width = d.latent() + d.rope();
-            AttentionChain.Shape shape = new AttentionChain.Shape(d.index(), width, d.latent(), batch, keys, d.topk());
-            return new AttentionChain(shape, Arrays.copyOf(codes, keys * d.index()), Arrays.copyOf(scales, keys * KvLayout.tiles(d.index())),
-                    Arrays.copyOf(rows, keys * width), Devices.select("cuda"));
         }
 
         float[] gaussian(int n) {

@@ -16,7 +16,13 @@ public enum CudaKernels {
     /** 16-byte copies of a batch of page copies, each with its own page lists, over a device-side table: one launch per batch. */
     COPY_PAGES_TABLE_V4("copy_pages_table_v4", "copy_pages_v4", 6),
     /** Byte copies for any page size. */
-    COPY_PAGES_U8("copy_pages_u8", "copy_pages_u8", 15);
+    COPY_PAGES_U8("copy_pages_u8", "copy_pages_u8", 15),
+    /** A chunk's computed KV rows from task-graph arrays into their stores' pages. */
+    STORE_ROWS("store_rows", "kv_rows", 17),
+    /** A view's index keys (codes and scales) out of its indexer pages into task-graph arrays. */
+    INDEX_KEYS("index_keys", "kv_rows", 7),
+    /** A view's MLA keys, dequantised to floats, out of its pages into a task-graph array. */
+    KEY_ROWS("key_rows", "kv_rows", 11);
 
     private final String entry;
     private final String module;

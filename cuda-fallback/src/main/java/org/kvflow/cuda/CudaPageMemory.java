@@ -51,7 +51,11 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.pages.ByteRangeException;
+import org.kvflow.kernels.pages.DeviceRows;
+import org.kvflow.kernels.pages.RowGeometry;
 import org.kvflow.kernels.pages.ForeignBufferException;
 import org.kvflow.kernels.pages.HostTraffic;
 import org.kvflow.kernels.pages.MemoryUnavailableException;
@@ -88,6 +92,10 @@ public final class CudaPageMemory implements PageMemory {
     private final CUfunction copyV4;
     private final CUfunction copyTableV4;
     private final CUfunction copyU8;
+    private final CUfunction storeRows;
+    private final CUfunction indexKeys;
+    private final CUfunction keyRows;
+    private final int ordinal;
     private final String deviceName;
     private final int multiprocessors;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
@@ -115,6 +123,7 @@ public final class CudaPageMemory implements PageMemory {
      * @throws MemoryUnavailableException when the driver library or a device is missing
      */
     public CudaPageMemory(int ordinal) {
+        this.ordinal = ordinal;
         try {
             JCudaDriver.setExceptionsEnabled(true);
             cuInit(0);
@@ -139,6 +148,9 @@ public final class CudaPageMemory implements PageMemory {
             this.copyV4 = load(CudaKernels.COPY_PAGES_V4);
             this.copyTableV4 = load(CudaKernels.COPY_PAGES_TABLE_V4);
             this.copyU8 = load(CudaKernels.COPY_PAGES_U8);
+            this.storeRows = load(CudaKernels.STORE_ROWS);
+            this.indexKeys = load(CudaKernels.INDEX_KEYS);
+            this.keyRows = load(CudaKernels.KEY_ROWS);
         } catch (RuntimeException e) {
             CudaCopyException failure = new CudaCopyException("opening CUDA device " + ordinal, e);
             try {
@@ -467,6 +479,83 @@ public final class CudaPageMemory implements PageMemory {
             throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
         }
         timedLaunch(() -> cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null));
+    }
+
+    /** The cuda task-graph device of the same ordinal: its arrays share this memory's primary context. */
+    @Override
+    public boolean reaches(Device kernels) {
+        return "cuda".equals(kernels.backend()) && kernels.index() == ordinal;
+    }
+
+    /** The write table, then per store its MLA and indexer buffer addresses, in one upload; one launch of a block per write. */
+    @Override
+    public synchronized void storeRows(DeviceRows rows, RowGeometry g, List<PageBuffer> mla, List<PageBuffer> index, long[] writes, int count) {
+        int stores = mla.size();
+        long[] table = java.util.Arrays.copyOf(writes, 3 * count + 2 * stores);
+        for (int s = 0; s < stores; s++) {
+            table[3 * count + s] = own(mla.get(s)).address.address();
+            table[3 * count + stores + s] = own(index.get(s)).address.address();
+        }
+        current();
+        try {
+            CUdeviceptr at = stage(table);
+            Pointer args = Pointer.to(region(rows.latentCodes()), region(rows.latentScales()), region(rows.latent()), region(rows.rope()),
+                    region(rows.indexCodes()), region(rows.indexScales()), Pointer.to(at), ints(count), ints(stores), ints(g.latent()),
+                    ints(g.rope()), ints(g.index()), ints(g.pageSize()), ints(g.rowBytes()), ints(g.scaleOffset()), ints(g.ropeOffset()),
+                    ints(g.fp8() ? 1 : 0));
+            timedLaunch(() -> cuLaunchKernel(storeRows, count, 1, 1, BLOCK, 1, 1, 0, stream, args, null));
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("storing " + count + " rows into " + stores + " stores (first " + mla.getFirst().label() + ")", e);
+        }
+    }
+
+    @Override
+    public synchronized void readIndexKeys(PageBuffer index, long[] pages, int keys, RowGeometry g, DeviceRegion codes, DeviceRegion scales) {
+        DeviceBuffer src = own(index);
+        current();
+        try {
+            CUdeviceptr at = stage(pages);
+            Pointer args = Pointer.to(Pointer.to(src.address), Pointer.to(at), ints(keys), ints(g.pageSize()), ints(g.index()), region(codes),
+                    region(scales));
+            timedLaunch(() -> cuLaunchKernel(indexKeys, keys, 1, 1, BLOCK, 1, 1, 0, stream, args, null));
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("reading " + keys + " index keys of " + index.label(), e);
+        }
+    }
+
+    @Override
+    public synchronized void readKeyRows(PageBuffer mla, long[] pages, long[] positions, RowGeometry g, DeviceRegion out) {
+        DeviceBuffer src = own(mla);
+        current();
+        try {
+            long[] table = java.util.Arrays.copyOf(pages, pages.length + positions.length);
+            System.arraycopy(positions, 0, table, pages.length, positions.length);
+            CUdeviceptr at = stage(table);
+            Pointer args = Pointer.to(Pointer.to(src.address), Pointer.to(at), Pointer.to(at.withByteOffset((long) pages.length * Sizeof.LONG)),
+                    ints(g.latent()), ints(g.rope()), ints(g.pageSize()), ints(g.rowBytes()), ints(g.scaleOffset()), ints(g.ropeOffset()),
+                    ints(g.fp8() ? 1 : 0), region(out));
+            timedLaunch(() -> cuLaunchKernel(keyRows, positions.length, 1, 1, BLOCK, 1, 1, 0, stream, args, null));
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("reading " + positions.length + " key rows of " + mla.label(), e);
+        }
+    }
+
+    /** {@code table} into the device scratch through the pinned staging buffer (one asynchronous copy on the stream); returns where it lies. */
+    private CUdeviceptr stage(long[] table) {
+        long bytes = Math.max(1L, table.length) * Sizeof.LONG;
+        ensureScratch(bytes);
+        uploadedLength = -1; // the table overwrites the copy table in scratch
+        staging.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(table);
+        cuMemcpyHtoDAsync(scratch, staging, (long) table.length * Sizeof.LONG, stream);
+        return scratch;
+    }
+
+    private static Pointer region(DeviceRegion r) {
+        return Pointer.to(new DevicePointer(r.address()));
+    }
+
+    private static Pointer ints(int v) {
+        return Pointer.to(new int[] {v});
     }
 
     /** Grows the pinned staging buffer and the device scratch to hold {@code bytes} of page lists. */

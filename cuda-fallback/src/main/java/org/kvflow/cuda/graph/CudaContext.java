@@ -17,6 +17,7 @@ import jcuda.CudaException;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
+import org.kvflow.cuda.DevicePointer;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
@@ -82,9 +83,9 @@ final class CudaContext {
      *
      * @throws DeviceMemoryException naming {@code what}, the size and the free memory
      */
-    CUdeviceptr allocate(String what, long bytes) {
+    DevicePointer allocate(String what, long bytes) {
         makeCurrent();
-        CUdeviceptr ptr = new CUdeviceptr();
+        DevicePointer ptr = new DevicePointer();
         try {
             cuMemAlloc(ptr, Math.max(1, bytes));
         } catch (CudaException e) {

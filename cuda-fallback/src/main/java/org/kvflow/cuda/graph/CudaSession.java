@@ -13,11 +13,13 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import jcuda.CudaException;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
 import org.kvflow.kernels.api.DataTransferMode;
+import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionProfile;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
@@ -29,7 +31,8 @@ import org.kvflow.kernels.api.KernelFallbackException;
  * tasks, one stream, and each task's launch fixed when the plan is built. {@link #execute()}
  * copies to the device only what the host changed, enqueues every launch without waiting,
  * copies back what the graphs ask for and synchronises the stream once; each task's kernel time
- * comes from a pair of CUDA events around its launches. Not thread-safe.
+ * comes from a pair of CUDA events around its launches. A page memory of the same device may
+ * read or fill an array where it lies ({@link #deviceRegion}). Not thread-safe.
  */
 final class CudaSession implements KernelBackend.Session {
     private final CudaContext context;
@@ -41,6 +44,8 @@ final class CudaSession implements KernelBackend.Session {
     private final CUstream stream = new CUstream();
     private final Map<Launch, CUevent[]> events = new IdentityHashMap<>();
     private boolean executed;
+    /** Arrays written in place on the device since the last execute: their host copies are not sent. */
+    private final Set<Object> writtenOnDevice = Collections.newSetFromMap(new IdentityHashMap<>());
 
     CudaSession(CudaContext context, Device device, List<ImmutableTaskGraph> graphs, DeviceArrays buffers, List<List<Launch>> launches) {
         this.context = context;
@@ -69,12 +74,13 @@ final class CudaSession implements KernelBackend.Session {
         long toHost = 0;
         for (ImmutableTaskGraph g : graphs) {
             for (ImmutableTaskGraph.Transfer tr : g.toDevice()) {
-                if (!executed || tr.mode() == DataTransferMode.EVERY_EXECUTION) {
+                if ((!executed || tr.mode() == DataTransferMode.EVERY_EXECUTION) && !writtenOnDevice.contains(tr.array())) {
                     buffers.get(tr.array()).hostWrote();
                 }
             }
         }
         executed = true;
+        writtenOnDevice.clear();
         for (List<Launch> graph : launches) {
             for (Launch l : graph) {
                 toHost += l.check(false);
@@ -121,6 +127,28 @@ final class CudaSession implements KernelBackend.Session {
             context.makeCurrent();
             buffers.get(array).ensureOnHost();
         }
+    }
+
+    @Override
+    public Optional<DeviceRegion> deviceRegion(Object array) {
+        DeviceArray d = arrayOf(array);
+        context.makeCurrent();
+        d.ensureOnDevice();
+        return Optional.of(new DeviceRegion(device, d.address().address(), d.bytes()));
+    }
+
+    @Override
+    public void writtenOnDevice(Object array) {
+        arrayOf(array).deviceWrote();
+        writtenOnDevice.add(array);
+    }
+
+    private DeviceArray arrayOf(Object array) {
+        DeviceArray d = buffers.get(array);
+        if (d == null) {
+            throw new IllegalArgumentException("a " + array.getClass().getSimpleName() + " that is not an array of this plan");
+        }
+        return d;
     }
 
     @Override

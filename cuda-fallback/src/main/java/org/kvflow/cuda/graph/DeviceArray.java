@@ -4,7 +4,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import jcuda.Pointer;
-import jcuda.driver.CUdeviceptr;
+import org.kvflow.cuda.DevicePointer;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
@@ -18,7 +18,7 @@ import org.kvflow.kernels.api.LongPages;
  */
 final class DeviceArray {
     private final Object array;
-    private final CUdeviceptr address;
+    private final DevicePointer address;
     private final long bytes;
     /** The host copy holds the newest value. */
     boolean hostCurrent = true;
@@ -27,7 +27,7 @@ final class DeviceArray {
     /** For page lists: the device copy was checked against its pool since it last changed. */
     boolean checked;
 
-    DeviceArray(Object array, CUdeviceptr address, long bytes) {
+    DeviceArray(Object array, DevicePointer address, long bytes) {
         this.array = array;
         this.address = address;
         this.bytes = bytes;
@@ -37,7 +37,7 @@ final class DeviceArray {
         return array;
     }
 
-    CUdeviceptr address() {
+    DevicePointer address() {
         return address;
     }
 

@@ -4,6 +4,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.kernels.pages.DeviceRows;
 import org.kvflow.operators.KvModel;
 
 /**
@@ -23,14 +24,23 @@ final class ChunkRows implements AutoCloseable {
         this.layers = new SyntheticRows[model.layerCount()];
     }
 
-    /** The rows of {@code (tokenIds[i], positions[i])} in {@code layer}. */
+    /** The rows of {@code (tokenIds[i], positions[i])} in {@code layer}, on the host. */
     synchronized SyntheticRows.Rows of(int layer, int[] tokenIds, long[] positions) {
+        return layer(layer).rows(tokenIds, positions);
+    }
+
+    /** The same rows left on the device, for the page memory there to store in place. */
+    synchronized DeviceRows onDevice(int layer, int[] tokenIds, long[] positions) {
+        return layer(layer).rowsOnDevice(tokenIds, positions);
+    }
+
+    private SyntheticRows layer(int layer) {
         SyntheticRows rows = layers[layer];
         if (rows == null) {
             rows = new SyntheticRows(model.layer(layer), model.layout(), device);
             layers[layer] = rows;
         }
-        return rows.rows(tokenIds, positions);
+        return rows;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.kvflow.operators.shard;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import org.kvflow.core.DebugMode;
@@ -12,6 +14,7 @@ import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.kernels.pages.RowWrites;
 import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
@@ -29,7 +32,9 @@ import reactor.core.publisher.Flux;
  * {@link SyntheticRows}) and stores them (SPEC §4.4 write rule): after
  * the CP all-gather every rank holds the whole chunk, and under shared KV rank {@code r} keeps only
  * the rows with {@code ownerOfLoc == r}, at {@code localRow(loc)}; replicated ranks keep every row
- * at {@code loc}. Pages admitted as a host-cache hit are loaded from the host cache with the first
+ * at {@code loc}. Where the rank stores' memory reaches the kernel device (cuda pools with the cuda
+ * device), the rows stay on the device and the page memory stores them in place, one launch per
+ * layer; elsewhere they come to the host and are written run by run. Pages admitted as a host-cache hit are loaded from the host cache with the first
  * chunk instead. Without a model the stage passes batches through (page planning only).
  */
 public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
@@ -145,7 +150,6 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     private void writeChunk(KvModel model, ChunkRows rows, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
         RankStores stores = group.stores();
-        KvLayout layout = model.layout();
         int ps = ownership.pageSize();
         long[] locs = state.locs(0, to);
         long fullFrom = (from + ps - 1) / ps * ps;
@@ -153,7 +157,6 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         DebugMode.check(() -> fullTo <= fullFrom || PageGroups.validatePageAlignedTokenIndices(
                 java.util.Arrays.copyOfRange(locs, (int) fullFrom, (int) fullTo), ps, "owner write req " + state.id()) > 0,
                 () -> "owner write req " + state.id() + ": no page group");
-        PageStore reference = stores.reference();
         boolean checkRows = group.layout() == PoolLayout.SHARED && DebugMode.enabled();
         int n = Math.toIntExact(to - from);
         int[] tokenIds = new int[n];
@@ -162,33 +165,70 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             positions[i] = from + i;
             tokenIds[i] = state.request().tokenId((int) positions[i]);
         }
+        // tokens whose locs run on within one page are one run of rows on their owner
+        List<long[]> runs = new ArrayList<>();
+        for (long t = from; t < to; ) {
+            long loc = locs[(int) t];
+            int count = 1;
+            while (t + count < to && locs[(int) (t + count)] == loc + count && (loc + count) % ps != 0) {
+                count++;
+            }
+            int page = Math.toIntExact(loc / ps);
+            long row = stores.physicalPage(page) * ps + loc % ps;
+            for (int r : stores.ranksStoring(page)) {
+                if (checkRows) {
+                    for (int k = 0; k < count; k++) {
+                        checkOwnerRow(ownership, loc + k, r, row + k, "owner write req " + state.id());
+                    }
+                }
+            }
+            runs.add(new long[] {t - from, count, loc, row, page});
+            t += count;
+        }
+        if (stores.reference() == null && stores.rank(0).reaches(device)) {
+            storeInPlace(model, rows, stores, runs, tokenIds, positions);
+        } else {
+            storeFromHost(model, rows, stores, runs, tokenIds, positions);
+        }
+    }
+
+    /** Rows computed on the device and stored there by the page memory: one launch per layer, nothing crosses the host. */
+    private static void storeInPlace(KvModel model, ChunkRows rows, RankStores stores, List<long[]> runs, int[] tokenIds, long[] positions) {
+        RowWrites writes = new RowWrites();
+        for (long[] run : runs) {
+            for (int r : stores.ranksStoring((int) run[4])) {
+                for (int k = 0; k < run[1]; k++) {
+                    writes.add((int) run[0] + k, r, run[3] + k);
+                }
+            }
+        }
+        List<PageStore> ranks = new ArrayList<>();
+        for (int r = 0; r < stores.ranks(); r++) {
+            ranks.add(stores.rank(r));
+        }
+        for (int l = 0; l < model.layerCount(); l++) {
+            PageStore.storeRows(ranks, l, rows.onDevice(l, tokenIds, positions), writes);
+        }
+    }
+
+    /** Rows brought to the host and written run by run into each rank's store (and the debug reference). */
+    private static void storeFromHost(KvModel model, ChunkRows rows, RankStores stores, List<long[]> runs, int[] tokenIds, long[] positions) {
+        KvLayout layout = model.layout();
         int dimI = model.dims().index();
         int blocks = KvLayout.tiles(dimI);
         int rowBytes = layout.mlaRowBytes();
+        PageStore reference = stores.reference();
         for (int l = 0; l < model.layerCount(); l++) {
             SyntheticRows.Rows chunk = rows.of(l, tokenIds, positions);
-            // tokens whose locs run on within one page are one run of rows on their owner: one write per run
-            for (long t = from; t < to; ) {
-                long loc = locs[(int) t];
-                int count = 1;
-                while (t + count < to && locs[(int) (t + count)] == loc + count && (loc + count) % ps != 0) {
-                    count++;
-                }
-                int i = (int) (t - from);
-                int page = Math.toIntExact(loc / ps);
-                long row = stores.physicalPage(page) * ps + loc % ps;
-                for (int r : stores.ranksStoring(page)) {
-                    if (checkRows && l == 0) {
-                        for (int k = 0; k < count; k++) {
-                            checkOwnerRow(ownership, loc + k, r, row + k, "owner write req " + state.id());
-                        }
-                    }
-                    putRows(stores.rank(r), l, row, chunk, i, count, rowBytes, dimI, blocks);
+            for (long[] run : runs) {
+                int i = (int) run[0];
+                int count = (int) run[1];
+                for (int r : stores.ranksStoring((int) run[4])) {
+                    putRows(stores.rank(r), l, run[3], chunk, i, count, rowBytes, dimI, blocks);
                 }
                 if (reference != null) {
-                    putRows(reference, l, loc, chunk, i, count, rowBytes, dimI, blocks);
+                    putRows(reference, l, run[2], chunk, i, count, rowBytes, dimI, blocks);
                 }
-                t += count;
             }
         }
     }

@@ -105,6 +105,33 @@ public final class ExecutionPlan implements AutoCloseable {
         return new ExecutionResult(device(), System.nanoTime() - start, profile, s);
     }
 
+    /**
+     * Where {@code array} (an array of this plan's graphs) lies on the plan's device, its device
+     * copy made current first, for a page memory of the same device to read or fill in place;
+     * empty on devices whose arrays are host arrays ({@code java}) or that no page memory reaches
+     * ({@code opencl}). Binds the plan if it is not bound yet.
+     *
+     * @throws IllegalArgumentException if {@code array} is not an array of this plan
+     */
+    public java.util.Optional<DeviceRegion> deviceRegion(Object array) {
+        KernelBackend.Session s = session != null ? session : bind(device());
+        return s.deviceRegion(array);
+    }
+
+    /**
+     * Marks {@code arrays} as written in place on the device (after a page memory filled their
+     * {@link #deviceRegion regions}): the next {@link #execute()} reads them there instead of
+     * sending their host copies.
+     *
+     * @throws UnsupportedOperationException on a device without regions
+     */
+    public void writtenOnDevice(Object... arrays) {
+        KernelBackend.Session s = session != null ? session : bind(device());
+        for (Object a : arrays) {
+            s.writtenOnDevice(a);
+        }
+    }
+
     @Override
     public void close() {
         if (session != null) {

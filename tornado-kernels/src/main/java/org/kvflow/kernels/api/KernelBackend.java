@@ -36,6 +36,26 @@ public interface KernelBackend {
         /** Copies {@code array} (an {@code UNDER_DEMAND} output) from the device now. */
         void transferToHost(Object array);
 
+        /**
+         * Where {@code array} lies in device memory, its device copy made current first; empty where
+         * the device's arrays are host arrays or lie where no page memory can reach them.
+         *
+         * @throws IllegalArgumentException if {@code array} is not an array of this plan
+         */
+        default java.util.Optional<DeviceRegion> deviceRegion(Object array) {
+            return java.util.Optional.empty();
+        }
+
+        /**
+         * Something outside the plan's kernels wrote {@code array}'s device copy: the next
+         * {@link #execute()} reads it there and does not send the host copy.
+         *
+         * @throws UnsupportedOperationException where {@link #deviceRegion} is empty
+         */
+        default void writtenOnDevice(Object array) {
+            throw new UnsupportedOperationException("this backend's arrays are not written in place on a device");
+        }
+
         /** Frees the device buffers, except those a graph persists on the device. */
         @Override
         void close();

@@ -1,11 +1,13 @@
 package org.kvflow.kernels.nsa;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.ExecutionResult;
 import org.kvflow.kernels.api.FloatArray;
@@ -39,6 +41,9 @@ public final class AttentionChain implements AutoCloseable {
     private final FloatArray queries;
     private final FloatArray out;
     private final IntArray selected;
+    private final ByteArray codes;
+    private final FloatArray scales;
+    private final FloatArray rows;
     private final ExecutionPlan plan;
     private @Nullable ExecutionResult last;
 
@@ -49,19 +54,19 @@ public final class AttentionChain implements AutoCloseable {
      * @throws IllegalArgumentException naming the input whose length does not fit {@code shape}
      */
     public AttentionChain(Shape shape, byte[] indexKeyCodes, float[] indexKeyScales, float[] keyRows, Device device) {
-        this.shape = Objects.requireNonNull(shape, "shape");
         requireLength("index key codes", indexKeyCodes.length, (long) shape.keys() * shape.indexDim());
         requireLength("index key scales", indexKeyScales.length, (long) shape.keys() * KvLayout.tiles(shape.indexDim()));
         requireLength("key rows", keyRows.length, (long) shape.keys() * shape.width());
+        this.shape = Objects.requireNonNull(shape, "shape");
         int nq = shape.queries();
         int k = shape.topK();
         indexQueries = new FloatArray(Math.multiplyExact(nq, shape.indexDim()));
         queries = new FloatArray(Math.multiplyExact(nq, shape.width()));
         out = new FloatArray(Math.multiplyExact(nq, shape.latent()));
         selected = new IntArray(Math.multiplyExact(nq, k));
-        ByteArray codes = ByteArray.fromArray(indexKeyCodes);
-        FloatArray scales = FloatArray.fromArray(indexKeyScales);
-        FloatArray rows = FloatArray.fromArray(keyRows);
+        codes = ByteArray.fromArray(indexKeyCodes);
+        scales = FloatArray.fromArray(indexKeyScales);
+        rows = FloatArray.fromArray(keyRows);
         IntArray counts = new IntArray(nq);
         for (int q = 0; q < nq; q++) {
             counts.set(q, shape.keys());
@@ -85,6 +90,16 @@ public final class AttentionChain implements AutoCloseable {
         this.plan = new ExecutionPlan(graph.snapshot()).withDevice(device);
     }
 
+    /**
+     * A chain whose keys a page memory of the device writes in place ({@link #loadKeys}) before
+     * the first run: no key crosses the host.
+     */
+    public AttentionChain(Shape shape, Device device) {
+        this(shape, new byte[Math.multiplyExact(shape.keys(), shape.indexDim())],
+                new float[Math.multiplyExact(shape.keys(), KvLayout.tiles(shape.indexDim()))],
+                new float[Math.multiplyExact(shape.keys(), shape.width())], device);
+    }
+
     private static void requireLength(String what, int actual, long expected) {
         if (actual != expected) {
             throw new IllegalArgumentException(what + ": " + actual + " values; the shape needs " + expected);
@@ -105,6 +120,24 @@ public final class AttentionChain implements AutoCloseable {
         System.arraycopy(queries, 0, this.queries.toHeapArray(), 0, queries.length);
         last = plan.execute();
         return last;
+    }
+
+    /**
+     * Replaces the keys in place on the device: {@code index} writes the index keys' codes and
+     * scales, {@code rows} the {@code keys × width} float key rows (a page memory reading them out
+     * of a view's pages).
+     *
+     * @throws IllegalStateException if the device's arrays do not lie in device memory
+     */
+    public void loadKeys(IndexScorer.KeyFill index, Consumer<DeviceRegion> rows) {
+        index.fill(region(codes), region(scales));
+        rows.accept(region(this.rows));
+        plan.writtenOnDevice(codes, scales, this.rows);
+    }
+
+    private DeviceRegion region(Object array) {
+        return plan.deviceRegion(array).orElseThrow(() -> new IllegalStateException("the attention chain's arrays on "
+                + plan.device() + " are not in device memory"));
     }
 
     /** {@code queries × latent} outputs of the last run (the array itself, rewritten by the next run). */

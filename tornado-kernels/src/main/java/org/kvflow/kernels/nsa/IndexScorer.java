@@ -7,6 +7,7 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
@@ -55,7 +56,7 @@ public final class IndexScorer implements AutoCloseable {
      * @throws IllegalArgumentException naming the input whose length does not fit {@code dim}
      */
     public float[] scores(float[] queryRows, byte[] keyCodes, float[] keyScales) {
-        Buffers b = load(queryRows, keyCodes, keyScales, null, 0);
+        Buffers b = loadWithKeys(queryRows, keyCodes, keyScales, null, 0);
         int size = queryRows.length / dim * (keyCodes.length / dim);
         if (size > 0) {
             b.plan().execute().transferToHost(b.scores());
@@ -80,12 +81,42 @@ public final class IndexScorer implements AutoCloseable {
      *         {@code [0, nk]} (with its query), or {@code topK < 1}
      */
     public int[][] topK(float[] queryRows, byte[] keyCodes, float[] keyScales, int[] counts, int topK) {
-        if (topK < 1) {
-            throw new IllegalArgumentException("topK=" + topK + " must be >= 1");
+        Buffers b = loadWithKeys(queryRows, keyCodes, keyScales, counts, topK);
+        return select(b, counts, keyCodes.length / dim, topK);
+    }
+
+    /**
+     * {@link #topK(float[], byte[], float[], int[], int)} over {@code keys} keys that {@code fill}
+     * writes straight into the scorer's device arrays (a page memory reading them out of a view's
+     * pages): the keys never pass through the host.
+     *
+     * @throws IllegalStateException if this device's arrays do not lie in device memory
+     * @throws IllegalArgumentException as the other {@code topK}
+     */
+    public int[][] topK(float[] queryRows, int keys, KeyFill fill, int[] counts, int topK) {
+        if (keys < 0) {
+            throw new IllegalArgumentException("keys=" + keys + " is negative");
         }
-        Buffers b = load(queryRows, keyCodes, keyScales, counts, topK);
+        Buffers b = load(queryRows, keys, counts, topK);
+        ExecutionPlan plan = b.plan();
+        fill.fill(region(plan, b.k()), region(plan, b.scales()));
+        plan.writtenOnDevice(b.k(), b.scales());
+        return select(b, counts, keys, topK);
+    }
+
+    /** Fills key arrays that lie in device memory: {@code codes} ({@code keys × dim} bytes) and {@code scales} ({@code keys × ⌈dim/128⌉} floats). */
+    @FunctionalInterface
+    public interface KeyFill {
+        void fill(DeviceRegion codes, DeviceRegion scales);
+    }
+
+    private DeviceRegion region(ExecutionPlan plan, Object array) {
+        return plan.deviceRegion(array).orElseThrow(() -> new IllegalStateException("the indexer's arrays on " + device + " are not in device memory"));
+    }
+
+    private int[][] select(Buffers b, int[] counts, int nk, int topK) {
         int nq = counts.length;
-        if (nq > 0 && keyCodes.length > 0) {
+        if (nq > 0 && nk > 0) {
             b.plan().execute();
         }
         int[] selected = b.selected().toHeapArray();
@@ -96,14 +127,31 @@ public final class IndexScorer implements AutoCloseable {
         return chosen;
     }
 
-    /** Checks the inputs and copies them into buffers that fit them ({@code topK = 0}: scores only). */
-    private Buffers load(float[] queryRows, byte[] keyCodes, float[] keyScales, int @Nullable [] counts, int topK) {
-        int nq = rows("queries", queryRows.length);
+    /** {@link #load} with host keys: checks them too and copies them in. */
+    private Buffers loadWithKeys(float[] queryRows, byte[] keyCodes, float[] keyScales, int @Nullable [] counts, int topK) {
+        requireTopK(counts, topK);
+        rows("queries", queryRows.length);
         int nk = rows("keys", keyCodes.length);
         if (keyScales.length != nk * KvLayout.tiles(dim)) {
             throw new IllegalArgumentException("key scales: " + keyScales.length + " values for " + nk + " keys of dim " + dim
                     + "; expected " + nk * KvLayout.tiles(dim));
         }
+        Buffers b = load(queryRows, nk, counts, topK);
+        System.arraycopy(keyCodes, 0, b.k().toHeapArray(), 0, keyCodes.length);
+        System.arraycopy(keyScales, 0, b.scales().toHeapArray(), 0, keyScales.length);
+        return b;
+    }
+
+    private static void requireTopK(int @Nullable [] counts, int topK) {
+        if (counts != null && topK < 1) {
+            throw new IllegalArgumentException("topK=" + topK + " must be >= 1");
+        }
+    }
+
+    /** Checks the queries and counts and copies them into buffers that fit {@code nk} keys ({@code topK = 0}: scores only). */
+    private Buffers load(float[] queryRows, int nk, int @Nullable [] counts, int topK) {
+        requireTopK(counts, topK);
+        int nq = rows("queries", queryRows.length);
         if ((long) nq * nk > LIMIT) {
             throw new IllegalArgumentException(nq + " queries × " + nk + " keys do not fit one score array");
         }
@@ -122,8 +170,6 @@ public final class IndexScorer implements AutoCloseable {
         }
         Buffers b = buffers.atLeast(nq, nk, topK);
         System.arraycopy(queryRows, 0, b.q().toHeapArray(), 0, queryRows.length);
-        System.arraycopy(keyCodes, 0, b.k().toHeapArray(), 0, keyCodes.length);
-        System.arraycopy(keyScales, 0, b.scales().toHeapArray(), 0, keyScales.length);
         shape.set(0, dim);
         shape.set(1, nq);
         shape.set(2, nk);

@@ -2,8 +2,10 @@ package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
@@ -49,24 +51,60 @@ public final class SparseAttention implements AutoCloseable {
      * @throws IllegalArgumentException naming the input whose length does not match
      */
     public float[] attend(float[] queryRows, float[] keyRows, int selected) {
-        if (selected <= 0) {
-            throw new IllegalArgumentException("selected=" + selected + ": every query attends over at least one key");
-        }
-        if (queryRows.length % width != 0 || keyRows.length != (long) queryRows.length * selected) {
+        int nq = check(queryRows, selected);
+        if (keyRows.length != (long) queryRows.length * selected) {
             throw new IllegalArgumentException("attention of width " + width + " over " + selected + " keys: " + queryRows.length
                     + " query values must be whole rows and the keys " + (long) queryRows.length * selected + " values, got " + keyRows.length);
         }
-        if (keyRows.length > LIMIT) {
-            throw new IllegalArgumentException(keyRows.length / width + " selected key rows of width " + width + " do not fit one array");
+        Buffers b = load(queryRows, nq, selected);
+        System.arraycopy(keyRows, 0, b.k().toHeapArray(), 0, keyRows.length);
+        return run(b, nq);
+    }
+
+    /**
+     * {@link #attend(float[], float[], int)} with the key rows written by {@code fill} straight into
+     * the kernel's device array ({@code nq × selected × width} floats; a page memory reading them
+     * out of a view's pages): the keys never pass through the host.
+     *
+     * @throws IllegalStateException if this device's arrays do not lie in device memory
+     */
+    public float[] attend(float[] queryRows, int selected, Consumer<DeviceRegion> fill) {
+        int nq = check(queryRows, selected);
+        Buffers b = load(queryRows, nq, selected);
+        ExecutionPlan plan = b.plan();
+        fill.accept(plan.deviceRegion(b.k()).orElseThrow(() -> new IllegalStateException(
+                "the attention's arrays on " + device + " are not in device memory")));
+        plan.writtenOnDevice(b.k());
+        return run(b, nq);
+    }
+
+    /** @return the queries' count, after checking the shape */
+    private int check(float[] queryRows, int selected) {
+        if (selected <= 0) {
+            throw new IllegalArgumentException("selected=" + selected + ": every query attends over at least one key");
         }
-        int nq = queryRows.length / width;
+        if (queryRows.length % width != 0) {
+            throw new IllegalArgumentException("attention of width " + width + " over " + selected + " keys: " + queryRows.length
+                    + " query values must be whole rows and the keys " + (long) queryRows.length * selected + " values");
+        }
+        if ((long) queryRows.length * selected > LIMIT) {
+            throw new IllegalArgumentException((long) queryRows.length / width * selected + " selected key rows of width " + width
+                    + " do not fit one array");
+        }
+        return queryRows.length / width;
+    }
+
+    private Buffers load(float[] queryRows, int nq, int selected) {
         Buffers b = buffers.atLeast(nq, (long) nq * selected);
         System.arraycopy(queryRows, 0, b.q().toHeapArray(), 0, queryRows.length);
-        System.arraycopy(keyRows, 0, b.k().toHeapArray(), 0, keyRows.length);
         shape.set(0, width);
         shape.set(1, latent);
         shape.set(2, nq);
         shape.set(3, selected);
+        return b;
+    }
+
+    private float[] run(Buffers b, int nq) {
         if (nq > 0) {
             b.plan().execute();
         }

@@ -3,6 +3,8 @@ package org.kvflow.kernels.pages;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.zip.Checksum;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceRegion;
 
 /**
  * A memory that owns page buffers and moves their bytes: the Java heap ({@code java}), or a GPU
@@ -80,6 +82,47 @@ public interface PageMemory extends AutoCloseable {
         for (PageCopy copy : copies) {
             copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
         }
+    }
+
+    /**
+     * Whether this memory's device buffers and the arrays of kernel device {@code device} share an
+     * address space, so the row operations below can read and fill those arrays in place.
+     */
+    default boolean reaches(Device device) {
+        return false;
+    }
+
+    /**
+     * Stores computed rows into pages in place on the device: entry {@code w} of {@code writes}
+     * (token, store, row; see {@link RowWrites}) puts the token's MLA row into row {@code row} of
+     * {@code mla.get(store)} and its index key into the indexer page holding that row of
+     * {@code index.get(store)}. The caller has checked every entry.
+     *
+     * @throws UnsupportedOperationException where {@link #reaches} is false for every device
+     */
+    default void storeRows(DeviceRows rows, RowGeometry g, List<PageBuffer> mla, List<PageBuffer> index, long[] writes, int count) {
+        throw new UnsupportedOperationException("the " + name() + " page memory stores no rows from device arrays");
+    }
+
+    /**
+     * Index keys of positions {@code 0 .. keys-1} of a request into device arrays: key {@code j}
+     * lies at slot {@code j % ps} of page {@code pages[j / ps]} of {@code index}. Checked by the caller.
+     *
+     * @throws UnsupportedOperationException where {@link #reaches} is false for every device
+     */
+    default void readIndexKeys(PageBuffer index, long[] pages, int keys, RowGeometry g, DeviceRegion codes, DeviceRegion scales) {
+        throw new UnsupportedOperationException("the " + name() + " page memory fills no device arrays");
+    }
+
+    /**
+     * Dequantised MLA keys ({@code C + R} floats each) of {@code positions} into a device array,
+     * row {@code i} for position {@code positions[i]}, which lies at slot {@code j % ps} of page
+     * {@code pages[j / ps]} of {@code mla}. Checked by the caller.
+     *
+     * @throws UnsupportedOperationException where {@link #reaches} is false for every device
+     */
+    default void readKeyRows(PageBuffer mla, long[] pages, long[] positions, RowGeometry g, DeviceRegion out) {
+        throw new UnsupportedOperationException("the " + name() + " page memory fills no device arrays");
     }
 
     /** Page bytes this memory moved between host memory and its device buffers, by stage (none for a heap memory). */

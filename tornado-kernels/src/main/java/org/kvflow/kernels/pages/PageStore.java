@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.zip.Checksum;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.gather.PageCopyKernels;
 
 /**
@@ -334,6 +336,109 @@ public final class PageStore implements AutoCloseable {
                     memory.write(buffer(l, component), dstPages[i] * bytes, staged, 0, bytes);
                 }
             }
+        }
+    }
+
+    /** Whether this store's memory reads and fills the arrays of kernel device {@code device} in place ({@link PageMemory#reaches}). */
+    public boolean reaches(Device device) {
+        return memory.reaches(device);
+    }
+
+    /**
+     * Stores computed rows into {@code stores} in place on the device, for {@code layer}: each
+     * entry of {@code writes} puts a token's MLA row and index key into a row of one store (SPEC
+     * §3.2, §3.3), the same bytes as {@link #writeMlaRows} and {@link #writeIndexRows} store from
+     * the heap. One launch; nothing crosses the host. Every entry is checked first.
+     *
+     * @throws IncompatibleStoresException if the stores differ in memory, layout or page size
+     * @throws ForeignRegionException if the rows lie on a device the stores' memory does not reach
+     * @throws IllegalArgumentException naming an entry whose token or store does not exist, or a region too small
+     * @throws RowOutOfRangeException naming an entry whose row lies outside its store
+     */
+    public static void storeRows(List<PageStore> stores, int layer, DeviceRows rows, RowWrites writes) {
+        PageStore first = stores.getFirst();
+        for (PageStore s : stores) {
+            if (s.memory != first.memory || !s.layout.equals(first.layout) || s.pageSize != first.pageSize) {
+                throw new IncompatibleStoresException(s, first);
+            }
+        }
+        RowGeometry g = RowGeometry.of(first.layout, first.pageSize);
+        rows.requireFits(g);
+        for (int i = 0; i < writes.size(); i++) {
+            if (writes.token(i) < 0 || writes.token(i) >= rows.count()) {
+                throw new IllegalArgumentException("row write " + i + ": token " + writes.token(i) + " outside the " + rows.count() + " computed rows");
+            }
+            if (writes.store(i) < 0 || writes.store(i) >= stores.size()) {
+                throw new IllegalArgumentException("row write " + i + ": store " + writes.store(i) + " outside the " + stores.size() + " stores");
+            }
+            stores.get(writes.store(i)).checkRows(writes.row(i), 1);
+        }
+        first.requireReached("the computed rows", rows.indexCodes().device());
+        if (writes.size() == 0) {
+            return;
+        }
+        List<PageBuffer> mla = new ArrayList<>();
+        List<PageBuffer> index = new ArrayList<>();
+        for (PageStore s : stores) {
+            mla.add(s.buffer(layer, KvComponent.MLA));
+            index.add(s.buffer(layer, KvComponent.INDEX));
+        }
+        first.memory.storeRows(rows, g, mla, index, writes.table(), writes.size());
+    }
+
+    /**
+     * The index keys of a request's positions {@code 0 .. keys-1} into device arrays, in place:
+     * key {@code j} lies at slot {@code j % ps} of page {@code pages[j / ps]} of {@code layer};
+     * its fp8 codes go to {@code codes[j·I ..]}, its scales to {@code scales[j·⌈I/128⌉ ..]}.
+     *
+     * @throws ForeignRegionException if a region lies on a device this store's memory does not reach
+     * @throws IllegalArgumentException if {@code pages} holds fewer than {@code keys} rows or a region is too small
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside the store
+     */
+    public void readIndexKeys(int layer, long[] pages, int keys, DeviceRegion codes, DeviceRegion scales) {
+        RowGeometry g = RowGeometry.of(layout, pageSize);
+        if (keys < 0 || (long) keys > (long) pages.length * pageSize) {
+            throw new IllegalArgumentException(label + ": " + keys + " keys from " + pages.length + " pages of " + pageSize + " tokens");
+        }
+        codes.requireBytes("index key codes", (long) keys * g.index());
+        scales.requireBytes("index key scales", (long) keys * g.indexBlocks() * Float.BYTES);
+        PageCopyKernels.checkPages(label, pages, this.pages);
+        requireReached("the index key codes", codes.device());
+        requireReached("the index key scales", scales.device());
+        if (keys > 0) {
+            memory.readIndexKeys(buffer(layer, KvComponent.INDEX), pages, keys, g, codes, scales);
+        }
+    }
+
+    /**
+     * The dequantised MLA keys ({@code C + R} floats, as {@code MlaRows.decodeKey} gives them) of
+     * a request's {@code positions} into a device array, in place: row {@code i} is position
+     * {@code positions[i]}, which lies at slot {@code j % ps} of page {@code pages[j / ps]} of {@code layer}.
+     *
+     * @throws ForeignRegionException if the region lies on a device this store's memory does not reach
+     * @throws IllegalArgumentException naming a position outside the pages, or if the region is too small
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside the store
+     */
+    public void readKeyRows(int layer, long[] pages, long[] positions, DeviceRegion out) {
+        RowGeometry g = RowGeometry.of(layout, pageSize);
+        long rows = (long) pages.length * pageSize;
+        for (int i = 0; i < positions.length; i++) {
+            if (positions[i] < 0 || positions[i] >= rows) {
+                throw new IllegalArgumentException(label + ": key " + i + " names position " + positions[i] + ", outside the "
+                        + rows + " rows of its " + pages.length + " pages");
+            }
+        }
+        out.requireBytes("key rows", (long) positions.length * (g.latent() + g.rope()) * Float.BYTES);
+        PageCopyKernels.checkPages(label, pages, this.pages);
+        requireReached("the key rows", out.device());
+        if (positions.length > 0) {
+            memory.readKeyRows(buffer(layer, KvComponent.MLA), pages, positions, g, out);
+        }
+    }
+
+    private void requireReached(String what, Device device) {
+        if (!memory.reaches(device)) {
+            throw new ForeignRegionException(what, device, memory.name());
         }
     }
 

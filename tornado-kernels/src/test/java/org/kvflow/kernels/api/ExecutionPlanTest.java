@@ -120,4 +120,18 @@ class ExecutionPlanTest {
         assertThat(profiles[1].bytesToHost()).isEqualTo(4096);
         assertThat(profiles[2].bytesToDevice() - profiles[1].bytesToDevice()).isEqualTo(device.backend().equals("cuda") ? 1024 + 32 : 0);
     }
+
+    @Test
+    void javaArraysAreHostArraysWithNoDeviceRegion() {
+        FloatArray x = FloatArray.fromArray(new float[] {1, 2, 3, 4});
+        FloatArray scales = new FloatArray(1);
+        ByteArray codes = new ByteArray(4);
+        ImmutableTaskGraph g = new TaskGraph("q").transferToDevice(DataTransferMode.EVERY_EXECUTION, x)
+                .task("quant", QuantKernels::quantizeTiles, x, 4, 128, scales, codes).snapshot();
+        try (ExecutionPlan plan = new ExecutionPlan(g).withDevice(Devices.java())) {
+            assertThat(plan.deviceRegion(x)).isEmpty();
+            assertThatThrownBy(() -> plan.writtenOnDevice(x)).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessage("this backend's arrays are not written in place on a device");
+        }
+    }
 }
