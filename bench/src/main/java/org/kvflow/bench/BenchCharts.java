@@ -50,7 +50,7 @@ public final class BenchCharts {
         shown.put("rows stored (shared)", "write_shared_ms");
         shown.put("rows stored (replicated)", "write_replicated_ms");
         shown.put("materialize", "materialize_ms");
-        shown.put("view read back", "read_back_ms");
+        shown.put("keys read from the view (in place)", "key_read_ms");
         shown.put("attention step", "attention_ms");
         shown.put("backup", "backup_ms");
         DefaultCategoryDataset data = new DefaultCategoryDataset();

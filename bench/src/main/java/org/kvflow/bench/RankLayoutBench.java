@@ -163,7 +163,12 @@ public final class RankLayoutBench {
     }
 
     static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
-        for (int i = 0; i < WARMUP; i++) {
+        report(cuda, name, bytesMoved, WARMUP, copy);
+    }
+
+    /** {@link #report} after {@code warmup} untimed calls (enough for the JIT to compile a call's host code: a long-running pipeline's state). */
+    static void report(CudaPageMemory cuda, String name, long bytesMoved, int warmup, Runnable copy) {
+        for (int i = 0; i < warmup; i++) {
             copy.run();
         }
         float[] ms = new float[ITERATIONS];

@@ -65,6 +65,8 @@ import org.kvflow.kernels.pages.PageBuffer;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageCopies;
 import org.kvflow.kernels.pages.PageCopy;
+import org.kvflow.kernels.pages.PageListMismatchException;
+import org.kvflow.kernels.pages.PageSizeMismatchException;
 import org.kvflow.kernels.pages.Residency;
 
 /**
@@ -301,8 +303,11 @@ public final class CudaPageMemory implements PageMemory {
     }
 
     /**
-     * Every copy checked first; then, when every page size is a multiple of 16 bytes, one launch
-     * over a device-side table of all the copies (each with its own page lists); else one launch per copy.
+     * Every copy checked before anything moves; then, when every page size is a multiple of 16
+     * bytes, one launch over a device-side table of all the copies (each with its own page lists);
+     * else one launch per copy. A table equal to the one already on the device (the same buffers,
+     * sizes and lists: a view gathered again from the same pages) was checked when it was sent,
+     * so only its lists' lengths and page sizes are checked again.
      */
     @Override
     public synchronized void copyPages(List<PageCopy> copies) {
@@ -310,23 +315,36 @@ public final class CudaPageMemory implements PageMemory {
         List<DeviceBuffer> from = new ArrayList<>();
         List<DeviceBuffer> to = new ArrayList<>();
         for (PageCopy copy : copies) {
-            PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+            PageListMismatchException.check(copy.srcPages(), copy.dstPages());
+            if (copy.src().pageBytes() != copy.dst().pageBytes()) {
+                throw new PageSizeMismatchException(copy.src(), copy.dst());
+            }
             from.add(own(copy.src()));
             to.add(own(copy.dst()));
             vectors &= copy.src().pageBytes() % 16 == 0;
         }
         if (!vectors || copies.size() > MAX_TABLE_ROWS) {
             for (PageCopy copy : copies) {
+                PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+            }
+            for (PageCopy copy : copies) {
                 copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
             }
             return;
         }
-        if (copies.stream().allMatch(c -> c.srcPages().length == 0)) {
+        Table table = buildTable(copies, from, to);
+        boolean sent = uploadedLength == table.length() && java.util.Arrays.equals(building, 0, table.length(), uploaded, 0, table.length());
+        if (!sent) {
+            for (PageCopy copy : copies) {
+                PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+            }
+        }
+        if (table.pairs() == 0) {
             return;
         }
         current();
         try {
-            launchTable(copies, from, to);
+            launchTable(table, copies.size(), !sent);
             for (int i = 0; i < copies.size(); i++) {
                 countCrossing(from.get(i), to.get(i), copies.get(i).srcPages().length);
             }
@@ -336,38 +354,59 @@ public final class CudaPageMemory implements PageMemory {
         }
     }
 
+    /** A copy table built in {@link #building}: its length in longs, its distinct page pairs, and the longest row. */
+    private record Table(int length, int pairs, int widest) {}
+
+    /** A (source list, destination list) pair of arrays, by identity: each distinct pair goes into the table once. */
+    private record Lists(long[] src, long[] dst) {}
+
     /**
-     * Page lists (each distinct list once), the table (per copy its page size in 16-byte units,
-     * list offset and pair count) and the buffers' addresses, built on the heap; sent to the device
-     * scratch in one asynchronous copy only when they differ from the table already there (a view
-     * gathered again from the same pages sends nothing); one launch; one sync.
+     * The table on the heap, in {@link #building}: page lists (each distinct pair of lists once),
+     * per copy its page size in 16-byte units, list offset and pair count, the buffers' addresses,
+     * and per copy its buffers' page counts (what the checks depend on, so an equal table needs no
+     * new check).
      */
-    private void launchTable(List<PageCopy> copies, List<DeviceBuffer> from, List<DeviceBuffer> to) {
+    private Table buildTable(List<PageCopy> copies, List<DeviceBuffer> from, List<DeviceBuffer> to) {
         int rows = copies.size();
-        java.util.IdentityHashMap<long[], Integer> offsets = new java.util.IdentityHashMap<>();
+        java.util.Map<Lists, Integer> offsets = new java.util.HashMap<>();
+        List<Lists> distinct = new ArrayList<>();
+        int[] rowOffset = new int[rows];
         int pairs = 0;
         int widest = 0;
-        for (PageCopy copy : copies) {
-            if (!offsets.containsKey(copy.srcPages())) {
-                offsets.put(copy.srcPages(), pairs);
-                pairs += copy.srcPages().length;
+        PageCopy previous = null;
+        for (int i = 0; i < rows; i++) {
+            PageCopy copy = copies.get(i);
+            if (previous != null && copy.srcPages() == previous.srcPages() && copy.dstPages() == previous.dstPages()) {
+                rowOffset[i] = rowOffset[i - 1]; // a view's rows come owner by owner: most share the row before's lists
+            } else {
+                Lists key = new Lists(copy.srcPages(), copy.dstPages());
+                Integer at = offsets.get(key);
+                if (at == null) {
+                    at = pairs;
+                    offsets.put(key, at);
+                    distinct.add(key);
+                    pairs += copy.srcPages().length;
+                }
+                rowOffset[i] = at;
             }
+            previous = copy;
             widest = Math.max(widest, copy.srcPages().length);
         }
-        int length = 2 * pairs + 3 * rows + 2 * rows;
+        int length = 2 * pairs + 3 * rows + 2 * rows + 2 * rows;
         if (building.length < length) {
             building = new long[length];
         }
         long[] table = building;
-        for (PageCopy copy : copies) {
-            int at = offsets.get(copy.srcPages());
-            System.arraycopy(copy.srcPages(), 0, table, at, copy.srcPages().length);
-            System.arraycopy(copy.dstPages(), 0, table, pairs + at, copy.dstPages().length);
+        for (Lists l : distinct) {
+            int at = offsets.get(l);
+            System.arraycopy(l.src(), 0, table, at, l.src().length);
+            System.arraycopy(l.dst(), 0, table, pairs + at, l.dst().length);
         }
         int at = 2 * pairs;
-        for (PageCopy copy : copies) {
+        for (int i = 0; i < rows; i++) {
+            PageCopy copy = copies.get(i);
             table[at++] = copy.src().pageBytes() / 16;
-            table[at++] = offsets.get(copy.srcPages());
+            table[at++] = rowOffset[i];
             table[at++] = copy.srcPages().length;
         }
         for (DeviceBuffer b : from) {
@@ -376,24 +415,34 @@ public final class CudaPageMemory implements PageMemory {
         for (DeviceBuffer b : to) {
             table[at++] = b.address.address();
         }
-        long bytes = (long) length * Sizeof.LONG;
-        if (uploadedLength != length || !java.util.Arrays.equals(table, 0, length, uploaded, 0, length)) {
-            ensureScratch(bytes);
-            staging.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(table, 0, length);
-            cuMemcpyHtoDAsync(scratch, staging, bytes, stream);
-            building = uploaded;
-            uploaded = table;
-            uploadedLength = length;
+        for (int i = 0; i < rows; i++) {
+            table[at++] = from.get(i).pages();
+            table[at++] = to.get(i).pages();
         }
-        long lists = 2L * pairs * Sizeof.LONG;
+        return new Table(length, pairs, widest);
+    }
+
+    /** Sends the table built in {@link #building} when {@code send} (one asynchronous copy), then one launch and one sync. */
+    private void launchTable(Table t, int rows, boolean send) {
+        long bytes = (long) t.length() * Sizeof.LONG;
+        if (send) {
+            ensureScratch(bytes);
+            staging.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(building, 0, t.length());
+            cuMemcpyHtoDAsync(scratch, staging, bytes, stream);
+            long[] swap = uploaded;
+            uploaded = building;
+            building = swap;
+            uploadedLength = t.length();
+        }
+        long lists = 2L * t.pairs() * Sizeof.LONG;
         CUdeviceptr metaAt = scratch.withByteOffset(lists);
         CUdeviceptr addrsAt = scratch.withByteOffset(lists + 3L * rows * Sizeof.LONG);
-        long grid = (long) widest * SLICES;
+        long grid = (long) t.widest() * SLICES;
         if (grid > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(widest + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
+            throw new IllegalArgumentException(t.widest() + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
         }
         Pointer args = Pointer.to(Pointer.to(addrsAt), Pointer.to(metaAt), Pointer.to(new int[] {rows}), Pointer.to(scratch),
-                Pointer.to(scratch.withByteOffset((long) pairs * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
+                Pointer.to(scratch.withByteOffset((long) t.pairs() * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
         timedLaunch(() -> cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream, args, null));
     }
 

@@ -168,4 +168,31 @@ class CudaPageStoreGpuTest {
             }
         }
     }
+    @Test
+    void aTableSentBeforeIsNotCheckedAgainButListsChangedInPlaceAre() {
+        org.kvflow.kernels.pages.PageBuffer x = cuda.allocate("x", 4, 16);
+        org.kvflow.kernels.pages.PageBuffer y = cuda.allocate("y", 4, 16);
+        try {
+            cuda.write(x, 0, random(5, 64), 0, 64);
+            long[] src = {0, 1};
+            long[] dst = {2, 3};
+            java.util.List<org.kvflow.kernels.pages.PageCopy> batch = java.util.List.of(new org.kvflow.kernels.pages.PageCopy(x, src, y, dst));
+            cuda.copyPages(batch);
+            cuda.copyPages(batch); // the same table: sent already, checked then
+            src[1] = 4;
+            assertThatThrownBy(() -> cuda.copyPages(batch)).isInstanceOf(PageOutOfRangeException.class)
+                    .hasMessage("x: entry 1 names page 4, outside [0, 4)");
+            src[1] = 3;
+            cuda.copyPages(batch);
+            byte[] got = new byte[64];
+            cuda.read(y, 0, 64, got, 0);
+            byte[] sent = random(5, 64);
+            assertThat(java.util.Arrays.copyOfRange(got, 32, 48)).isEqualTo(java.util.Arrays.copyOfRange(sent, 0, 16));
+            assertThat(java.util.Arrays.copyOfRange(got, 48, 64)).isEqualTo(java.util.Arrays.copyOfRange(sent, 48, 64));
+        } finally {
+            cuda.free(x);
+            cuda.free(y);
+        }
+    }
+
 }
