@@ -12,6 +12,9 @@ import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuInit;
+import static jcuda.driver.JCudaDriver.cuIpcCloseMemHandle;
+import static jcuda.driver.JCudaDriver.cuIpcGetMemHandle;
+import static jcuda.driver.JCudaDriver.cuIpcOpenMemHandle;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
@@ -48,6 +51,8 @@ import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUipcMemHandle;
+import jcuda.driver.CUipcMem_flags;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -530,6 +535,42 @@ public final class CudaPageMemory implements PageMemory {
         timedLaunch(() -> cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null));
     }
 
+    /** A CUDA IPC handle of a device buffer (64 bytes), for a process on the same machine to open. */
+    @Override
+    public synchronized byte[] exportBuffer(PageBuffer buffer) {
+        DeviceBuffer b = own(buffer);
+        if (b.host != null || b.imported) {
+            throw new IllegalArgumentException(b.label() + ": only device buffers this memory allocated can be exported, not "
+                    + (b.imported ? "one opened from another process" : "pinned host memory"));
+        }
+        current();
+        CUipcMemHandle handle = new CUipcMemHandle();
+        try {
+            cuIpcGetMemHandle(handle, b.address);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("exporting " + b.label(), e);
+        }
+        return IpcHandles.bytes(handle);
+    }
+
+    /** Opens another process's device buffer by its CUDA IPC handle (peer access enabled lazily across GPUs). */
+    @Override
+    public synchronized PageBuffer importBuffer(String label, byte[] handle, long pages, int pageBytes) {
+        checkSize(label, pages, pageBytes);
+        if (handle.length != IpcHandles.BYTES) {
+            throw new IllegalArgumentException(label + ": a CUDA IPC handle has " + IpcHandles.BYTES + " bytes, not " + handle.length);
+        }
+        current();
+        CUipcMemHandle h = IpcHandles.of(handle);
+        DevicePointer ptr = new DevicePointer();
+        try {
+            cuIpcOpenMemHandle(ptr, h, CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("opening " + label + " from another process's handle", e);
+        }
+        return track(new DeviceBuffer(label, pages, pageBytes, Residency.DEVICE, ptr, null, true));
+    }
+
     /** The cuda task-graph device of the same ordinal: its arrays share this memory's primary context. */
     @Override
     public boolean reaches(Device kernels) {
@@ -759,6 +800,8 @@ public final class CudaPageMemory implements PageMemory {
         b.freed = true;
         if (b.host != null) {
             cuMemFreeHost(b.host);
+        } else if (b.imported) {
+            cuIpcCloseMemHandle(b.address);
         } else {
             cuMemFree(b.address);
         }

@@ -16,15 +16,22 @@ final class DeviceBuffer implements PageBuffer {
     final DevicePointer address;
     /** Host address of pinned memory; null for device memory. */
     final @Nullable Pointer host;
+    /** Opened from another process's IPC handle: freeing closes the handle. */
+    final boolean imported;
     boolean freed;
 
     DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host) {
+        this(label, pages, pageBytes, residency, address, host, false);
+    }
+
+    DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host, boolean imported) {
         this.label = label;
         this.pages = pages;
         this.pageBytes = pageBytes;
         this.residency = residency;
         this.address = address;
         this.host = host;
+        this.imported = imported;
     }
 
     @Override public String label() { return label; }

@@ -125,6 +125,28 @@ public interface PageMemory extends AutoCloseable {
         throw new UnsupportedOperationException("the " + name() + " page memory fills no device arrays");
     }
 
+    /**
+     * A handle another process on the same machine can open to reach {@code buffer} in place (a
+     * CUDA IPC handle for device memory). The buffer stays this memory's; the handle is valid
+     * while it lives.
+     *
+     * @throws UnsupportedOperationException where this memory's buffers cannot be shared between processes
+     */
+    default byte[] exportBuffer(PageBuffer buffer) {
+        throw new UnsupportedOperationException("the " + name() + " page memory shares no buffer with other processes");
+    }
+
+    /**
+     * Opens a buffer another process exported ({@link #exportBuffer}) as a buffer of this memory
+     * that reads and writes the other process's pages in place; {@link #free} closes the handle and
+     * never frees the other process's memory.
+     *
+     * @throws UnsupportedOperationException where this memory cannot open shared buffers
+     */
+    default PageBuffer importBuffer(String label, byte[] handle, long pages, int pageBytes) {
+        throw new UnsupportedOperationException("the " + name() + " page memory opens no buffer of another process");
+    }
+
     /** Page bytes this memory moved between host memory and its device buffers, by stage (none for a heap memory). */
     HostTraffic hostTraffic();
 

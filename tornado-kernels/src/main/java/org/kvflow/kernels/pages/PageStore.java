@@ -29,6 +29,62 @@ public final class PageStore implements AutoCloseable {
     private final PageBuffer[] index;
     private final Residency residency;
 
+    /** A store over buffers another process exported ({@link #exportHandles}), opened in {@code memory}. */
+    private PageStore(PageMemory memory, String label, KvLayout layout, StoreHandles handles) {
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.label = Objects.requireNonNull(label, "label");
+        this.layout = Objects.requireNonNull(layout, "layout");
+        int layers = layout.shape().layers();
+        if (handles.mla().size() != layers || handles.index().size() != layers) {
+            throw new IllegalArgumentException(label + ": " + handles.mla().size() + " MLA and " + handles.index().size()
+                    + " indexer handles for a layout of " + layers + " layers");
+        }
+        this.pageSize = handles.pageSize();
+        this.pages = handles.pages();
+        this.mla = new PageBuffer[layers];
+        this.index = new PageBuffer[layers];
+        try {
+            for (int l = 0; l < layers; l++) {
+                mla[l] = memory.importBuffer(label + " mla layer " + l, handles.mla().get(l), pages,
+                        Math.toIntExact(layout.mlaPageBytes(pageSize)));
+                index[l] = memory.importBuffer(label + " index layer " + l, handles.index().get(l), pages,
+                        Math.toIntExact(layout.indexPageBytes(pageSize)));
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
+    }
+
+    /**
+     * The pages of a store that another process holds and exported ({@link #exportHandles}),
+     * opened in place in {@code memory}: reads, writes and copies touch the other process's
+     * memory; {@link #close()} closes the handles and leaves its pages alone.
+     *
+     * @throws UnsupportedOperationException if {@code memory} cannot open other processes' buffers
+     * @throws IllegalArgumentException if the handles do not cover {@code layout}'s layers
+     */
+    public static PageStore open(PageMemory memory, String label, KvLayout layout, StoreHandles handles) {
+        return new PageStore(memory, label, layout, handles);
+    }
+
+    /**
+     * Handles another process opens this store's buffers by ({@link #open}): one per layer and
+     * component, valid while this store lives.
+     *
+     * @throws UnsupportedOperationException if this store's memory shares no buffer with other processes
+     */
+    public StoreHandles exportHandles() {
+        List<byte[]> m = new ArrayList<>();
+        List<byte[]> i = new ArrayList<>();
+        for (int l = 0; l < layers(); l++) {
+            m.add(memory.exportBuffer(buffer(l, KvComponent.MLA)));
+            i.add(memory.exportBuffer(buffer(l, KvComponent.INDEX)));
+        }
+        return new StoreHandles(pageSize, pages, m, i);
+    }
+
     private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, boolean host) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.label = Objects.requireNonNull(label, "label");

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On the GPU machine: CP ranks as processes. First the rank-process GPU test (RankProcessesGpuTest:
+# three rank JVMs export their device pools by CUDA IPC, the coordinator gathers a view from them
+# in place, a killed rank is named and never read), then RankProcessBench 8 131072 61 (eight rank
+# processes, DeepSeek V3.2 fp8, page 64: the full view gathered from their pools against eight pools
+# of the coordinator's own and one cuMemcpyDtoD, same run). Writes $OUT/rank-processes.jsonl and
+# $OUT/rank-processes.json (date, machine, command, figures) for bench/results/. Expects the unpacked
+# runtime at $KVFLOW_DEVICE (default /tmp/d/device) and the test jars of pack.sh in $KVFLOW_TEST_JARS.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=setup.sh
+. "$here/setup.sh"
+(cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx4g -cp "$device/lib/*:$jars/*" org.junit.platform.console.ConsoleLauncher execute \
+  --select-class org.kvflow.ranks.RankProcessesGpuTest --details=tree --disable-banner) 2>&1 | grep -v "WARNING\|^Dec \|INFO:" \
+  > "$out/rank-processes-tests.txt" || true
+grep -E "tests (successful|failed)|✘" "$out/rank-processes-tests.txt" || echo "rank-processes: the GPU test printed no summary"
+JAVA_OPTS="-Xmx40g" "$device/run.sh" org.kvflow.bench.RankProcessBench 8 131072 61 2>&1 | grep '^{' | tee "$out/rank-processes.jsonl"
+python3 - "$out" "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)" <<'PY'
+import json, sys, os, datetime
+out, gpu = sys.argv[1], sys.argv[2]
+rows = {r["name"]: r for r in (json.loads(l) for l in open(os.path.join(out, "rank-processes.jsonl")) if l.startswith("{"))}
+dtod = rows["memcpy_dtod_same_bytes"]["median_ms"]
+figures = {
+    "materialize_vs_dtod": round(dtod / rows["materialize_from_rank_processes"]["median_ms"], 3),
+    "capacity_ratio_cp8": round(rows["capacity"]["ratio"], 5),
+}
+record = {"date": datetime.date.today().isoformat(), "machine": gpu + "; 16 host cores", "command": "bench/device/rank-processes.sh",
+          "figures": figures,
+          "details": {"in_process_pools_vs_dtod": round(dtod / rows["materialize_from_in_process_pools"]["median_ms"], 3),
+                      "rows": rows},
+          "not_measured": {"overhead_in_place_128k_cp8": "the virtual view (cuMemCreate/cuMemMap over the ranks' pools) is not built yet"}}
+json.dump(record, open(os.path.join(out, "rank-processes.json"), "w"), indent=2)
+print(json.dumps(record["figures"]), json.dumps(record["details"]["in_process_pools_vs_dtod"]))
+PY

@@ -1,0 +1,105 @@
+package org.kvflow.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.kvflow.core.DebugMode;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.cuda.CudaPageMemory;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.ranks.RankProcesses;
+import org.kvflow.ranks.RankSpec;
+
+/**
+ * CP ranks as processes on one GPU: {@code cp} rank processes each hold their pool of DeepSeek
+ * V3.2 fp8 KV ({@code layers} layers, page 64) in device memory and export it by CUDA IPC; this
+ * process opens the pools in place and gathers the full view of a {@code tokens}-token request
+ * from them with the pipeline's copy kernel, against the same gather from eight pools of its own
+ * and one {@code cuMemcpyDtoD} of the same bytes, in the same run (each after 200 untimed calls,
+ * medians of 10). Checks sampled view pages against their owners' own digests, and prints the
+ * logical capacity of shared vs replicated KV for the rank pools' budget. One JSON object per line.
+ * Arguments: cp (8), tokens (131072), layers (61).
+ */
+public final class RankProcessBench {
+    private static final int PS = 64;
+    private static final int WARMUP = 200;
+
+    private RankProcessBench() {}
+
+    public static void main(String[] args) {
+        DebugMode.refuseBenchmark("RankProcessBench");
+        int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
+        int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
+        int layers = args.length > 2 ? Integer.parseInt(args[2]) : ModelShape.DEEPSEEK_V32.layers();
+        ModelShape v32 = ModelShape.DEEPSEEK_V32;
+        KvLayout layout = new KvLayout(new ModelShape(v32.name(), v32.kind(), layers, v32.latentDim(), v32.ropeDim(), v32.indexDim()),
+                KvDtype.FP8_E4M3);
+        int pages = (tokens + PS - 1) / PS;
+        int perRank = pages / cp + 64;
+        OwnershipMap ownership = new OwnershipMap(cp, PS);
+        long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
+        long[][] src = new long[cp][];
+        long[][] dst = new long[cp][];
+        RankLayoutBench.split(ownership, ids, src, dst);
+        int[] everyRank = java.util.stream.IntStream.range(0, cp).toArray();
+        try (CudaPageMemory cuda = new CudaPageMemory(0);
+             RankProcesses ranks = RankProcesses.start(new RankSpec(0, "cuda", layout, PS, perRank), cp, cuda, Duration.ofMinutes(2))) {
+            if (!ranks.mapped()) {
+                throw new IllegalStateException("the rank pools are not opened in place: " + ranks.unmappedReason());
+            }
+            ranks.fill(3).block(Duration.ofMinutes(5));
+            PageStore view = PageStore.allocate(cuda, "full view", layout, PS, pages);
+            long viewBytes = (long) pages * layers * (view.mlaPageBytes() + view.indexPageBytes());
+            System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"layers\":%d,\"pages_per_rank\":%d,"
+                    + "\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, layers, perRank, viewBytes);
+            RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
+                    () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
+            check(ranks, view, ownership, ids, layers);
+            List<PageStore> own = new ArrayList<>();
+            for (int r = 0; r < cp; r++) {
+                own.add(PageStore.allocate(cuda, "in-process rank " + r, layout, PS, perRank));
+            }
+            RankLayoutBench.report(cuda, "materialize_from_in_process_pools", 2 * viewBytes, WARMUP,
+                    () -> view.gatherFrom(own, List.of(src), List.of(dst)));
+            own.forEach(PageStore::close);
+            PageBuffer a = cuda.allocate("dtod source", pages, Math.toIntExact(viewBytes / pages));
+            PageBuffer b = cuda.allocate("dtod destination", pages, Math.toIntExact(viewBytes / pages));
+            RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> cuda.copyWhole(a, b));
+            cuda.free(a);
+            cuda.free(b);
+            view.close();
+        }
+        long rankBudget = (long) perRank * layout.bytesPerTokenAllLayers() * PS;
+        PoolCapacity pool = PoolCapacity.fromBudget(rankBudget, layout, PS);
+        long shared = pool.usableLogicalTokens(PoolLayout.SHARED, cp);
+        long replicated = pool.usableLogicalTokens(PoolLayout.REPLICATED, cp);
+        System.out.printf(Locale.ROOT, "{\"name\":\"capacity\",\"rank_budget_bytes\":%d,\"shared_tokens\":%d,\"replicated_tokens\":%d,"
+                + "\"ratio\":%.5f}%n", rankBudget, shared, replicated, (double) shared / replicated);
+    }
+
+    /** Sampled view pages (every layer of the MLA pool) against the CRC32C their owner process computes of its own page. */
+    private static void check(RankProcesses ranks, PageStore view, OwnershipMap ownership, long[] ids, int layers) {
+        SplittableRandom rnd = new SplittableRandom(13);
+        for (int s = 0; s < 16; s++) {
+            int k = rnd.nextInt(ids.length);
+            int layer = rnd.nextInt(layers);
+            CRC32C crc = new CRC32C();
+            crc.update(view.readPage(layer, KvComponent.MLA, k));
+            long owner = ranks.digest(ownership.owner(ids[k]), layer, KvComponent.MLA, ownership.localPage(ids[k])).block(Duration.ofMinutes(1));
+            if (crc.getValue() != owner) {
+                throw new IllegalStateException("view page " + k + " layer " + layer + " differs from its owner's page");
+            }
+        }
+        System.out.println("{\"name\":\"check\",\"view_pages_checked\":16,\"ok\":true}");
+    }
+}

@@ -1,0 +1,62 @@
+package org.kvflow.ranks;
+
+import io.netty.handler.codec.LineBasedFrameDecoder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageStore;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpServer;
+
+/**
+ * One CP rank as a process: allocates the rank's pool in its page memory, serves the control
+ * protocol ({@link RankServer}) on a free loopback port, prints {@code RANK <r> LISTENING <port>}
+ * on its first line, and exits on {@code exit}, or when its standard input closes (the
+ * coordinator is gone), freeing the pool. Arguments: {@link RankSpec#arguments()}. A pool that
+ * does not fit prints {@code RANK <r> FAILED <reason>} and exits with status 2.
+ */
+public final class RankProcessMain {
+    private RankProcessMain() {}
+
+    public static void main(String[] args) throws InterruptedException {
+        RankSpec spec = RankSpec.parse(Arrays.asList(args));
+        CountDownLatch done = new CountDownLatch(1);
+        PageMemory memory;
+        PageStore pool;
+        try {
+            memory = PageMemories.open(spec.memory());
+            pool = PageStore.allocate(memory, "rank " + spec.rank() + " pool", spec.layout(), spec.pageSize(), spec.pages());
+        } catch (RuntimeException e) {
+            System.out.println("RANK " + spec.rank() + " FAILED " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        RankServer server = new RankServer(spec, pool, done::countDown);
+        DisposableServer listening = TcpServer.create().host("127.0.0.1").port(0)
+                .doOnConnection(c -> c.addHandlerLast(new LineBasedFrameDecoder(1 << 20)))
+                .handle((in, out) -> out.sendString(in.receive().asString().map(line -> server.answer(line) + "\n"), java.nio.charset.StandardCharsets.UTF_8))
+                .bindNow();
+        System.out.println("RANK " + spec.rank() + " LISTENING " + listening.port());
+        System.out.flush();
+        Thread watch = Thread.ofPlatform().daemon().start(() -> {
+            try (InputStream in = System.in) {
+                while (in.read() >= 0) {
+                    // the coordinator writes nothing; end of input means it is gone
+                }
+            } catch (IOException e) {
+                // same as end of input
+            }
+            done.countDown();
+        });
+        done.await();
+        Thread.sleep(100); // lets the exit reply go out
+        listening.disposeNow();
+        pool.close();
+        memory.close();
+        watch.interrupt();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,327 @@
+package org.kvflow.ranks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.kernels.pages.StoreHandles;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The coordinator's side of CP ranks as processes: starts one {@link RankProcessMain} per rank
+ * (this JVM's runtime and class path), connects to each over reactor-netty ({@link RankChannel}),
+ * and, where the ranks' memory exports its buffers and {@code memory} opens them (CUDA IPC on one
+ * machine), opens every rank's pool in place as a {@link PageStore} of {@code memory}: a full view
+ * is then gathered from the peers' pages by the same copy kernel as from pools of this process.
+ *
+ * <p>Faults: a rank whose process exits or whose connection closes is lost at once; its opened
+ * pool is closed (under the same lock gathers hold, so never while a copy reads it) and never read
+ * again; every later use of that rank fails with {@link RankLostException} naming it, and the
+ * other ranks keep serving. {@link #restart} brings a lost rank back with a fresh, empty pool.
+ * Thread-safe.
+ */
+public final class RankProcesses implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RankSpec spec;
+    private final PageMemory memory;
+    private final Duration timeout;
+    private final Rank[] ranks;
+
+    /** One rank's process, control connection, opened pool (null where not mapped) and loss. */
+    private record Rank(Process process, RankChannel channel, @Nullable PageStore pool, @Nullable String unmapped) {}
+
+    private final @Nullable RankLostException[] lost;
+
+    private RankProcesses(RankSpec spec, int count, PageMemory memory, Duration timeout) {
+        this.spec = spec;
+        this.memory = memory;
+        this.timeout = timeout;
+        this.ranks = new Rank[count];
+        this.lost = new RankLostException[count];
+    }
+
+    /**
+     * Starts {@code count} rank processes of {@code spec} (its rank field is replaced by each
+     * rank's) and opens their pools in {@code memory} where both sides can.
+     *
+     * @throws RankStartException naming the first rank that did not start (every started one is stopped)
+     */
+    public static RankProcesses start(RankSpec spec, int count, PageMemory memory, Duration timeout) {
+        if (count < 1) {
+            throw new IllegalArgumentException("rank processes: count " + count + " must be >= 1");
+        }
+        RankProcesses all = new RankProcesses(spec, count, memory, timeout);
+        try {
+            List<CompletableFuture<Rank>> starting = new ArrayList<>();
+            for (int r = 0; r < count; r++) {
+                int rank = r;
+                starting.add(CompletableFuture.supplyAsync(() -> all.launch(rank)));
+            }
+            for (int r = 0; r < count; r++) {
+                all.install(r, join(r, starting.get(r)));
+            }
+            return all;
+        } catch (RuntimeException e) {
+            all.close();
+            throw e;
+        }
+    }
+
+    private static Rank join(int rank, CompletableFuture<Rank> f) {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new RankStartException(rank, String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RankStartException(rank, "interrupted");
+        }
+    }
+
+    private synchronized void install(int rank, Rank started) {
+        ranks[rank] = started;
+        lost[rank] = null;
+        started.process().onExit().thenAccept(p -> lose(rank, started, "its process exited with status " + p.exitValue()));
+    }
+
+    /** One rank: its process up and listening, its connection, its hello, its pool opened. */
+    private Rank launch(int rank) {
+        Process process;
+        try {
+            process = new ProcessBuilder(command(spec.forRank(rank))).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            throw new RankStartException(rank, "the process could not be started (" + e.getMessage() + ")");
+        }
+        try {
+            String line = firstLine(rank, process);
+            String listening = "RANK " + rank + " LISTENING ";
+            if (!line.startsWith(listening)) {
+                throw new RankStartException(rank, line.startsWith("RANK " + rank + " FAILED ") ? line.substring(("RANK " + rank + " FAILED ").length())
+                        : "it said '" + line + "'");
+            }
+            int port = Integer.parseInt(line.substring(listening.length()).trim());
+            RankChannel channel = RankChannel.connect(rank, port, timeout, why -> loseByChannel(rank, why)).block();
+            JsonNode hello = java.util.Objects.requireNonNull(channel).call(JSON.createObjectNode().put("op", "hello")).block();
+            return open(rank, process, channel, java.util.Objects.requireNonNull(hello));
+        } catch (RuntimeException e) {
+            process.destroyForcibly();
+            throw e instanceof RankStartException ? e : new RankStartException(rank, e.getMessage());
+        }
+    }
+
+    private Rank open(int rank, Process process, RankChannel channel, JsonNode hello) {
+        if (!hello.path("shared").asBoolean()) {
+            return new Rank(process, channel, null, "rank " + rank + " exports no handles: " + hello.path("why").asText());
+        }
+        List<byte[]> mla = new ArrayList<>();
+        List<byte[]> index = new ArrayList<>();
+        hello.path("mla").forEach(h -> mla.add(Base64.getDecoder().decode(h.asText())));
+        hello.path("index").forEach(h -> index.add(Base64.getDecoder().decode(h.asText())));
+        StoreHandles handles = new StoreHandles(hello.path("pageSize").asInt(), hello.path("pages").asInt(), mla, index);
+        try {
+            PageStore pool = PageStore.open(memory, "rank " + rank + " (process " + process.pid() + ")", spec.layout(), handles);
+            return new Rank(process, channel, pool, null);
+        } catch (UnsupportedOperationException e) {
+            return new Rank(process, channel, null, e.getMessage());
+        }
+    }
+
+    private String firstLine(int rank, Process process) {
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        try {
+            String first = line.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (first == null) {
+                throw new RankStartException(rank, "its process exited before it listened");
+            }
+            return first;
+        } catch (TimeoutException e) {
+            throw new RankStartException(rank, "it did not listen within " + timeout);
+        } catch (ExecutionException | InterruptedException e) {
+            throw new RankStartException(rank, String.valueOf(e));
+        }
+    }
+
+    private static List<String> command(RankSpec spec) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc") || a.startsWith("-XX:+Use"))
+                .toList());
+        command.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), RankProcessMain.class.getName()));
+        command.addAll(spec.arguments());
+        return command;
+    }
+
+    /** How many ranks. */
+    public int ranks() {
+        return ranks.length;
+    }
+
+    /** Whether every rank's pool is opened in place in this process's memory. */
+    public synchronized boolean mapped() {
+        for (Rank r : ranks) {
+            if (r.pool() == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Why the pools are not opened in place; empty when they are. */
+    public synchronized String unmappedReason() {
+        for (Rank r : ranks) {
+            if (r.unmapped() != null) {
+                return r.unmapped();
+            }
+        }
+        return "";
+    }
+
+    /** Rank {@code rank}'s process id. */
+    public synchronized long pid(int rank) {
+        return ranks[rank].process().pid();
+    }
+
+    /**
+     * Gathers a view from the ranks' pools in place, as {@link PageStore#gatherFrom} does from
+     * pools of this process ({@code sources} indexes ranks).
+     *
+     * @throws RankLostException naming the first lost rank among {@code sources} (nothing is copied)
+     * @throws IllegalStateException if the pools are not opened in place ({@link #unmappedReason})
+     */
+    public synchronized void gather(PageStore view, int[] sources, List<long[]> srcPages, List<long[]> dstPages) {
+        List<PageStore> pools = new ArrayList<>();
+        for (int r : sources) {
+            pools.add(pool(r));
+        }
+        view.gatherFrom(pools, srcPages, dstPages);
+    }
+
+    /** Rank {@code rank}'s pool opened in place; valid until the rank is lost or this closes. */
+    private PageStore pool(int rank) {
+        if (lost[rank] != null) {
+            throw lost[rank];
+        }
+        PageStore pool = ranks[rank].pool();
+        if (pool == null) {
+            throw new IllegalStateException(ranks[rank].unmapped());
+        }
+        return pool;
+    }
+
+    /** Fills every rank's pool from {@code seed} (the rank's own writes: {@code fill} in {@code docs/formats.md}). */
+    public Mono<Void> fill(long seed) {
+        return Flux.range(0, ranks.length).flatMap(r -> call(r, JSON.createObjectNode().put("op", "fill").put("seed", seed))).then();
+    }
+
+    /** The CRC32C of a page of rank {@code rank}'s pool, computed by the rank. */
+    public Mono<Long> digest(int rank, int layer, KvComponent component, long page) {
+        return call(rank, JSON.createObjectNode().put("op", "digest").put("layer", layer).put("component", component.name()).put("page", page))
+                .map(reply -> reply.path("crc").asLong());
+    }
+
+    private Mono<JsonNode> call(int rank, com.fasterxml.jackson.databind.node.ObjectNode request) {
+        return Mono.defer(() -> {
+            RankChannel channel;
+            synchronized (this) {
+                if (lost[rank] != null) {
+                    return Mono.error(lost[rank]);
+                }
+                channel = ranks[rank].channel();
+            }
+            return channel.call(request);
+        });
+    }
+
+    /** The loss of rank {@code rank}, if it is lost. */
+    public synchronized java.util.Optional<RankLostException> lost(int rank) {
+        return java.util.Optional.ofNullable(lost[rank]);
+    }
+
+    /**
+     * Starts a lost rank again with a fresh pool (its pages before the loss are gone: the requests
+     * that had pages there were failed when it was lost).
+     *
+     * @throws IllegalStateException if the rank is not lost
+     * @throws RankStartException if it does not start
+     */
+    public void restart(int rank) {
+        synchronized (this) {
+            if (lost[rank] == null) {
+                throw new IllegalStateException("rank " + rank + " is not lost");
+            }
+        }
+        install(rank, launch(rank));
+    }
+
+    private void loseByChannel(int rank, String why) {
+        Rank r;
+        synchronized (this) {
+            r = ranks[rank];
+        }
+        if (r != null) {
+            lose(rank, r, why);
+        }
+    }
+
+    /** Marks {@code rank} lost (once per started process) and closes its opened pool, never while a gather holds the lock. */
+    private synchronized void lose(int rank, Rank which, String why) {
+        if (ranks[rank] != which || lost[rank] != null) {
+            return;
+        }
+        lost[rank] = new RankLostException(rank, why);
+        if (which.pool() != null) {
+            which.pool().close();
+        }
+        which.channel().close();
+        which.process().destroyForcibly();
+    }
+
+    /** Asks every live rank to exit, closes the opened pools and the connections, and ends the processes. */
+    @Override
+    public synchronized void close() {
+        for (int r = 0; r < ranks.length; r++) {
+            Rank rank = ranks[r];
+            if (rank == null) {
+                continue;
+            }
+            if (lost[r] == null) {
+                lost[r] = new RankLostException(r, "the coordinator closed");
+                if (rank.pool() != null) {
+                    rank.pool().close();
+                }
+                try {
+                    rank.channel().call(JSON.createObjectNode().put("op", "exit")).block(Duration.ofSeconds(2));
+                } catch (RuntimeException e) {
+                    // it is ended below either way
+                }
+                rank.channel().close();
+            }
+            rank.process().destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package org.kvflow.ranks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Base64;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.kernels.pages.StoreHandles;
+
+/**
+ * The rank side of the control protocol: one rank's pool and the answers to the coordinator's
+ * requests, one JSON object per line ({@code docs/formats.md}): {@code hello} (the pool's shape
+ * and the handles that open it in place), {@code fill} (every page of the pool from a seed, for
+ * benches and tests), {@code digest} (a page's CRC32C) and {@code exit}. A bad request is answered
+ * with {@code ok: false} and the reason; the rank keeps serving. Thread-safe.
+ */
+final class RankServer {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RankSpec spec;
+    private final PageStore pool;
+    private final Runnable exit;
+
+    RankServer(RankSpec spec, PageStore pool, Runnable exit) {
+        this.spec = spec;
+        this.pool = pool;
+        this.exit = exit;
+    }
+
+    /** The reply line to one request line. */
+    synchronized String answer(String line) {
+        ObjectNode reply = JSON.createObjectNode();
+        try {
+            JsonNode request = JSON.readTree(line);
+            reply.set("id", request.path("id"));
+            String op = request.path("op").asText("");
+            switch (op) {
+                case "hello" -> hello(reply);
+                case "fill" -> fill(request.path("seed").asLong());
+                case "digest" -> reply.put("crc", digest(request));
+                case "exit" -> exit.run();
+                default -> throw new IllegalArgumentException("unknown op '" + op + "'");
+            }
+            reply.put("ok", true);
+        } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            reply.put("ok", false).put("error", "rank " + spec.rank() + ": " + e.getMessage());
+        }
+        return reply.toString();
+    }
+
+    private void hello(ObjectNode reply) {
+        reply.put("rank", spec.rank()).put("pid", ProcessHandle.current().pid()).put("pageSize", pool.pageSize()).put("pages", pool.pages());
+        try {
+            StoreHandles handles = pool.exportHandles();
+            Base64.Encoder b64 = Base64.getEncoder();
+            handles.mla().forEach(h -> reply.withArray("mla").add(b64.encodeToString(h)));
+            handles.index().forEach(h -> reply.withArray("index").add(b64.encodeToString(h)));
+            reply.put("shared", true);
+        } catch (UnsupportedOperationException e) {
+            reply.put("shared", false).put("why", e.getMessage());
+        }
+    }
+
+    /** Every page of every layer and component from {@code seed}: the same bytes for the same seed, rank and page. */
+    private void fill(long seed) {
+        for (KvComponent c : KvComponent.values()) {
+            byte[] page = new byte[pool.layers() * pool.pageBytes(c)];
+            for (long p = 0; p < pool.pages(); p++) {
+                new SplittableRandom(seed * 1_000_003L + spec.rank() * 65_537L + p * 2 + c.ordinal()).nextBytes(page);
+                pool.writePage(c, p, page);
+            }
+        }
+    }
+
+    private long digest(JsonNode request) {
+        int layer = request.path("layer").asInt(-1);
+        if (layer < 0 || layer >= pool.layers()) {
+            throw new IllegalArgumentException("layer " + layer + " outside [0, " + pool.layers() + ")");
+        }
+        KvComponent component = KvComponent.valueOf(request.path("component").asText("MLA"));
+        CRC32C crc = new CRC32C();
+        crc.update(pool.readPage(layer, component, request.path("page").asLong(-1)));
+        return crc.getValue();
+    }
+}

@@ -1,0 +1,100 @@
+package org.kvflow.ranks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.kernels.pages.HeapPageMemory;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.PageStore;
+
+/**
+ * Rank processes on the heap memory (no GPU): each starts, answers over its control connection,
+ * fills its pool from a seed and digests pages; the heap exports no handles, so the pools are
+ * not opened in place and the reason says so; a killed rank is lost within the timeout and named
+ * by every later use while the others keep serving; a restarted rank serves a fresh pool; a bad
+ * request is refused by the rank, which keeps serving; a pool that does not fit fails the start.
+ */
+class RankProcessesTest {
+    private static final KvLayout LAYOUT = new KvLayout(new ModelShape("toy", ModelKind.TOY_MLA, 2, 16, 4, 8), KvDtype.FP8_E4M3);
+    private static final RankSpec SPEC = new RankSpec(0, "java", LAYOUT, 4, 6);
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    /** The CRC32C of page {@code page} of {@code component} in {@code layer} after a rank's fill from {@code seed}. */
+    private static long expected(long seed, int rank, long page, KvComponent component, int layer) {
+        PageStore one = PageStore.allocate(new HeapPageMemory(), "oracle", LAYOUT, 4, 1);
+        byte[] payload = new byte[one.layers() * one.pageBytes(component)];
+        new SplittableRandom(seed * 1_000_003L + rank * 65_537L + page * 2 + component.ordinal()).nextBytes(payload);
+        one.writePage(component, 0, payload);
+        CRC32C crc = new CRC32C();
+        crc.update(one.readPage(layer, component, 0));
+        return crc.getValue();
+    }
+
+    @Test
+    void ranksServeTheirPoolsAndALostRankIsNamedUntilItIsRestarted() throws Exception {
+        try (RankProcesses ranks = RankProcesses.start(SPEC, 3, new HeapPageMemory(), TIMEOUT)) {
+            assertThat(ranks.mapped()).isFalse();
+            assertThat(ranks.unmappedReason()).isEqualTo("rank 0 exports no handles: the java page memory shares no buffer with other processes");
+            ranks.fill(7).block(TIMEOUT);
+            for (int r = 0; r < 3; r++) {
+                assertThat(ranks.digest(r, 1, KvComponent.MLA, 5).block(TIMEOUT)).as("rank %d", r).isEqualTo(expected(7, r, 5, KvComponent.MLA, 1));
+                assertThat(ranks.digest(r, 0, KvComponent.INDEX, 2).block(TIMEOUT)).isEqualTo(expected(7, r, 2, KvComponent.INDEX, 0));
+            }
+            assertThatThrownBy(() -> ranks.digest(2, 9, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("rank 2: layer 9 outside [0, 2)");
+            assertThatThrownBy(() -> ranks.gather(PageStore.onHeap("view", LAYOUT, 4, 6), new int[] {0}, List.of(new long[] {0}),
+                    List.of(new long[] {0}))).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("rank 0 exports no handles");
+
+            long pid = ranks.pid(1);
+            ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (ranks.lost(1).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(ranks.lost(1)).as("rank 1 lost within the timeout").isPresent();
+            assertThatThrownBy(() -> ranks.digest(1, 0, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(RankLostException.class)
+                    .hasMessageStartingWith("rank 1 is lost: ").extracting(e -> ((RankLostException) e).rank()).isEqualTo(1);
+            assertThat(ranks.digest(0, 1, KvComponent.MLA, 5).block(TIMEOUT)).as("the other ranks keep serving")
+                    .isEqualTo(expected(7, 0, 5, KvComponent.MLA, 1));
+            assertThat(ranks.lost(0)).isEmpty();
+
+            ranks.restart(1);
+            assertThat(ranks.lost(1)).isEmpty();
+            assertThat(ranks.pid(1)).isNotEqualTo(pid);
+            CRC32C zeros = new CRC32C();
+            zeros.update(new byte[(int) LAYOUT.mlaPageBytes(4)]);
+            assertThat(ranks.digest(1, 1, KvComponent.MLA, 5).block(TIMEOUT)).as("a fresh pool").isEqualTo(zeros.getValue());
+            assertThatThrownBy(() -> ranks.restart(0)).isInstanceOf(IllegalStateException.class).hasMessage("rank 0 is not lost");
+        }
+    }
+
+    @Test
+    void aPoolThatDoesNotFitFailsTheStartNamingTheRank() {
+        RankSpec huge = new RankSpec(0, "java", LAYOUT, 4, Integer.MAX_VALUE);
+        assertThatThrownBy(() -> RankProcesses.start(huge, 2, new HeapPageMemory(), TIMEOUT)).isInstanceOf(RankStartException.class)
+                .hasMessageStartingWith("rank 0 did not start: ");
+    }
+
+    @Test
+    void aSpecTravelsAsArgumentsAndBadOnesAreNamed() {
+        RankSpec spec = new RankSpec(3, "cuda", LAYOUT, 64, 320);
+        assertThat(RankSpec.parse(spec.arguments())).isEqualTo(spec);
+        assertThat(spec.forRank(5).rank()).isEqualTo(5);
+        assertThatThrownBy(() -> RankSpec.parse(List.of("1", "java"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("a rank process takes 11 arguments");
+        List<String> bad = new java.util.ArrayList<>(spec.arguments());
+        bad.set(9, "sixty-four");
+        assertThatThrownBy(() -> RankSpec.parse(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rank process argument 9 is not a number: sixty-four");
+        assertThatThrownBy(() -> new RankSpec(-1, "java", LAYOUT, 64, 1)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
