@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# On the GPU machine: CP ranks as processes. First the rank-process GPU test (RankProcessesGpuTest:
+# On the GPU machine: CP ranks as processes. First the rank-process GPU tests (RankProcessesGpuTest:
 # three rank JVMs export their device pools by CUDA IPC, the coordinator gathers a view from them
-# in place, a killed rank is named and never read), then RankProcessBench 8 131072 61 (eight rank
+# in place, a killed rank is named and never read; RankProcessPipelineGpuTest and the DSL's
+# RankProcessFlowGpuTest: the whole pipeline on rank processes' pools decodes what it decodes on
+# pools of its own and on the replicated baseline), then RankProcessBench 8 131072 61 (eight rank
 # processes, DeepSeek V3.2 fp8, page 64: the full view gathered from their pools against eight pools
 # of the coordinator's own and one cuMemcpyDtoD, same run). Writes $OUT/rank-processes.jsonl and
 # $OUT/rank-processes.json (date, machine, command, figures) for bench/results/. Expects the unpacked
@@ -11,7 +13,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=setup.sh
 . "$here/setup.sh"
 (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx4g -cp "$device/lib/*:$jars/*" org.junit.platform.console.ConsoleLauncher execute \
-  --select-class org.kvflow.ranks.RankProcessesGpuTest --details=tree --disable-banner) 2>&1 | grep -v "WARNING\|^Dec \|INFO:" \
+  --select-class org.kvflow.ranks.RankProcessesGpuTest --select-class org.kvflow.ranks.RankProcessPipelineGpuTest \
+  --select-class org.kvflow.dsl.RankProcessFlowGpuTest --details=tree --disable-banner) 2>&1 | grep -v "WARNING\|^Dec \|INFO:" \
   > "$out/rank-processes-tests.txt" || true
 grep -E "tests (successful|failed)|✘" "$out/rank-processes-tests.txt" || echo "rank-processes: the GPU test printed no summary"
 JAVA_OPTS="-Xmx40g" "$device/run.sh" org.kvflow.bench.RankProcessBench 8 131072 61 2>&1 | grep '^{' | tee "$out/rank-processes.jsonl"

@@ -20,9 +20,10 @@ import org.kvflow.core.pool.PoolLayout;
  * @param prefixCaching whether finished pages stay as a device prefix cache
  * @param warmJournal   a HiCache journal each run's prefix cache starts from, or null
  * @param warmPrompts   the prompts whose full pages are restored from it at the start of each run
+ * @param rankProcesses whether each CP rank's pool lives in a rank process of its own, opened in place here
  */
 public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullable Long budgetBytes, boolean prefixCaching,
-                      @Nullable Path warmJournal, List<int[]> warmPrompts) implements StageSpec {
+                      @Nullable Path warmJournal, List<int[]> warmPrompts, boolean rankProcesses) implements StageSpec {
     /** Checks that the layout is given; copies the prompts. */
     public OwnSpec {
         Objects.requireNonNull(layout, "layout");
@@ -31,7 +32,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
 
     /** Pools of {@code layout}, unsized, with or without a prefix cache, and no warm start. */
     OwnSpec(PoolLayout layout, boolean prefixCaching) {
-        this(layout, null, null, prefixCaching, null, List.of());
+        this(layout, null, null, prefixCaching, null, List.of(), false);
     }
 
     /**
@@ -41,7 +42,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec pagesPerRank(int pages) {
-        return new OwnSpec(layout, pages, null, prefixCaching, warmJournal, warmPrompts);
+        return new OwnSpec(layout, pages, null, prefixCaching, warmJournal, warmPrompts, rankProcesses);
     }
 
     /**
@@ -51,7 +52,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec budgetBytes(long bytes) {
-        return new OwnSpec(layout, null, bytes, prefixCaching, warmJournal, warmPrompts);
+        return new OwnSpec(layout, null, bytes, prefixCaching, warmJournal, warmPrompts, rankProcesses);
     }
 
     /**
@@ -61,7 +62,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec prefixCaching(boolean on) {
-        return new OwnSpec(layout, pagesPerRank, budgetBytes, on, warmJournal, warmPrompts);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, on, warmJournal, warmPrompts, rankProcesses);
     }
 
     /**
@@ -76,7 +77,19 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec warmStartFrom(Path journal, List<int[]> prompts) {
-        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, Objects.requireNonNull(journal, "journal"), prompts);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, Objects.requireNonNull(journal, "journal"), prompts, rankProcesses);
+    }
+
+    /**
+     * Each CP rank's pool in a process of its own (as SGLang runs a process per GPU): each run
+     * starts one rank process per rank, which allocates its pool on the flow's GPU and exports it
+     * by CUDA IPC; the pipeline opens the pools in place and runs every stage on them as on pools
+     * of its own. Needs {@code device("cuda")}.
+     *
+     * @return the new stage
+     */
+    public OwnSpec inRankProcesses() {
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, warmJournal, warmPrompts, true);
     }
 
     /** The per-rank capacity at page size {@code pageSize}; {@code kv} is needed for a byte budget. */
@@ -94,6 +107,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
     public String toString() {
         String size = pagesPerRank != null ? pagesPerRank + " pages per rank" : budgetBytes != null ? budgetBytes + " B per rank" : "no size";
         return "own(" + (layout == PoolLayout.SHARED ? "byPageId" : "replicated") + ", " + size + (prefixCaching ? ", prefix cache" : "")
-                + (warmJournal == null ? "" : ", warm start of " + warmPrompts.size() + " prompts from " + warmJournal) + ")";
+                + (warmJournal == null ? "" : ", warm start of " + warmPrompts.size() + " prompts from " + warmJournal)
+                + (rankProcesses ? ", in rank processes" : "") + ")";
     }
 }

@@ -256,6 +256,12 @@ public final class PrefillFlow {
         if (own != null && own.warmJournal() != null) {
             warmStartProblems(own, problems);
         }
+        if (own != null && own.rankProcesses() && !device.startsWith("cuda")) {
+            problems.add("own: rank processes share their pools by CUDA IPC; they need device(\"cuda\"), not device(\"" + device + "\")");
+        }
+        if (own != null && own.rankProcesses() && model == null) {
+            problems.add("own: rank processes hold KV pages; give the flow a model");
+        }
         if (write == null && model != null) {
             problems.add("write: missing; a flow with a model writes its KV rows before it materializes them");
         } else if (write != null && model == null) {

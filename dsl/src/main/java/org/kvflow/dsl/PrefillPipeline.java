@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.ranks.RankProcessPools;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -118,11 +119,17 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return run;
     }
 
+    /** How long a rank process may take to start or to answer. */
+    private static final java.time.Duration RANK_TIMEOUT = java.time.Duration.ofMinutes(1);
+
     private Flux<PrefillResult> runOnce(Flux<PrefillRequest> requests, PrefillRun run) {
         OwnSpec own = spec(OwnSpec.class);
         PageMemory memory = PageMemories.forDevice(device);
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
+        if (own.rankProcesses()) {
+            pools.rankPools(new RankProcessPools(device.backend(), RANK_TIMEOUT));
+        }
         KvGroup group;
         try {
             group = (model == null ? pools : pools.model(model)).build();

@@ -105,6 +105,20 @@ public class DslTest {
                 e -> assertThat(e.problems()).singleElement().asString().startsWith("device=opencl:99: no kernel device 'opencl:99': found [java"));
     }
 
+    @Test
+    void rankProcessesNeedTheCudaDeviceAndAModel() {
+        PrefillFlow onJava = KvFlow.prefill(CONFIG).model(MODEL).admit(Admission.batchGate()).split(Split.inSeq())
+                .own(Ownership.byPageId().pagesPerRank(64).inRankProcesses()).write(Write.ownerRows()).materialize(Materialize.fullView())
+                .transfer(PdTransfer.inMemory(new DecodeReceiver(64, 16, MODEL.layout())));
+        assertThatThrownBy(onJava::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems()).containsExactly(
+                "own: rank processes share their pools by CUDA IPC; they need device(\"cuda\"), not device(\"java\")"));
+        PrefillFlow noModel = KvFlow.prefill(CONFIG).admit(Admission.batchGate()).split(Split.inSeq())
+                .own(Ownership.byPageId().pagesPerRank(64).inRankProcesses()).materialize(Materialize.fullView()).device("cuda");
+        assertThatThrownBy(noModel::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())
+                .contains("own: rank processes hold KV pages; give the flow a model"));
+        assertThat(Ownership.byPageId().pagesPerRank(64).inRankProcesses().toString()).isEqualTo("own(byPageId, 64 pages per rank, prefix cache, in rank processes)");
+    }
+
     /** {@code cuda} builds where a CUDA GPU is (kernels and pools there) and is a build problem naming what exists where none is. */
     @Test
     void aCudaDeviceIsUsedWhereOneExistsAndRefusedWhereNone() {

@@ -40,14 +40,14 @@ public final class KvGroup implements AutoCloseable {
     private long reservedPages;
 
     private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching,
-                    @Nullable HostPrefixSource hostCache, PageMemory memory) {
+                    @Nullable HostPrefixSource hostCache, PageMemory memory, RankPools rankPools) {
         this.config = Objects.requireNonNull(config, "config");
         if (capacity.pageSize() != config.pageSize()) {
             throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
         }
         this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
         this.model = model;
-        this.stores = model == null ? null : RankStores.allocate(memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
+        this.stores = model == null ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
         this.cache = prefixCaching ? new PrefixCache() : null;
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
@@ -109,6 +109,7 @@ public final class KvGroup implements AutoCloseable {
         private boolean prefixCaching;
         private @Nullable HostPrefixSource hostCache;
         private PageMemory memory = new HeapPageMemory();
+        private RankPools rankPools = RankPools.inProcess();
 
         private Builder(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity) {
             this.config = Objects.requireNonNull(config, "config");
@@ -161,13 +162,25 @@ public final class KvGroup implements AutoCloseable {
         }
 
         /**
+         * Where each rank's pool comes from: allocated by this process in the memory (the default)
+         * or opened there from rank processes that hold them (the {@code ranks} module).
+         *
+         * @param source the pools' source; the group closes it with its stores
+         * @return this builder
+         */
+        public Builder rankPools(RankPools source) {
+            this.rankPools = Objects.requireNonNull(source, "rankPools");
+            return this;
+        }
+
+        /**
          * Allocates the pools (and, with a model, the rank stores).
          *
          * @return the group
          * @throws org.kvflow.kernels.pages.OutOfDeviceMemoryException naming the sizes when the memory cannot hold the stores
          */
         public KvGroup build() {
-            return new KvGroup(config, layout, capacity, model, prefixCaching, hostCache, memory);
+            return new KvGroup(config, layout, capacity, model, prefixCaching, hostCache, memory, rankPools);
         }
     }
 

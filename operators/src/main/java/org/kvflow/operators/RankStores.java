@@ -13,7 +13,8 @@ import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
 import org.kvflow.kernels.pages.PageStore;
 
 /**
- * Where a CP group's KV bytes live: one {@link PageStore} per rank, all in one {@link PageMemory},
+ * Where a CP group's KV bytes live: one {@link PageStore} per rank, all used through one
+ * {@link PageMemory} (allocated there, or opened there from rank processes: {@link RankPools}),
  * and in debug mode under shared KV a replicated reference (every row at its logical loc) that
  * full views are checked against. Maps a logical page to the rank that holds it and the physical
  * page there. Stages reach pages only through these stores.
@@ -24,6 +25,7 @@ public final class RankStores implements AutoCloseable {
     private final PoolLayout layout;
     private final List<PageStore> stores;
     private final @Nullable PageStore reference;
+    private final RankPools pools;
 
     /**
      * Allocates {@code pagesPerRank} zeroed pages of {@code kv} for each of the CP group's ranks in
@@ -38,21 +40,37 @@ public final class RankStores implements AutoCloseable {
      * @throws OutOfDeviceMemoryException naming the pools' sizes when the memory cannot hold them; nothing stays allocated
      */
     public static RankStores allocate(PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
-        return new RankStores(memory, kv, ownership, layout, pagesPerRank);
+        return open(RankPools.inProcess(), memory, kv, ownership, layout, pagesPerRank);
     }
 
-    private RankStores(PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
+    /**
+     * One store per CP rank from {@code pools} (allocated here, or opened from rank processes),
+     * used through {@code memory}; closing the stores closes {@code pools} too.
+     *
+     * @param pools        where each rank's pool comes from
+     * @param memory       the memory the stores (and the views built from them) are used through
+     * @param kv           the KV layout of every page
+     * @param ownership    which rank owns each logical page
+     * @param layout       shared KV or the replicated baseline
+     * @param pagesPerRank pages of each rank's pool
+     * @return the stores
+     * @throws OutOfDeviceMemoryException naming the pools' sizes when the memory cannot hold them; nothing stays allocated
+     */
+    public static RankStores open(RankPools pools, PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
+        return new RankStores(pools, memory, kv, ownership, layout, pagesPerRank);
+    }
+
+    private RankStores(RankPools pools, PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
         this.memory = Objects.requireNonNull(memory, "memory");
+        this.pools = Objects.requireNonNull(pools, "pools");
         this.ownership = ownership;
         this.layout = layout;
         int ps = ownership.pageSize();
-        List<PageStore> all = new ArrayList<>();
+        List<PageStore> all;
         try {
-            for (int r = 0; r < ownership.cpSize(); r++) {
-                all.add(PageStore.allocate(memory, "rank " + r, kv, ps, pagesPerRank));
-            }
+            all = pools.open(memory, kv, ownership.cpSize(), ps, pagesPerRank);
         } catch (RuntimeException e) {
-            all.forEach(PageStore::close);
+            pools.close();
             if (e instanceof OutOfDeviceMemoryException full) {
                 long perPage = kv.shape().layers() * (kv.mlaPageBytes(ps) + kv.indexPageBytes(ps));
                 long asked = ownership.cpSize() * (long) pagesPerRank * perPage;
@@ -132,5 +150,6 @@ public final class RankStores implements AutoCloseable {
         if (reference != null) {
             reference.close();
         }
+        pools.close();
     }
 }

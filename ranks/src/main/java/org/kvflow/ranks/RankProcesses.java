@@ -221,6 +221,21 @@ public final class RankProcesses implements AutoCloseable {
         view.gatherFrom(pools, srcPages, dstPages);
     }
 
+    /**
+     * Every rank's pool opened in place, rank by rank, for the stages to use as they use pools of
+     * their own; a lost rank's store is closed, so a later use fails instead of reading it.
+     *
+     * @throws RankLostException naming the first lost rank
+     * @throws IllegalStateException if the pools are not opened in place ({@link #unmappedReason})
+     */
+    public synchronized List<PageStore> pools() {
+        List<PageStore> all = new ArrayList<>();
+        for (int r = 0; r < ranks.length; r++) {
+            all.add(pool(r));
+        }
+        return all;
+    }
+
     /** Rank {@code rank}'s pool opened in place; valid until the rank is lost or this closes. */
     private PageStore pool(int rank) {
         if (lost[rank] != null) {

@@ -1,0 +1,65 @@
+package org.kvflow.operators;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageStore;
+
+/**
+ * Where each CP rank's pool comes from: allocated by this process in its page memory (the
+ * default, {@link #inProcess()}), or held by other processes and opened here in place (the
+ * {@code ranks} module's rank processes). Either way the pools are {@link PageStore}s of one
+ * memory, so every stage runs on them unchanged.
+ */
+public interface RankPools extends AutoCloseable {
+    /**
+     * The pools of ranks {@code 0 .. ranks-1}, {@code pagesPerRank} pages of {@code pageSize}
+     * tokens each, usable through {@code memory}. On failure nothing stays open.
+     *
+     * @param memory       the memory the stores are used through
+     * @param kv           the KV layout of every page
+     * @param ranks        how many ranks
+     * @param pageSize     tokens per page
+     * @param pagesPerRank pages of each rank's pool
+     * @return the stores, rank by rank
+     */
+    List<PageStore> open(PageMemory memory, KvLayout kv, int ranks, int pageSize, int pagesPerRank);
+
+    /** Releases what {@link #open} started beyond the stores themselves (which their holder closes); idempotent. */
+    @Override
+    void close();
+
+    /**
+     * Pools allocated by this process in the memory it is given.
+     *
+     * @return the source
+     */
+    static RankPools inProcess() {
+        return new RankPools() {
+            @Override
+            public List<PageStore> open(PageMemory memory, KvLayout kv, int ranks, int pageSize, int pagesPerRank) {
+                List<PageStore> all = new ArrayList<>();
+                try {
+                    for (int r = 0; r < ranks; r++) {
+                        all.add(PageStore.allocate(memory, "rank " + r, kv, pageSize, pagesPerRank));
+                    }
+                    return all;
+                } catch (RuntimeException e) {
+                    all.forEach(PageStore::close);
+                    throw e;
+                }
+            }
+
+            @Override
+            public void close() {
+                // the stores are all there is, and their holder closes them
+            }
+
+            @Override
+            public String toString() {
+                return "in-process pools";
+            }
+        };
+    }
+}
