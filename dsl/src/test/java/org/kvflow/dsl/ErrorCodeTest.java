@@ -40,6 +40,8 @@ class ErrorCodeTest {
         assertThat(new DecodeUnreachableException("timeout").code()).isEqualTo("PD-UNREACHABLE");
         assertThat(new JournalIoException("disk").code()).isEqualTo("HC-JOURNAL");
         assertThat(new DiagnosticCheckException("view differs").code()).isEqualTo("DEBUG-CHECK");
+        assertThat(new org.kvflow.ranks.RankLostException(2, "its process exited").code()).isEqualTo("RANK-LOST");
+        assertThat(new org.kvflow.ranks.RankStartException(0, "no room").code()).isEqualTo("RANK-START");
         assertThat(new KvflowException("other").code()).isEqualTo(KvflowException.GENERIC_CODE);
         assertThat(KvflowMetrics.code(new IllegalStateException("bug"))).isEqualTo("INTERNAL");
         assertThat(KvflowMetrics.code(new PoolExhaustedException(3, 1))).isEqualTo("POOL-EXHAUSTED");
