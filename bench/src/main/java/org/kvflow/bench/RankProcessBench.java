@@ -27,8 +27,12 @@ import org.kvflow.ranks.RankSpec;
  * from them with the pipeline's copy kernel, against the same gather from eight pools of its own
  * and one {@code cuMemcpyDtoD} of the same bytes, in the same run (each after 200 untimed calls,
  * medians of 10). Checks sampled view pages against their owners' own digests, and prints the
- * logical capacity of shared vs replicated KV for the rank pools' budget. One JSON object per line.
- * Arguments: cp (8), tokens (131072), layers (61).
+ * logical capacity of shared vs replicated KV for the rank pools' budget. With {@code shared}, the
+ * ranks' pools are shareable allocations and the coordinator also maps them side by side in one
+ * virtual view: the attention step (the request's keys read in place, then indexer, top-k and
+ * sparse attention for 8,192 queries, 128 a run, layer 0) reading through the virtual view
+ * against the same step on the gathered local view, alternated five times each, medians. One JSON
+ * object per line. Arguments: cp (8), tokens (131072), layers (61), [shared].
  */
 public final class RankProcessBench {
     private static final int PS = 64;
@@ -41,6 +45,7 @@ public final class RankProcessBench {
         int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
         int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
         int layers = args.length > 2 ? Integer.parseInt(args[2]) : ModelShape.DEEPSEEK_V32.layers();
+        boolean shareable = args.length > 3 && args[3].equals("shared");
         ModelShape v32 = ModelShape.DEEPSEEK_V32;
         KvLayout layout = new KvLayout(new ModelShape(v32.name(), v32.kind(), layers, v32.latentDim(), v32.ropeDim(), v32.indexDim()),
                 KvDtype.FP8_E4M3);
@@ -53,7 +58,8 @@ public final class RankProcessBench {
         RankLayoutBench.split(ownership, ids, src, dst);
         int[] everyRank = java.util.stream.IntStream.range(0, cp).toArray();
         try (CudaPageMemory cuda = new CudaPageMemory(0);
-             RankProcesses ranks = RankProcesses.start(new RankSpec(0, "cuda", layout, PS, perRank), cp, cuda, Duration.ofMinutes(2))) {
+             RankProcesses ranks = RankProcesses.start(shareable ? new RankSpec(0, "cuda", layout, PS, perRank).shared()
+                     : new RankSpec(0, "cuda", layout, PS, perRank), cp, cuda, Duration.ofMinutes(2))) {
             if (!ranks.mapped()) {
                 throw new IllegalStateException("the rank pools are not opened in place: " + ranks.unmappedReason());
             }
@@ -65,6 +71,11 @@ public final class RankProcessBench {
             RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
                     () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
             check(ranks, view, ownership, ids, layers);
+            if (shareable) {
+                try (PageStore virtual = ranks.openView("virtual view of " + cp + " ranks")) {
+                    attentionInPlace(virtual, view, ownership, ids, tokens);
+                }
+            }
             List<PageStore> own = new ArrayList<>();
             for (int r = 0; r < cp; r++) {
                 own.add(PageStore.allocate(cuda, "in-process rank " + r, layout, PS, perRank));
@@ -85,6 +96,81 @@ public final class RankProcessBench {
         long replicated = pool.usableLogicalTokens(PoolLayout.REPLICATED, cp);
         System.out.printf(Locale.ROOT, "{\"name\":\"capacity\",\"rank_budget_bytes\":%d,\"shared_tokens\":%d,\"replicated_tokens\":%d,"
                 + "\"ratio\":%.5f}%n", rankBudget, shared, replicated, (double) shared / replicated);
+    }
+
+    /**
+     * The attention step at the full length, reading the request's keys through the virtual view
+     * of the ranks' pools (no materialization) against reading them from the gathered local view,
+     * alternated, medians of five: the overhead of reading in place.
+     */
+    private static void attentionInPlace(PageStore virtual, PageStore local, OwnershipMap ownership, long[] ids, int tokens) {
+        int cp = ownership.cpSize();
+        long stride = virtual.pages() / cp;
+        long[] virtualPages = new long[ids.length];
+        long[] localPages = new long[ids.length];
+        for (int k = 0; k < ids.length; k++) {
+            virtualPages[k] = ownership.owner(ids[k]) * stride + ownership.localPage(ids[k]);
+            localPages[k] = k;
+        }
+        for (int s = 0; s < 8; s++) {
+            int k = (int) ((s * 2654435761L) % ids.length);
+            if (!java.util.Arrays.equals(virtual.readPage(0, KvComponent.MLA, virtualPages[k]), local.readPage(0, KvComponent.MLA, k))) {
+                throw new IllegalStateException("request page " + k + " differs between the virtual view and the gathered view");
+            }
+        }
+        long[] all = new long[tokens];
+        java.util.Arrays.setAll(all, i -> i);
+        org.kvflow.kernels.nsa.NsaDims d = org.kvflow.kernels.nsa.NsaDims.REAL;
+        int width = d.latent() + d.rope();
+        int batch = 128;
+        int runs = 8192 / batch;
+        SplittableRandom rnd = new SplittableRandom(5);
+        float[] indexQueries = gaussian(rnd, batch * d.index());
+        float[] queries = gaussian(rnd, batch * width);
+        double[] inPlace = new double[5];
+        double[] fromLocal = new double[5];
+        double[] readInPlace = new double[5];
+        double[] readLocal = new double[5];
+        try (org.kvflow.kernels.nsa.AttentionChain chain = new org.kvflow.kernels.nsa.AttentionChain(
+                new org.kvflow.kernels.nsa.AttentionChain.Shape(d.index(), width, d.latent(), batch, tokens, d.topk()),
+                org.kvflow.kernels.api.Devices.select("cuda"))) {
+            for (int i = -1; i < 5; i++) { // round -1 warms both up
+                for (boolean throughView : new boolean[] {true, false}) {
+                    PageStore from = throughView ? virtual : local;
+                    long[] pages = throughView ? virtualPages : localPages;
+                    long t0 = System.nanoTime();
+                    chain.loadKeys((codes, scales) -> from.readIndexKeys(0, pages, tokens, codes, scales), out -> from.readKeyRows(0, pages, all, out));
+                    double read = (System.nanoTime() - t0) / 1e6;
+                    for (int q = 0; q < runs; q++) {
+                        chain.run(indexQueries, queries);
+                    }
+                    double step = (System.nanoTime() - t0) / 1e6;
+                    if (i >= 0) {
+                        (throughView ? inPlace : fromLocal)[i] = step;
+                        (throughView ? readInPlace : readLocal)[i] = read;
+                    }
+                }
+            }
+        }
+        double through = median(inPlace);
+        double localStep = median(fromLocal);
+        System.out.printf(Locale.ROOT, "{\"name\":\"attention_in_place\",\"step_through_view_ms\":%.2f,\"step_from_local_view_ms\":%.2f,"
+                        + "\"key_read_through_view_ms\":%.2f,\"key_read_from_local_view_ms\":%.2f,\"overhead_in_place\":%.5f,\"stride_pages\":%d}%n",
+                through, localStep, median(readInPlace), median(readLocal), through / localStep - 1, stride);
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    private static float[] gaussian(SplittableRandom rnd, int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (float) rnd.nextGaussian();
+        }
+        return v;
     }
 
     /** Sampled view pages (every layer of the MLA pool) against the CRC32C their owner process computes of its own page. */

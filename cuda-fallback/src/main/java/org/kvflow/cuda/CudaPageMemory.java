@@ -535,10 +535,45 @@ public final class CudaPageMemory implements PageMemory {
         timedLaunch(() -> cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream, Pointer.to(args), null));
     }
 
-    /** A CUDA IPC handle of a device buffer (64 bytes), for a process on the same machine to open. */
+    /**
+     * A zeroed device buffer made with CUDA's virtual memory management ({@code cuMemCreate}), so
+     * another process can open it by a POSIX descriptor, alone or side by side with others in one
+     * range ({@link #importSideBySide}).
+     */
+    @Override
+    public synchronized PageBuffer allocateShared(String label, long pages, int pageBytes) {
+        checkSize(label, pages, pageBytes);
+        current();
+        String what = label + " (" + pages + " pages of " + pageBytes + " B, shareable)";
+        VmmAllocation.Range range;
+        try {
+            range = VmmAllocation.create(ordinal, pages * pageBytes);
+        } catch (RuntimeException e) {
+            if (String.valueOf(e.getMessage()).contains("CUresult 2")) { // CUDA_ERROR_OUT_OF_MEMORY
+                throw new OutOfDeviceMemoryException(name(), what, pages * pageBytes, freeDeviceBytes(), e);
+            }
+            throw new CudaCopyException("allocating " + what, e);
+        }
+        DeviceBuffer buffer = track(new DeviceBuffer(label, pages, pageBytes, range.base(), false, range));
+        cuMemsetD8(range.base(), (byte) 0, pages * pageBytes);
+        return buffer;
+    }
+
+    /**
+     * A handle another process on the same machine opens {@code buffer} by: for a shareable buffer
+     * ({@link #allocateShared}) this process's id, a POSIX descriptor of the allocation (kept open
+     * while the buffer lives) and its size; for any other device buffer a CUDA IPC handle (64 bytes).
+     */
     @Override
     public synchronized byte[] exportBuffer(PageBuffer buffer) {
         DeviceBuffer b = own(buffer);
+        if (b.range != null && !b.imported) {
+            current();
+            if (b.exportedFd < 0) {
+                b.exportedFd = VmmAllocation.export(VmmAllocation.firstHandle(b.range));
+            }
+            return SharedHandle.encode(ProcessHandle.current().pid(), b.exportedFd, b.range.sizes()[0]);
+        }
         if (b.host != null || b.imported) {
             throw new IllegalArgumentException(b.label() + ": only device buffers this memory allocated can be exported, not "
                     + (b.imported ? "one opened from another process" : "pinned host memory"));
@@ -553,10 +588,17 @@ public final class CudaPageMemory implements PageMemory {
         return IpcHandles.bytes(handle);
     }
 
-    /** Opens another process's device buffer by its CUDA IPC handle (peer access enabled lazily across GPUs). */
+    /**
+     * Opens another process's device buffer by its handle: a shareable allocation's descriptor is
+     * duplicated from the exporting process ({@code pidfd_getfd}) and mapped into a range of this
+     * process; a CUDA IPC handle is opened with peer access enabled lazily across GPUs.
+     */
     @Override
     public synchronized PageBuffer importBuffer(String label, byte[] handle, long pages, int pageBytes) {
         checkSize(label, pages, pageBytes);
+        if (SharedHandle.is(handle)) {
+            return importSideBySide(label, List.of(handle), pages, pageBytes, sideBySideStride(pages, pageBytes));
+        }
         if (handle.length != IpcHandles.BYTES) {
             throw new IllegalArgumentException(label + ": a CUDA IPC handle has " + IpcHandles.BYTES + " bytes, not " + handle.length);
         }
@@ -569,6 +611,69 @@ public final class CudaPageMemory implements PageMemory {
             throw new CudaCopyException("opening " + label + " from another process's handle", e);
         }
         return track(new DeviceBuffer(label, pages, pageBytes, Residency.DEVICE, ptr, null, true));
+    }
+
+    /** Pages per stride: a multiple of the allocation granularity in bytes for every page size, covering {@code pagesEach}. */
+    @Override
+    public synchronized long sideBySideStride(long pagesEach, int... pageBytes) {
+        current();
+        long granularity = VmmAllocation.granularity(ordinal);
+        long unit = 1;
+        for (int bytes : pageBytes) {
+            long pagesPerUnit = granularity / gcd(bytes, granularity); // pages whose bytes are a multiple of the granularity
+            unit = unit / gcd(unit, pagesPerUnit) * pagesPerUnit;
+        }
+        return VmmAllocation.roundUp(pagesEach, unit);
+    }
+
+    /**
+     * Opens shareable buffers of other processes side by side in one range of this process:
+     * buffer {@code i}'s page {@code k} is page {@code i·stride + k} of the result. Each descriptor
+     * is duplicated from its process ({@code pidfd_getfd}), imported and closed; the range is
+     * released when the result is freed. The virtual view of every rank's pool: read in place.
+     */
+    @Override
+    public synchronized PageBuffer importSideBySide(String label, List<byte[]> handles, long pagesEach, int pageBytes, long stride) {
+        checkSize(label, pagesEach, pageBytes);
+        if (stride < pagesEach) {
+            throw new IllegalArgumentException(label + ": a stride of " + stride + " pages cannot hold " + pagesEach);
+        }
+        current();
+        long strideBytes = stride * pageBytes;
+        if (strideBytes % VmmAllocation.granularity(ordinal) != 0) {
+            throw new IllegalArgumentException(label + ": a stride of " + strideBytes + " B is not a multiple of the allocation granularity "
+                    + VmmAllocation.granularity(ordinal));
+        }
+        List<Long> opened = new ArrayList<>();
+        long[] sizes = new long[handles.size()];
+        long[] offsets = new long[handles.size()];
+        try {
+            for (int i = 0; i < handles.size(); i++) {
+                SharedHandle h = SharedHandle.decode(handles.get(i));
+                if (h.size() < pagesEach * pageBytes || h.size() > strideBytes) {
+                    throw new IllegalArgumentException(label + ": shared allocation " + i + " holds " + h.size() + " bytes; " + pagesEach
+                            + " pages of " + pageBytes + " B need at least " + pagesEach * pageBytes + " and the stride allows " + strideBytes);
+                }
+                int fd = Descriptors.fromProcess(h.pid(), h.fd());
+                try {
+                    opened.add(VmmAllocation.importDescriptor(fd));
+                } finally {
+                    Descriptors.close(fd);
+                }
+                sizes[i] = h.size();
+                offsets[i] = i * strideBytes;
+            }
+            VmmAllocation.Range range = VmmAllocation.map(ordinal, strideBytes * handles.size(),
+                    opened.stream().mapToLong(Long::longValue).toArray(), offsets, sizes);
+            return track(new DeviceBuffer(label, stride * handles.size(), pageBytes, range.base(), true, range));
+        } catch (RuntimeException e) {
+            opened.forEach(VmmAllocation::release);
+            throw e instanceof IllegalArgumentException ? e : new CudaCopyException("opening " + label + " from other processes' allocations", e);
+        }
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 
     /** The cuda task-graph device of the same ordinal: its arrays share this memory's primary context. */
@@ -798,7 +903,12 @@ public final class CudaPageMemory implements PageMemory {
             return;
         }
         b.freed = true;
-        if (b.host != null) {
+        if (b.range != null) {
+            b.range.release();
+            if (b.exportedFd >= 0) {
+                Descriptors.close(b.exportedFd);
+            }
+        } else if (b.host != null) {
             cuMemFreeHost(b.host);
         } else if (b.imported) {
             cuIpcCloseMemHandle(b.address);

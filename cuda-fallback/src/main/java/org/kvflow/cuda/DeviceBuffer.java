@@ -18,6 +18,10 @@ final class DeviceBuffer implements PageBuffer {
     final @Nullable Pointer host;
     /** Opened from another process's IPC handle: freeing closes the handle. */
     final boolean imported;
+    /** Set for memory mapped through CUDA's virtual memory management: freeing unmaps and releases it. */
+    final VmmAllocation.@Nullable Range range;
+    /** For an exported shareable allocation: the descriptor handed out (kept open while the buffer lives); -1 before. */
+    int exportedFd = -1;
     boolean freed;
 
     DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host) {
@@ -25,6 +29,15 @@ final class DeviceBuffer implements PageBuffer {
     }
 
     DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host, boolean imported) {
+        this(label, pages, pageBytes, residency, address, host, imported, null);
+    }
+
+    DeviceBuffer(String label, long pages, int pageBytes, DevicePointer address, boolean imported, VmmAllocation.@Nullable Range range) {
+        this(label, pages, pageBytes, Residency.DEVICE, address, null, imported, range);
+    }
+
+    private DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host,
+                         boolean imported, VmmAllocation.@Nullable Range range) {
         this.label = label;
         this.pages = pages;
         this.pageBytes = pageBytes;
@@ -32,6 +45,7 @@ final class DeviceBuffer implements PageBuffer {
         this.address = address;
         this.host = host;
         this.imported = imported;
+        this.range = range;
     }
 
     @Override public String label() { return label; }

@@ -28,7 +28,9 @@ public final class RankProcessMain {
         PageStore pool;
         try {
             memory = PageMemories.open(spec.memory());
-            pool = PageStore.allocate(memory, "rank " + spec.rank() + " pool", spec.layout(), spec.pageSize(), spec.pages());
+            String label = "rank " + spec.rank() + " pool";
+            pool = spec.shareable() ? PageStore.allocateShared(memory, label, spec.layout(), spec.pageSize(), spec.pages())
+                    : PageStore.allocate(memory, label, spec.layout(), spec.pageSize(), spec.pages());
         } catch (RuntimeException e) {
             System.out.println("RANK " + spec.rank() + " FAILED " + e.getMessage());
             System.exit(2);

@@ -46,7 +46,8 @@ public final class RankProcesses implements AutoCloseable {
     private final Rank[] ranks;
 
     /** One rank's process, control connection, opened pool (null where not mapped) and loss. */
-    private record Rank(Process process, RankChannel channel, @Nullable PageStore pool, @Nullable String unmapped) {}
+    private record Rank(Process process, RankChannel channel, @Nullable PageStore pool, @Nullable String unmapped,
+                        @Nullable StoreHandles handles) {}
 
     private final @Nullable RankLostException[] lost;
 
@@ -129,7 +130,7 @@ public final class RankProcesses implements AutoCloseable {
 
     private Rank open(int rank, Process process, RankChannel channel, JsonNode hello) {
         if (!hello.path("shared").asBoolean()) {
-            return new Rank(process, channel, null, "rank " + rank + " exports no handles: " + hello.path("why").asText());
+            return new Rank(process, channel, null, "rank " + rank + " exports no handles: " + hello.path("why").asText(), null);
         }
         List<byte[]> mla = new ArrayList<>();
         List<byte[]> index = new ArrayList<>();
@@ -138,9 +139,9 @@ public final class RankProcesses implements AutoCloseable {
         StoreHandles handles = new StoreHandles(hello.path("pageSize").asInt(), hello.path("pages").asInt(), mla, index);
         try {
             PageStore pool = PageStore.open(memory, "rank " + rank + " (process " + process.pid() + ")", spec.layout(), handles);
-            return new Rank(process, channel, pool, null);
+            return new Rank(process, channel, pool, null, handles);
         } catch (UnsupportedOperationException e) {
-            return new Rank(process, channel, null, e.getMessage());
+            return new Rank(process, channel, null, e.getMessage(), handles);
         }
     }
 
@@ -234,6 +235,26 @@ public final class RankProcesses implements AutoCloseable {
             all.add(pool(r));
         }
         return all;
+    }
+
+    /**
+     * Every rank's pool mapped side by side in one virtual view of {@code memory} (the ranks need
+     * shareable pools, {@link RankSpec#shared()}): rank {@code r}'s page {@code k} is page
+     * {@code r·(pages() ÷ ranks()) + k} of the view, read in place with nothing copied. The caller
+     * closes it; it must not outlive the ranks.
+     *
+     * @throws RankLostException naming the first lost rank
+     * @throws UnsupportedOperationException if the memory cannot map the ranks' pools side by side
+     */
+    public synchronized PageStore openView(String label) {
+        List<StoreHandles> all = new ArrayList<>();
+        for (int r = 0; r < ranks.length; r++) {
+            if (lost[r] != null) {
+                throw lost[r];
+            }
+            all.add(java.util.Objects.requireNonNull(ranks[r].handles(), () -> ranks[0].unmapped()));
+        }
+        return PageStore.openSideBySide(memory, label, spec.layout(), all);
     }
 
     /** Rank {@code rank}'s pool opened in place; valid until the rank is lost or this closes. */

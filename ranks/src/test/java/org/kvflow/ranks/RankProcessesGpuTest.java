@@ -79,4 +79,30 @@ class RankProcessesGpuTest {
             assertThat(crc(view.readPage(1, KvComponent.MLA, dst.get(1)[4]))).isEqualTo(ranks.digest(1, 1, KvComponent.MLA, src.get(1)[4]).block(TIMEOUT));
         }
     }
+
+    @Test
+    void shareablePoolsAreReadInPlaceThroughOneVirtualViewOfEveryRank() {
+        try (PageMemory cuda = PageMemories.open("cuda");
+             RankProcesses ranks = RankProcesses.start(new RankSpec(0, "cuda", LAYOUT, PS, PAGES).shared(), 3, cuda, TIMEOUT)) {
+            assertThat(ranks.mapped()).as(ranks.unmappedReason()).isTrue();
+            ranks.fill(5).block(TIMEOUT);
+            try (PageStore virtual = ranks.openView("virtual view")) {
+                long stride = virtual.pages() / 3;
+                assertThat(stride).isGreaterThanOrEqualTo(PAGES);
+                for (int r = 0; r < 3; r++) {
+                    for (int k = 0; k < PAGES; k++) {
+                        for (KvComponent c : KvComponent.values()) {
+                            assertThat(crc(virtual.readPage(1, c, r * stride + k))).as("rank %d page %d %s through the view", r, k, c)
+                                    .isEqualTo(ranks.digest(r, 1, c, k).block(TIMEOUT));
+                        }
+                    }
+                }
+                // the opened pools (each by its own descriptor) and the view reach the same pages
+                try (PageStore local = PageStore.allocate(cuda, "local", LAYOUT, PS, PAGES)) {
+                    ranks.gather(local, new int[] {2}, List.of(new long[] {3}), List.of(new long[] {0}));
+                    assertThat(local.readPage(KvComponent.MLA, 0)).isEqualTo(virtual.readPage(KvComponent.MLA, 2 * stride + 3));
+                }
+            }
+        }
+    }
 }

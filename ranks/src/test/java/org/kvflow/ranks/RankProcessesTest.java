@@ -89,8 +89,9 @@ class RankProcessesTest {
         RankSpec spec = new RankSpec(3, "cuda", LAYOUT, 64, 320);
         assertThat(RankSpec.parse(spec.arguments())).isEqualTo(spec);
         assertThat(spec.forRank(5).rank()).isEqualTo(5);
+        assertThat(RankSpec.parse(spec.shared().forRank(2).arguments())).isEqualTo(new RankSpec(2, "cuda", LAYOUT, 64, 320, true));
         assertThatThrownBy(() -> RankSpec.parse(List.of("1", "java"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("a rank process takes 11 arguments");
+                .hasMessageStartingWith("a rank process takes 12 arguments");
         List<String> bad = new java.util.ArrayList<>(spec.arguments());
         bad.set(9, "sixty-four");
         assertThatThrownBy(() -> RankSpec.parse(bad)).isInstanceOf(IllegalArgumentException.class)

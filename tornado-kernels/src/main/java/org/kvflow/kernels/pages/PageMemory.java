@@ -126,6 +126,36 @@ public interface PageMemory extends AutoCloseable {
     }
 
     /**
+     * A zeroed buffer that other processes can open in place, also side by side with others
+     * ({@link #importSideBySide}); where the memory has no such kind, an ordinary {@link #allocate}.
+     */
+    default PageBuffer allocateShared(String label, long pages, int pageBytes) {
+        return allocate(label, pages, pageBytes);
+    }
+
+    /**
+     * The smallest stride, in pages, at which buffers of {@code pagesEach} pages of every size in
+     * {@code pageBytes} can be mapped side by side ({@link #importSideBySide}): one stride for all,
+     * so a page number means the same page in every layer and component.
+     *
+     * @throws UnsupportedOperationException where this memory cannot map other processes' buffers
+     */
+    default long sideBySideStride(long pagesEach, int... pageBytes) {
+        throw new UnsupportedOperationException("the " + name() + " page memory maps no buffers of other processes side by side");
+    }
+
+    /**
+     * Buffers of other processes (handles of {@link #allocateShared} buffers) opened side by side
+     * in one buffer of this memory: buffer {@code i}'s page {@code k} is page {@code i·stride + k}
+     * ({@code stride} from {@link #sideBySideStride}). A virtual view of every rank's pool, read in place.
+     *
+     * @throws UnsupportedOperationException where this memory cannot map other processes' buffers
+     */
+    default PageBuffer importSideBySide(String label, List<byte[]> handles, long pagesEach, int pageBytes, long stride) {
+        throw new UnsupportedOperationException("the " + name() + " page memory maps no buffers of other processes side by side");
+    }
+
+    /**
      * A handle another process on the same machine can open to reach {@code buffer} in place (a
      * CUDA IPC handle for device memory). The buffer stays this memory's; the handle is valid
      * while it lives.

@@ -29,8 +29,14 @@ public final class PageStore implements AutoCloseable {
     private final PageBuffer[] index;
     private final Residency residency;
 
-    /** A store over buffers another process exported ({@link #exportHandles}), opened in {@code memory}. */
-    private PageStore(PageMemory memory, String label, KvLayout layout, StoreHandles handles) {
+    /**
+     * A store over buffers other processes exported ({@link #exportHandles}), opened in
+     * {@code memory}: one store's as they are, several side by side with one stride in pages for
+     * every buffer, so page {@code i·stride + k} is store {@code i}'s page {@code k} in every
+     * layer and component.
+     */
+    private PageStore(PageMemory memory, String label, KvLayout layout, List<StoreHandles> stores) {
+        StoreHandles handles = stores.getFirst();
         this.memory = Objects.requireNonNull(memory, "memory");
         this.label = Objects.requireNonNull(label, "label");
         this.layout = Objects.requireNonNull(layout, "layout");
@@ -40,15 +46,24 @@ public final class PageStore implements AutoCloseable {
                     + " indexer handles for a layout of " + layers + " layers");
         }
         this.pageSize = handles.pageSize();
-        this.pages = handles.pages();
+        int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
+        int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
+        long stride = stores.size() == 1 ? handles.pages() : memory.sideBySideStride(handles.pages(), mlaBytes, indexBytes);
+        this.pages = Math.toIntExact(stride * stores.size());
         this.mla = new PageBuffer[layers];
         this.index = new PageBuffer[layers];
         try {
             for (int l = 0; l < layers; l++) {
-                mla[l] = memory.importBuffer(label + " mla layer " + l, handles.mla().get(l), pages,
-                        Math.toIntExact(layout.mlaPageBytes(pageSize)));
-                index[l] = memory.importBuffer(label + " index layer " + l, handles.index().get(l), pages,
-                        Math.toIntExact(layout.indexPageBytes(pageSize)));
+                int layer = l;
+                if (stores.size() == 1) {
+                    mla[l] = memory.importBuffer(label + " mla layer " + l, handles.mla().get(l), pages, mlaBytes);
+                    index[l] = memory.importBuffer(label + " index layer " + l, handles.index().get(l), pages, indexBytes);
+                } else {
+                    mla[l] = memory.importSideBySide(label + " mla layer " + l, stores.stream().map(h -> h.mla().get(layer)).toList(),
+                            handles.pages(), mlaBytes, stride);
+                    index[l] = memory.importSideBySide(label + " index layer " + l, stores.stream().map(h -> h.index().get(layer)).toList(),
+                            handles.pages(), indexBytes, stride);
+                }
             }
         } catch (RuntimeException e) {
             close();
@@ -66,7 +81,7 @@ public final class PageStore implements AutoCloseable {
      * @throws IllegalArgumentException if the handles do not cover {@code layout}'s layers
      */
     public static PageStore open(PageMemory memory, String label, KvLayout layout, StoreHandles handles) {
-        return new PageStore(memory, label, layout, handles);
+        return new PageStore(memory, label, layout, List.of(handles));
     }
 
     /**
@@ -85,7 +100,18 @@ public final class PageStore implements AutoCloseable {
         return new StoreHandles(pageSize, pages, m, i);
     }
 
-    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, boolean host) {
+    /** Where an allocated store's buffers come from. */
+    private enum Kind { OWN, HOST, SHARED }
+
+    private static PageBuffer allocate(PageMemory memory, Kind kind, String label, long pages, int pageBytes) {
+        return switch (kind) {
+            case OWN -> memory.allocate(label, pages, pageBytes);
+            case HOST -> memory.allocateHost(label, pages, pageBytes);
+            case SHARED -> memory.allocateShared(label, pages, pageBytes);
+        };
+    }
+
+    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, Kind kind) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.label = Objects.requireNonNull(label, "label");
         this.layout = Objects.requireNonNull(layout, "layout");
@@ -105,9 +131,8 @@ public final class PageStore implements AutoCloseable {
             for (int l = 0; l < layers; l++) {
                 int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
                 int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
-                mla[l] = host ? memory.allocateHost(label + " mla layer " + l, pages, mlaBytes) : memory.allocate(label + " mla layer " + l, pages, mlaBytes);
-                index[l] = host ? memory.allocateHost(label + " index layer " + l, pages, indexBytes)
-                        : memory.allocate(label + " index layer " + l, pages, indexBytes);
+                mla[l] = allocate(memory, kind, label + " mla layer " + l, pages, mlaBytes);
+                index[l] = allocate(memory, kind, label + " index layer " + l, pages, indexBytes);
             }
         } catch (RuntimeException e) {
             close();
@@ -118,7 +143,37 @@ public final class PageStore implements AutoCloseable {
 
     /** {@code pages} zeroed pages of {@code layout} in {@code memory}'s own kind of memory. */
     public static PageStore allocate(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(memory, label, layout, pageSize, pages, false);
+        return new PageStore(memory, label, layout, pageSize, pages, Kind.OWN);
+    }
+
+    /**
+     * {@code pages} zeroed pages that other processes can open in place, also side by side with
+     * other stores' ({@link PageMemory#allocateShared}; an ordinary store where the memory has no such kind).
+     */
+    public static PageStore allocateShared(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(memory, label, layout, pageSize, pages, Kind.SHARED);
+    }
+
+    /**
+     * The stores of several processes (their {@link #exportHandles}, from {@link #allocateShared}
+     * stores of one layout and size) opened side by side in one store of {@code memory}: store
+     * {@code i}'s page {@code k} is page {@code i·(pages() ÷ stores) + k}. A virtual view of
+     * every rank's pool, read in place; nothing is copied.
+     *
+     * @throws UnsupportedOperationException if {@code memory} cannot map other processes' buffers side by side
+     * @throws IllegalArgumentException if the stores differ in page size or pages, or do not cover the layout's layers
+     */
+    public static PageStore openSideBySide(PageMemory memory, String label, KvLayout layout, List<StoreHandles> stores) {
+        StoreHandles first = stores.getFirst();
+        int layers = layout.shape().layers();
+        for (int i = 0; i < stores.size(); i++) {
+            StoreHandles h = stores.get(i);
+            if (h.pageSize() != first.pageSize() || h.pages() != first.pages() || h.mla().size() != layers) {
+                throw new IllegalArgumentException(label + ": store " + i + " has " + h.pages() + " pages of " + h.pageSize() + " tokens and "
+                        + h.mla().size() + " layers; store 0 has " + first.pages() + " of " + first.pageSize() + " and the layout " + layers);
+            }
+        }
+        return new PageStore(memory, label, layout, stores);
     }
 
     /**
@@ -126,12 +181,12 @@ public final class PageStore implements AutoCloseable {
      * so copies to and from its device stores are DMA): HiCache backups and loads, transfer staging.
      */
     public static PageStore allocateHost(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(memory, label, layout, pageSize, pages, true);
+        return new PageStore(memory, label, layout, pageSize, pages, Kind.HOST);
     }
 
     /** {@code pages} zeroed pages on the Java heap. */
     public static PageStore onHeap(String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages, false);
+        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages, Kind.OWN);
     }
 
     public String label() {
