@@ -138,6 +138,12 @@ final class CudaSession implements KernelBackend.Session {
     }
 
     @Override
+    public Optional<DeviceRegion> deviceRegionToFill(Object array) {
+        DeviceArray d = arrayOf(array);
+        return Optional.of(new DeviceRegion(device, d.address().address(), d.bytes()));
+    }
+
+    @Override
     public void writtenOnDevice(Object array) {
         arrayOf(array).deviceWrote();
         writtenOnDevice.add(array);

@@ -119,6 +119,17 @@ public final class ExecutionPlan implements AutoCloseable {
     }
 
     /**
+     * {@link #deviceRegion} for a page memory that fills the whole array in place before it calls
+     * {@link #writtenOnDevice}: the host copy, about to be overwritten, is not sent first.
+     *
+     * @throws IllegalArgumentException if {@code array} is not an array of this plan
+     */
+    public java.util.Optional<DeviceRegion> deviceRegionToFill(Object array) {
+        KernelBackend.Session s = session != null ? session : bind(device());
+        return s.deviceRegionToFill(array);
+    }
+
+    /**
      * Marks {@code arrays} as written in place on the device (after a page memory filled their
      * {@link #deviceRegion regions}): the next {@link #execute()} reads them there instead of
      * sending their host copies.

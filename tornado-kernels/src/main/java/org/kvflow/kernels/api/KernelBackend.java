@@ -47,6 +47,16 @@ public interface KernelBackend {
         }
 
         /**
+         * Where {@code array} lies in device memory, for a writer that fills all of it: the host
+         * copy is not sent first. Empty where {@link #deviceRegion} is.
+         *
+         * @throws IllegalArgumentException if {@code array} is not an array of this plan
+         */
+        default java.util.Optional<DeviceRegion> deviceRegionToFill(Object array) {
+            return deviceRegion(array);
+        }
+
+        /**
          * Something outside the plan's kernels wrote {@code array}'s device copy: the next
          * {@link #execute()} reads it there and does not send the host copy.
          *

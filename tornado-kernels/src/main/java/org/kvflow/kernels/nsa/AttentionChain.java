@@ -136,7 +136,7 @@ public final class AttentionChain implements AutoCloseable {
     }
 
     private DeviceRegion region(Object array) {
-        return plan.deviceRegion(array).orElseThrow(() -> new IllegalStateException("the attention chain's arrays on "
+        return plan.deviceRegionToFill(array).orElseThrow(() -> new IllegalStateException("the attention chain's arrays on "
                 + plan.device() + " are not in device memory"));
     }
 

@@ -111,7 +111,7 @@ public final class IndexScorer implements AutoCloseable {
     }
 
     private DeviceRegion region(ExecutionPlan plan, Object array) {
-        return plan.deviceRegion(array).orElseThrow(() -> new IllegalStateException("the indexer's arrays on " + device + " are not in device memory"));
+        return plan.deviceRegionToFill(array).orElseThrow(() -> new IllegalStateException("the indexer's arrays on " + device + " are not in device memory"));
     }
 
     private int[][] select(Buffers b, int[] counts, int nk, int topK) {

@@ -72,7 +72,7 @@ public final class SparseAttention implements AutoCloseable {
         int nq = check(queryRows, selected);
         Buffers b = load(queryRows, nq, selected);
         ExecutionPlan plan = b.plan();
-        fill.accept(plan.deviceRegion(b.k()).orElseThrow(() -> new IllegalStateException(
+        fill.accept(plan.deviceRegionToFill(b.k()).orElseThrow(() -> new IllegalStateException(
                 "the attention's arrays on " + device + " are not in device memory")));
         plan.writtenOnDevice(b.k());
         return run(b, nq);
