@@ -3,7 +3,8 @@
 # three rank JVMs export their device pools by CUDA IPC, the coordinator gathers a view from them
 # in place, a killed rank is named and never read; RankProcessPipelineGpuTest and the DSL's
 # RankProcessFlowGpuTest: the whole pipeline on rank processes' pools decodes what it decodes on
-# pools of its own and on the replicated baseline), then RankProcessBench 8 131072 61 (eight rank
+# pools of its own and on the replicated baseline, and attention read in place through the ranks'
+# virtual view gives the gathered view's outputs exactly), then RankProcessBench 8 131072 61 (eight rank
 # processes, DeepSeek V3.2 fp8, page 64, pools shareable: the full view gathered from their pools
 # against eight pools of the coordinator's own and one cuMemcpyDtoD, same run; then the attention
 # step reading the keys through one virtual view of the eight pools against the gathered view). Writes $OUT/rank-processes.jsonl and

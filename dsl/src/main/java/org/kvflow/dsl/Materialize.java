@@ -12,6 +12,6 @@ public final class Materialize {
      * @return the stage; {@link MaterializeSpec#sample} adds sampled attention outputs
      */
     public static MaterializeSpec fullView() {
-        return new MaterializeSpec(QuerySampler.NONE);
+        return new MaterializeSpec(QuerySampler.NONE, false);
     }
 }

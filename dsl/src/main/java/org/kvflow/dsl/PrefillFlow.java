@@ -262,6 +262,9 @@ public final class PrefillFlow {
         if (own != null && own.rankProcesses() && model == null) {
             problems.add("own: rank processes hold KV pages; give the flow a model");
         }
+        if (materialize != null && materialize.inPlace() && (own == null || !own.rankProcesses() || own.layout() != org.kvflow.core.pool.PoolLayout.SHARED)) {
+            problems.add("materialize: reading in place needs shared KV in rank processes: own(Ownership.byPageId()…inRankProcesses())");
+        }
         if (write == null && model != null) {
             problems.add("write: missing; a flow with a model writes its KV rows before it materializes them");
         } else if (write != null && model == null) {

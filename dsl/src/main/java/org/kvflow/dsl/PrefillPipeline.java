@@ -128,7 +128,8 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
         if (own.rankProcesses()) {
-            pools.rankPools(new RankProcessPools(device.backend(), RANK_TIMEOUT));
+            boolean inPlace = find(MaterializeSpec.class).map(MaterializeSpec::inPlace).orElse(false);
+            pools.rankPools(new RankProcessPools(device.backend(), RANK_TIMEOUT, inPlace));
         }
         KvGroup group;
         try {
@@ -158,7 +159,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 case SplitSpec s -> operators.add(new SplitOperator(group)::apply);
                 case OwnSpec s -> operators.add(new ShardOperator(group)::apply);
                 case WriteSpec s -> operators.add(new OwnerWriteOperator(group, device)::apply);
-                case MaterializeSpec m -> operators.add(new MaterializeOperator(group, m.sampler(), device)::apply);
+                case MaterializeSpec m -> operators.add(new MaterializeOperator(group, m.sampler(), device, m.inPlace())::apply);
                 case BackupSpec b -> operators.add(Objects.requireNonNull(backup)::apply);
                 case AdmitSpec a -> { } // the pipeline's head
                 case TransferSpec t -> { } // the pipeline's end

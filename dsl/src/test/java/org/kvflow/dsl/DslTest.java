@@ -117,6 +117,12 @@ public class DslTest {
         assertThatThrownBy(noModel::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())
                 .contains("own: rank processes hold KV pages; give the flow a model"));
         assertThat(Ownership.byPageId().pagesPerRank(64).inRankProcesses().toString()).isEqualTo("own(byPageId, 64 pages per rank, prefix cache, in rank processes)");
+        PrefillFlow inPlaceWithoutRanks = KvFlow.prefill(CONFIG).model(MODEL).device("cuda").admit(Admission.batchGate()).split(Split.inSeq())
+                .own(Ownership.byPageId().pagesPerRank(64)).write(Write.ownerRows()).materialize(Materialize.fullView().readInPlace())
+                .transfer(PdTransfer.inMemory(new DecodeReceiver(64, 16, MODEL.layout())));
+        assertThatThrownBy(inPlaceWithoutRanks::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())
+                .contains("materialize: reading in place needs shared KV in rank processes: own(Ownership.byPageId()…inRankProcesses())"));
+        assertThat(Materialize.fullView().readInPlace().toString()).isEqualTo("materialize(read in place)");
     }
 
     /** {@code cuda} builds where a CUDA GPU is (kernels and pools there) and is a build problem naming what exists where none is. */

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
+import org.kvflow.operators.materialize.QuerySampler;
 import reactor.core.publisher.Flux;
 
 /**
@@ -18,14 +19,44 @@ import reactor.core.publisher.Flux;
  */
 @Tag("cuda")
 class RankProcessFlowGpuTest {
-    private static PrefillFlow flow(OwnSpec own, DecodeReceiver receiver) {
+    private static PrefillFlow flow(OwnSpec own, MaterializeSpec materialize, DecodeReceiver receiver) {
         return KvFlow.prefill(DslTest.CONFIG).model(DslTest.MODEL).device("cuda")
                 .admit(Admission.batchGate().maxRequests(4))
                 .split(Split.inSeq())
                 .own(own)
                 .write(Write.ownerRows())
-                .materialize(Materialize.fullView())
+                .materialize(materialize)
                 .transfer(PdTransfer.inMemory(receiver));
+    }
+
+    private static PrefillFlow flow(OwnSpec own, DecodeReceiver receiver) {
+        return flow(own, Materialize.fullView(), receiver);
+    }
+
+    /** Attention read in place through the ranks' virtual view gives the outputs of attention on a gathered view, exactly. */
+    @Test
+    void readingInPlaceThroughTheVirtualViewGivesTheGatheredViewsAttention() {
+        List<PrefillRequest> requests = DslTest.requests(6);
+        int ps = DslTest.CONFIG.pageSize();
+        QuerySampler sampler = new QuerySampler(3, 7);
+        DecodeReceiver gathered = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
+        List<PrefillResult> a = flow(Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView().sample(sampler), gathered)
+                .build().start(Flux.fromIterable(requests)).results().collectList().block(Duration.ofMinutes(2));
+        DecodeReceiver inPlace = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
+        PrefillRun run = flow(Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView().sample(sampler).readInPlace(), inPlace)
+                .build().start(Flux.fromIterable(requests));
+        List<PrefillResult> b = run.results().collectList().block(Duration.ofMinutes(2));
+        java.util.Map<String, PrefillResult> byId = new java.util.HashMap<>();
+        a.forEach(r -> byId.put(r.request().id(), r));
+        for (PrefillResult r : b) {
+            assertThat(r).isInstanceOf(PrefillResult.Completed.class);
+            java.util.Map<Long, float[]> expected = ((PrefillResult.Completed) byId.get(r.request().id())).attention();
+            java.util.Map<Long, float[]> got = ((PrefillResult.Completed) r).attention();
+            assertThat(got).as(r.request().id()).isNotEmpty().hasSameSizeAs(expected);
+            expected.forEach((k, v) -> assertThat(got.get(k)).as("%s %d", r.request().id(), k).isEqualTo(v));
+            assertThat(inPlace.digest(r.request().id(), r.request().seqLen())).isEqualTo(gathered.digest(r.request().id(), r.request().seqLen()));
+        }
+        assertThat(run.group().leakCheck()).isEmpty();
     }
 
     @Test

@@ -26,6 +26,18 @@ public interface RankPools extends AutoCloseable {
      */
     List<PageStore> open(PageMemory memory, KvLayout kv, int ranks, int pageSize, int pagesPerRank);
 
+    /**
+     * Every rank's pool side by side in one store of the memory, where the source can map them so
+     * (rank processes with shareable pools): rank {@code r}'s page {@code k} is page
+     * {@code r·(pages() ÷ ranks) + k}, read in place with nothing copied. Valid while the pools
+     * are open; empty by default.
+     *
+     * @return the view, or empty
+     */
+    default java.util.Optional<PageStore> virtualView() {
+        return java.util.Optional.empty();
+    }
+
     /** Releases what {@link #open} started beyond the stores themselves (which their holder closes); idempotent. */
     @Override
     void close();

@@ -85,6 +85,29 @@ public final class RankStores implements AutoCloseable {
                 : null;
     }
 
+    /**
+     * Every rank's pool side by side in one store, where the pools' source offers it
+     * ({@link RankPools#virtualView}): the store attention reads in place instead of a gathered view.
+     *
+     * @return the view, or empty
+     */
+    public java.util.Optional<PageStore> virtualView() {
+        return pools.virtualView();
+    }
+
+    /**
+     * The page of the {@link #virtualView} that holds logical page {@code page}: its holder's
+     * stride plus its physical page there.
+     *
+     * @param page a logical page
+     * @return its page in the virtual view
+     * @throws IllegalStateException if there is no virtual view
+     */
+    public long virtualPage(int page) {
+        PageStore view = virtualView().orElseThrow(() -> new IllegalStateException("the rank pools (" + pools + ") have no virtual view"));
+        return holder(page) * (long) (view.pages() / stores.size()) + physicalPage(page);
+    }
+
     /** {@return the memory every rank store (and every full view built from them) lives in} */
     public PageMemory memory() {
         return memory;

@@ -18,15 +18,29 @@ import org.kvflow.operators.RankPools;
 public final class RankProcessPools implements RankPools {
     private final String rankMemory;
     private final Duration timeout;
+    private final boolean shareable;
     private @Nullable RankProcesses processes;
+    private @Nullable PageStore view;
 
     /**
+     * Pools exported by CUDA IPC handles, opened one by one.
+     *
      * @param rankMemory the page memory each rank process allocates its pool in ({@code cuda})
      * @param timeout    how long a rank may take to start or to answer
      */
     public RankProcessPools(String rankMemory, Duration timeout) {
+        this(rankMemory, timeout, false);
+    }
+
+    /**
+     * @param rankMemory the page memory each rank process allocates its pool in ({@code cuda})
+     * @param timeout    how long a rank may take to start or to answer
+     * @param shareable  shareable pools, also mapped side by side in one {@link #virtualView} for attention to read in place
+     */
+    public RankProcessPools(String rankMemory, Duration timeout, boolean shareable) {
         this.rankMemory = Objects.requireNonNull(rankMemory, "rankMemory");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
+        this.shareable = shareable;
     }
 
     /**
@@ -39,14 +53,24 @@ public final class RankProcessPools implements RankPools {
         if (processes != null) {
             throw new IllegalStateException("the rank processes are already started");
         }
-        RankProcesses started = RankProcesses.start(new RankSpec(0, rankMemory, kv, pageSize, pagesPerRank), ranks, memory, timeout);
+        RankSpec spec = new RankSpec(0, rankMemory, kv, pageSize, pagesPerRank, shareable);
+        RankProcesses started = RankProcesses.start(spec, ranks, memory, timeout);
         if (!started.mapped()) {
             String why = started.unmappedReason();
             started.close();
             throw new RankStartException(0, "its pool cannot be opened in place by the " + memory.name() + " page memory (" + why + ")");
         }
         processes = started;
+        if (shareable) {
+            view = started.openView("virtual view of " + ranks + " rank pools");
+        }
         return started.pools();
+    }
+
+    /** With shareable pools, every rank's pool side by side in one store, read in place. */
+    @Override
+    public synchronized java.util.Optional<PageStore> virtualView() {
+        return java.util.Optional.ofNullable(view);
     }
 
     /** The running rank processes (for their faults and restarts); empty before {@link #open}. */
@@ -56,6 +80,10 @@ public final class RankProcessPools implements RankPools {
 
     @Override
     public synchronized void close() {
+        if (view != null) {
+            view.close();
+            view = null;
+        }
         if (processes != null) {
             processes.close();
         }
@@ -63,6 +91,6 @@ public final class RankProcessPools implements RankPools {
 
     @Override
     public String toString() {
-        return "rank processes (pools in " + rankMemory + ")";
+        return "rank processes (pools in " + rankMemory + (shareable ? ", shareable" : "") + ")";
     }
 }

@@ -11,8 +11,20 @@ import org.kvflow.kernels.pages.PageStore;
  * @param store           the view's pages
  * @param referencedPages the referenced set {@code R}, in first-occurrence order
  * @param viewPageOf      the view page of each logical page of {@code R}
+ * @param ownsStore       whether the store is the view's own (gathered) or the ranks' virtual view, read in place
  */
-public record FullView(PageStore store, long[] referencedPages, Map<Long, Integer> viewPageOf) implements AutoCloseable {
+public record FullView(PageStore store, long[] referencedPages, Map<Long, Integer> viewPageOf, boolean ownsStore) implements AutoCloseable {
+    /**
+     * A view gathered into a store of its own, freed with the view.
+     *
+     * @param store           the view's pages
+     * @param referencedPages the referenced set {@code R}, in first-occurrence order
+     * @param viewPageOf      the view page of each logical page of {@code R}
+     */
+    public FullView(PageStore store, long[] referencedPages, Map<Long, Integer> viewPageOf) {
+        this(store, referencedPages, viewPageOf, true);
+    }
+
     /**
      * The view page holding logical page {@code page}.
      *
@@ -27,9 +39,11 @@ public record FullView(PageStore store, long[] referencedPages, Map<Long, Intege
         return k;
     }
 
-    /** Frees the view's pages. */
+    /** Frees the view's pages (a view read in place through the ranks' virtual view frees nothing). */
     @Override
     public void close() {
-        store.close();
+        if (ownsStore) {
+            store.close();
+        }
     }
 }

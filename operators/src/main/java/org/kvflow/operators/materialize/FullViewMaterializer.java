@@ -22,14 +22,28 @@ import org.kvflow.operators.RequestState;
  */
 public final class FullViewMaterializer {
     private final KvGroup group;
+    private final boolean inPlace;
 
     /**
-     * Full views of the batches of one group.
+     * Full views of the batches of one group, gathered.
      *
      * @param group the group whose rank stores the views are gathered from
      */
     public FullViewMaterializer(KvGroup group) {
+        this(group, false);
+    }
+
+    /**
+     * Full views of the batches of one group, gathered or, with {@code inPlace}, read in place
+     * through the rank stores' virtual view ({@link RankStores#virtualView}): nothing is copied and
+     * a view page is the owner's own page.
+     *
+     * @param group   the group whose rank stores the views come from
+     * @param inPlace read in place instead of gathering (shared KV on pools with a virtual view)
+     */
+    public FullViewMaterializer(KvGroup group, boolean inPlace) {
         this.group = group;
+        this.inPlace = inPlace;
     }
 
     /**
@@ -69,6 +83,9 @@ public final class FullViewMaterializer {
             }
         }
         RankStores stores = group.stores();
+        if (inPlace) {
+            return readInPlace(stores, compact);
+        }
         PageStore first = stores.rank(0);
         PageStore view = PageStore.allocate(stores.memory(), "full view", first.layout(), first.pageSize(), compact.size());
         try {
@@ -101,6 +118,24 @@ public final class FullViewMaterializer {
         }
         long[] referenced = compact.keySet().stream().mapToLong(Long::longValue).toArray();
         return new FullView(view, referenced, compact);
+    }
+
+    /**
+     * The view of the referenced pages as pages of the ranks' virtual view: logical page {@code p}
+     * is its owner's physical page there, read where it lies.
+     */
+    private FullView readInPlace(RankStores stores, Map<Long, Integer> compact) {
+        if (group.layout() != PoolLayout.SHARED) {
+            throw new IllegalStateException("reading in place needs shared KV: replicated ranks hold every page already");
+        }
+        PageStore virtual = stores.virtualView().orElseThrow(() -> new IllegalStateException(
+                "reading in place needs rank pools mapped side by side (rank processes with shareable pools)"));
+        Map<Long, Integer> viewPageOf = new LinkedHashMap<>();
+        for (Long page : compact.keySet()) {
+            viewPageOf.put(page, Math.toIntExact(stores.virtualPage(Math.toIntExact(page))));
+        }
+        long[] referenced = compact.keySet().stream().mapToLong(Long::longValue).toArray();
+        return new FullView(virtual, referenced, viewPageOf, false);
     }
 
     /** Debug mode: view page {@code k} holds the bytes the replicated reference holds for logical page {@code page}, every layer. */

@@ -53,9 +53,22 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
      * @param device  where the attention kernels run (indexer scores and top-k, sparse attention)
      */
     public MaterializeOperator(KvGroup group, QuerySampler sampler, Device device) {
+        this(group, sampler, device, false);
+    }
+
+    /**
+     * Attention on {@code device}, on views gathered or, with {@code inPlace}, read in place through
+     * the rank stores' virtual view ({@link FullViewMaterializer#FullViewMaterializer(KvGroup, boolean)}).
+     *
+     * @param group   the group whose rank stores the views come from
+     * @param sampler which query positions attention evaluates
+     * @param device  where the attention kernels run
+     * @param inPlace read the owners' pages in place instead of gathering them
+     */
+    public MaterializeOperator(KvGroup group, QuerySampler sampler, Device device, boolean inPlace) {
         this.group = Objects.requireNonNull(group, "group");
         this.sampler = Objects.requireNonNull(sampler, "sampler");
-        this.materializer = new FullViewMaterializer(group);
+        this.materializer = new FullViewMaterializer(group, inPlace);
         this.device = Objects.requireNonNull(device, "device");
     }
 
