@@ -1,6 +1,7 @@
 package org.kvflow.operators.materialize;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -86,6 +87,71 @@ class MaterializeOperatorTest {
         }
         // the view is rank-independent (I-MAT-2): building it again gives the same bytes
         assertThat(sm.gather(sharedTables).store().readLayer(1, KvComponent.MLA)).isEqualTo(sv.store().readLayer(1, KvComponent.MLA));
+    }
+
+    /**
+     * The second mode: reading in place through the rank pools' virtual view maps every logical
+     * page to its owner's page there (stride per rank), gathers nothing and frees nothing; without
+     * a virtual view, or with replicated KV, it is refused by name.
+     */
+    @Test
+    void readingInPlaceMapsEveryPageToItsOwnersPageInTheVirtualView() {
+        CpSharedKvConfig config = Workloads.sharedBsGt1(4, 2, 8, null);
+        int stride = 10;
+        org.kvflow.kernels.pages.PageStore virtual = org.kvflow.kernels.pages.PageStore.onHeap("virtual view", MODEL.layout(), 2, 4 * stride);
+        org.kvflow.operators.RankPools sideBySide = new org.kvflow.operators.RankPools() {
+            @Override
+            public List<org.kvflow.kernels.pages.PageStore> open(org.kvflow.kernels.pages.PageMemory memory, org.kvflow.core.model.KvLayout kv,
+                                                                 int ranks, int pageSize, int pagesPerRank) {
+                return org.kvflow.operators.RankPools.inProcess().open(memory, kv, ranks, pageSize, pagesPerRank);
+            }
+
+            @Override
+            public java.util.Optional<org.kvflow.kernels.pages.PageStore> virtualView() {
+                return java.util.Optional.of(virtual);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        KvGroup group = KvGroup.builder(config, PoolLayout.SHARED, PoolCapacity.ofPages(8, 2)).model(MODEL).rankPools(sideBySide).build();
+        List<PrefillRequest> requests = List.of(new PrefillRequest("x", new int[] {1, 2, 3, 4, 5, 6, 7}, 0),
+                new PrefillRequest("y", new int[] {9, 8, 7, 6, 5}, 0));
+        PrefillBatch batch = Workloads.written(group, requests);
+        long[] local = java.util.stream.LongStream.range(0, 8).toArray();
+        for (int r = 0; r < 4; r++) { // what mapping the ranks' pools side by side shows
+            int rank = r;
+            virtual.copyPagesFrom(group.stores().rank(r), local, java.util.Arrays.stream(local).map(k -> rank * stride + k).toArray());
+        }
+        FullViewMaterializer gathering = new FullViewMaterializer(group);
+        FullViewMaterializer inPlace = new FullViewMaterializer(group, true);
+        List<long[]> tables = batch.entries().stream().map(e -> gathering.referencedPages(e.state())).toList();
+        FullView gathered = gathering.gather(tables);
+        FullView read = inPlace.gather(tables);
+        assertThat(read.store()).isSameAs(virtual);
+        assertThat(read.referencedPages()).containsExactly(gathered.referencedPages());
+        for (long page : read.referencedPages()) {
+            assertThat(read.viewPage(page)).isEqualTo(group.ownership().owner((int) page) * stride + group.stores().physicalPage((int) page));
+            for (KvComponent c : KvComponent.values()) {
+                for (int l = 0; l < 2; l++) {
+                    assertThat(read.store().readPage(l, c, read.viewPage(page))).isEqualTo(gathered.store().readPage(l, c, gathered.viewPage(page)));
+                }
+            }
+        }
+        read.close();
+        assertThat(virtual.readPage(KvComponent.MLA, 0)).as("closing a view read in place frees nothing").isNotNull();
+
+        KvGroup plain = KvGroup.create(config, PoolLayout.SHARED, PoolCapacity.ofPages(8, 2), MODEL, false);
+        PrefillBatch plainBatch = Workloads.written(plain, requests);
+        List<long[]> plainTables = plainBatch.entries().stream().map(e -> gathering.referencedPages(e.state())).toList();
+        assertThatThrownBy(() -> new FullViewMaterializer(plain, true).gather(plainTables)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("reading in place needs rank pools mapped side by side (rank processes with shareable pools)");
+        assertThatThrownBy(() -> plain.stores().virtualPage(1)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("the rank pools (in-process pools) have no virtual view");
+        KvGroup replicated = KvGroup.create(config, PoolLayout.REPLICATED, PoolCapacity.ofPages(8, 2), MODEL, false);
+        assertThatThrownBy(() -> new FullViewMaterializer(replicated, true).gather(List.of(new long[] {1}))).isInstanceOf(IllegalStateException.class)
+                .hasMessage("reading in place needs shared KV: replicated ranks hold every page already");
     }
 
     /** Debug mode (SPEC §12): the full view is compared with a replicated reference, so a flipped owner byte fails its request. */
