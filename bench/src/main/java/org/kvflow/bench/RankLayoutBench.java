@@ -181,6 +181,12 @@ public final class RankLayoutBench {
                 name, bytesMoved, median, ms[0], bytesMoved / (median * 1e6));
     }
 
+    /** DeepSeek V3.2's fp8 KV layout with {@code layers} layers (61 for the real model). */
+    static KvLayout v32Fp8(int layers) {
+        ModelShape v32 = ModelShape.DEEPSEEK_V32;
+        return new KvLayout(new ModelShape(v32.name(), v32.kind(), layers, v32.latentDim(), v32.ropeDim(), v32.indexDim()), KvDtype.FP8_E4M3);
+    }
+
     /** {@code n} distinct values of {@code [1, of)} (page 0 is the padding page), in random order. */
     static long[] sample(SplittableRandom rnd, int n, long of) {
         long[] all = new long[Math.toIntExact(of)];

@@ -7,9 +7,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 import org.kvflow.core.DebugMode;
-import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
@@ -42,20 +40,18 @@ public final class RankProcessBench {
 
     public static void main(String[] args) {
         DebugMode.refuseBenchmark("RankProcessBench");
-        int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
-        int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
-        int layers = args.length > 2 ? Integer.parseInt(args[2]) : ModelShape.DEEPSEEK_V32.layers();
+        OwnedRequest request = OwnedRequest.fromArgs(args);
         boolean shareable = args.length > 3 && args[3].equals("shared");
-        ModelShape v32 = ModelShape.DEEPSEEK_V32;
-        KvLayout layout = new KvLayout(new ModelShape(v32.name(), v32.kind(), layers, v32.latentDim(), v32.ropeDim(), v32.indexDim()),
-                KvDtype.FP8_E4M3);
-        int pages = (tokens + PS - 1) / PS;
-        int perRank = pages / cp + 64;
-        OwnershipMap ownership = new OwnershipMap(cp, PS);
-        long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
-        long[][] src = new long[cp][];
-        long[][] dst = new long[cp][];
-        RankLayoutBench.split(ownership, ids, src, dst);
+        int cp = request.cp();
+        int tokens = request.tokens();
+        int layers = request.layers();
+        KvLayout layout = request.layout();
+        int pages = request.pages();
+        int perRank = request.perRank();
+        OwnershipMap ownership = request.ownership();
+        long[] ids = request.ids();
+        long[][] src = request.src();
+        long[][] dst = request.dst();
         int[] everyRank = java.util.stream.IntStream.range(0, cp).toArray();
         try (CudaPageMemory cuda = new CudaPageMemory(0);
              RankProcesses ranks = RankProcesses.start(shareable ? new RankSpec(0, "cuda", layout, PS, perRank).shared()

@@ -5,9 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
-import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.kernels.pages.KvComponent;
@@ -32,19 +30,17 @@ public final class ViewGatherBench {
 
     public static void main(String[] args) {
         DebugMode.refuseBenchmark("ViewGatherBench");
-        int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
-        int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
-        int layers = args.length > 2 ? Integer.parseInt(args[2]) : ModelShape.DEEPSEEK_V32.layers();
-        ModelShape v32 = ModelShape.DEEPSEEK_V32;
-        ModelShape shape = new ModelShape(v32.name(), v32.kind(), layers, v32.latentDim(), v32.ropeDim(), v32.indexDim());
-        KvLayout layout = new KvLayout(shape, KvDtype.FP8_E4M3);
-        int pages = (tokens + PS - 1) / PS;
-        int perRank = pages / cp + 64;
-        OwnershipMap ownership = new OwnershipMap(cp, PS);
-        long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
-        long[][] src = new long[cp][];
-        long[][] dst = new long[cp][];
-        RankLayoutBench.split(ownership, ids, src, dst);
+        OwnedRequest request = OwnedRequest.fromArgs(args);
+        int cp = request.cp();
+        int tokens = request.tokens();
+        int layers = request.layers();
+        KvLayout layout = request.layout();
+        int pages = request.pages();
+        int perRank = request.perRank();
+        OwnershipMap ownership = request.ownership();
+        long[] ids = request.ids();
+        long[][] src = request.src();
+        long[][] dst = request.dst();
         try (CudaPageMemory cuda = new CudaPageMemory(0)) {
             List<PageStore> owners = new ArrayList<>();
             for (int r = 0; r < cp; r++) {

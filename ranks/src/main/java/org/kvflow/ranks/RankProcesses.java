@@ -5,9 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -107,7 +105,7 @@ public final class RankProcesses implements AutoCloseable {
     private Rank launch(int rank) {
         Process process;
         try {
-            process = new ProcessBuilder(command(spec.forRank(rank))).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            process = new ProcessBuilder(ChildJvm.command("1g", RankProcessMain.class, spec.forRank(rank).arguments())).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
             throw new RankStartException(rank, "the process could not be started (" + e.getMessage() + ")");
         }
@@ -164,17 +162,6 @@ public final class RankProcesses implements AutoCloseable {
         } catch (ExecutionException | InterruptedException e) {
             throw new RankStartException(rank, String.valueOf(e));
         }
-    }
-
-    private static List<String> command(RankSpec spec) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc") || a.startsWith("-XX:+Use"))
-                .toList());
-        command.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), RankProcessMain.class.getName()));
-        command.addAll(spec.arguments());
-        return command;
     }
 
     /** How many ranks. */

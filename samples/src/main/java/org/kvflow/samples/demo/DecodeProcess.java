@@ -3,12 +3,10 @@ package org.kvflow.samples.demo;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.ranks.ChildJvm;
 import org.kvflow.transport.tcp.DecodeServerMain;
 
 /** A decode server in a child JVM on a free loopback port; {@link #close()} kills it. */
@@ -23,13 +21,7 @@ public final class DecodeProcess implements AutoCloseable {
 
     /** Starts the child with this JVM's class path and waits until it listens. */
     public static DecodeProcess start(int pages, int pageSize, KvLayout layout) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc") || a.startsWith("-Dchronicle"))
-                .toList());
-        command.addAll(List.of("-Xmx2g", "-cp", System.getProperty("java.class.path"), DecodeServerMain.class.getName()));
-        command.addAll(List.of(DecodeServerMain.arguments(0, pages, pageSize, layout)));
+        List<String> command = ChildJvm.command("2g", DecodeServerMain.class, List.of(DecodeServerMain.arguments(0, pages, pageSize, layout)));
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
