@@ -34,7 +34,7 @@ if "attention_in_place" in rows:
 record = {"date": datetime.date.today().isoformat(), "machine": gpu + "; 16 host cores", "command": "bench/device/rank-processes.sh",
           "figures": figures,
           "details": {"in_process_pools_vs_dtod": round(dtod / rows["materialize_from_in_process_pools"]["median_ms"], 3),
-                      "rows": rows}}
+                      "step_overhead": rows.get("step_overhead"), "rows": rows}}
 json.dump(record, open(os.path.join(out, "rank-processes.json"), "w"), indent=2)
 print(json.dumps(record["figures"]), json.dumps(record["details"]["in_process_pools_vs_dtod"]))
 PY

@@ -162,12 +162,12 @@ public final class RankLayoutBench {
         return lo;
     }
 
-    static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
-        report(cuda, name, bytesMoved, WARMUP, copy);
+    static float report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
+        return report(cuda, name, bytesMoved, WARMUP, copy);
     }
 
-    /** {@link #report} after {@code warmup} untimed calls (enough for the JIT to compile a call's host code: a long-running pipeline's state). */
-    static void report(CudaPageMemory cuda, String name, long bytesMoved, int warmup, Runnable copy) {
+    /** {@link #report} after {@code warmup} untimed calls; returns the median in ms (enough for the JIT to compile a call's host code: a long-running pipeline's state). */
+    static float report(CudaPageMemory cuda, String name, long bytesMoved, int warmup, Runnable copy) {
         for (int i = 0; i < warmup; i++) {
             copy.run();
         }
@@ -179,6 +179,7 @@ public final class RankLayoutBench {
         float median = ms[ITERATIONS / 2];
         System.out.printf(Locale.ROOT, "{\"name\":\"%s\",\"bytes\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"gbps\":%.1f}%n",
                 name, bytesMoved, median, ms[0], bytesMoved / (median * 1e6));
+        return median;
     }
 
     /** DeepSeek V3.2's fp8 KV layout with {@code layers} layers (61 for the real model). */

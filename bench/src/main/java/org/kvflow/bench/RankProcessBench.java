@@ -29,7 +29,9 @@ import org.kvflow.ranks.RankSpec;
  * ranks' pools are shareable allocations and the coordinator also maps them side by side in one
  * virtual view: the attention step (the request's keys read in place, then indexer, top-k and
  * sparse attention for 8,192 queries, 128 a run, layer 0) reading through the virtual view
- * against the same step on the gathered local view, alternated five times each, medians. One JSON
+ * against the same step on the gathered local view, alternated five times each, medians; and the
+ * prefill-step overhead of each way (one layer's gather ÷ one layer's attention step at the full
+ * length, same run). One JSON
  * object per line. Arguments: cp (8), tokens (131072), layers (61), [shared].
  */
 public final class RankProcessBench {
@@ -64,24 +66,29 @@ public final class RankProcessBench {
             long viewBytes = (long) pages * layers * (view.mlaPageBytes() + view.indexPageBytes());
             System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"layers\":%d,\"pages_per_rank\":%d,"
                     + "\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, layers, perRank, viewBytes);
-            RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
+            float fromProcesses = RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
                     () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
             check(ranks, view, ownership, ids, layers);
+            double step = Double.NaN;
             if (shareable) {
                 try (PageStore virtual = ranks.openView("virtual view of " + cp + " ranks")) {
-                    attentionInPlace(virtual, view, ownership, ids, tokens);
+                    step = attentionInPlace(virtual, view, ownership, ids, tokens);
                 }
             }
             List<PageStore> own = new ArrayList<>();
             for (int r = 0; r < cp; r++) {
                 own.add(PageStore.allocate(cuda, "in-process rank " + r, layout, PS, perRank));
             }
-            RankLayoutBench.report(cuda, "materialize_from_in_process_pools", 2 * viewBytes, WARMUP,
+            float inProcess = RankLayoutBench.report(cuda, "materialize_from_in_process_pools", 2 * viewBytes, WARMUP,
                     () -> view.gatherFrom(own, List.of(src), List.of(dst)));
             own.forEach(PageStore::close);
             PageBuffer a = cuda.allocate("dtod source", pages, Math.toIntExact(viewBytes / pages));
             PageBuffer b = cuda.allocate("dtod destination", pages, Math.toIntExact(viewBytes / pages));
             RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> cuda.copyWhole(a, b));
+            if (shareable) { // one layer's gather ÷ one layer's attention step at the full length, both from this run
+                System.out.printf(Locale.ROOT, "{\"name\":\"step_overhead\",\"rank_processes\":%.6f,\"in_process\":%.6f,\"read_in_place\":0}%n",
+                        fromProcesses / layers / step, inProcess / layers / step);
+            }
             cuda.free(a);
             cuda.free(b);
             view.close();
@@ -99,7 +106,7 @@ public final class RankProcessBench {
      * of the ranks' pools (no materialization) against reading them from the gathered local view,
      * alternated, medians of five: the overhead of reading in place.
      */
-    private static void attentionInPlace(PageStore virtual, PageStore local, OwnershipMap ownership, long[] ids, int tokens) {
+    private static double attentionInPlace(PageStore virtual, PageStore local, OwnershipMap ownership, long[] ids, int tokens) {
         int cp = ownership.cpSize();
         long stride = virtual.pages() / cp;
         long[] virtualPages = new long[ids.length];
@@ -153,6 +160,7 @@ public final class RankProcessBench {
         System.out.printf(Locale.ROOT, "{\"name\":\"attention_in_place\",\"step_through_view_ms\":%.2f,\"step_from_local_view_ms\":%.2f,"
                         + "\"key_read_through_view_ms\":%.2f,\"key_read_from_local_view_ms\":%.2f,\"overhead_in_place\":%.5f,\"stride_pages\":%d}%n",
                 through, localStep, median(readInPlace), median(readLocal), through / localStep - 1, stride);
+        return localStep;
     }
 
     private static double median(double[] v) {
