@@ -62,7 +62,10 @@ public final class RankProcessPools implements RankPools {
         }
         processes = started;
         if (shareable) {
-            view = started.openView("virtual view of " + ranks + " rank pools");
+            PageStore opened = started.openView("virtual view of " + ranks + " rank pools");
+            view = opened;
+            // the view maps every rank's pages: once one is lost, reading it names that rank instead of reading stale pages
+            started.onLoss(loss -> opened.closeWith(() -> new RankLostException(loss.rank(), loss.why())));
         }
         return started.pools();
     }

@@ -31,8 +31,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>Faults: a rank whose process exits or whose connection closes is lost at once; its opened
  * pool is closed (under the same lock gathers hold, so never while a copy reads it) and never read
- * again; every later use of that rank fails with {@link RankLostException} naming it, and the
- * other ranks keep serving. {@link #restart} brings a lost rank back with a fresh, empty pool.
+ * again; every later use of that rank, here or by a stage still holding its store, fails with
+ * {@link RankLostException} naming it, and the other ranks keep serving. {@link #restart} brings a lost rank back with a fresh, empty pool.
  * Thread-safe.
  */
 public final class RankProcesses implements AutoCloseable {
@@ -48,6 +48,7 @@ public final class RankProcesses implements AutoCloseable {
                         @Nullable StoreHandles handles) {}
 
     private final @Nullable RankLostException[] lost;
+    private final List<java.util.function.Consumer<RankLostException>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private RankProcesses(RankSpec spec, int count, PageMemory memory, Duration timeout) {
         this.spec = spec;
@@ -280,6 +281,16 @@ public final class RankProcesses implements AutoCloseable {
         });
     }
 
+    /**
+     * Calls {@code listener} with each loss as it happens (under the lock gathers hold), e.g. to
+     * close a virtual view that maps the lost rank's pages.
+     *
+     * @param listener what to tell
+     */
+    public void onLoss(java.util.function.Consumer<RankLostException> listener) {
+        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
     /** The loss of rank {@code rank}, if it is lost. */
     public synchronized java.util.Optional<RankLostException> lost(int rank) {
         return java.util.Optional.ofNullable(lost[rank]);
@@ -316,10 +327,12 @@ public final class RankProcesses implements AutoCloseable {
         if (ranks[rank] != which || lost[rank] != null) {
             return;
         }
-        lost[rank] = new RankLostException(rank, why);
-        if (which.pool() != null) {
-            which.pool().close();
+        RankLostException loss = new RankLostException(rank, why);
+        lost[rank] = loss;
+        if (which.pool() != null) { // a stage still holding the store is told which rank went, by its own error
+            which.pool().closeWith(() -> new RankLostException(rank, why));
         }
+        listeners.forEach(l -> l.accept(loss));
         which.channel().close();
         which.process().destroyForcibly();
     }

@@ -54,6 +54,8 @@ class RankProcessesTest {
             assertThatThrownBy(() -> ranks.gather(PageStore.onHeap("view", LAYOUT, 4, 6), new int[] {0}, List.of(new long[] {0}),
                     List.of(new long[] {0}))).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("rank 0 exports no handles");
 
+            List<RankLostException> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ranks.onLoss(heard::add);
             long pid = ranks.pid(1);
             ProcessHandle.of(pid).orElseThrow().destroyForcibly();
             long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -61,6 +63,11 @@ class RankProcessesTest {
                 Thread.sleep(20);
             }
             assertThat(ranks.lost(1)).as("rank 1 lost within the timeout").isPresent();
+            assertThat(heard).singleElement().satisfies(loss -> {
+                assertThat(loss.rank()).isEqualTo(1);
+                assertThat(loss.code()).isEqualTo("RANK-LOST");
+                assertThat(loss.getMessage()).isEqualTo("rank 1 is lost: " + loss.why());
+            });
             assertThatThrownBy(() -> ranks.digest(1, 0, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(RankLostException.class)
                     .hasMessageStartingWith("rank 1 is lost: ").extracting(e -> ((RankLostException) e).rank()).isEqualTo(1);
             assertThat(ranks.digest(0, 1, KvComponent.MLA, 5).block(TIMEOUT)).as("the other ranks keep serving")

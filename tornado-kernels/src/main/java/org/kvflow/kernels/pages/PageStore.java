@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.zip.Checksum;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.DeviceRegion;
@@ -28,6 +30,8 @@ public final class PageStore implements AutoCloseable {
     private final PageBuffer[] mla;
     private final PageBuffer[] index;
     private final Residency residency;
+    /** What a use after {@link #closeWith} throws; null while open. */
+    private volatile @Nullable Supplier<? extends RuntimeException> closedError;
 
     /**
      * A store over buffers other processes exported ({@link #exportHandles}), opened in
@@ -556,6 +560,20 @@ public final class PageStore implements AutoCloseable {
     /** Frees the buffers in the memory; idempotent. */
     @Override
     public void close() {
+        closeWith(() -> new IllegalStateException(label + " is closed"));
+    }
+
+    /**
+     * Frees the buffers like {@link #close()}, and makes every later use throw what
+     * {@code onUse} makes instead of the plain "closed" error: a store opened from a process that
+     * died says so, with that error's type and code. Idempotent; the first reason stays.
+     *
+     * @param onUse the error each later use throws
+     */
+    public synchronized void closeWith(Supplier<? extends RuntimeException> onUse) {
+        if (closedError == null) {
+            closedError = Objects.requireNonNull(onUse, "onUse");
+        }
         for (int l = 0; l < mla.length; l++) {
             if (mla[l] != null) {
                 memory.free(mla[l]);
@@ -571,7 +589,8 @@ public final class PageStore implements AutoCloseable {
     private PageBuffer buffer(int layer, KvComponent component) {
         PageBuffer buffer = component == KvComponent.MLA ? mla[layer] : index[layer];
         if (buffer == null) {
-            throw new IllegalStateException(label + " is closed");
+            Supplier<? extends RuntimeException> error = closedError;
+            throw error != null ? error.get() : new IllegalStateException(label + " is closed");
         }
         return buffer;
     }

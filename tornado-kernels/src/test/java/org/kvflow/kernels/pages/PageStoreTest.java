@@ -174,4 +174,18 @@ class PageStoreTest {
         a.close();
         assertThatThrownBy(() -> a.readPage(KvComponent.MLA, 0)).isInstanceOf(IllegalStateException.class).hasMessage("a is closed");
     }
+
+    @Test
+    void aStoreClosedWithAReasonThrowsThatReasonOnEveryLaterUse() {
+        PageStore peer = PageStore.allocate(new HeapPageMemory(), "rank 2 (process 77)", LAYOUT, PS, 2);
+        peer.closeWith(() -> new IllegalStateException("rank 2 is lost: its process exited"));
+        assertThatThrownBy(() -> peer.readPage(KvComponent.MLA, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("rank 2 is lost: its process exited");
+        peer.close(); // the first reason stays
+        assertThatThrownBy(() -> peer.readPage(0, KvComponent.INDEX, 1)).hasMessage("rank 2 is lost: its process exited");
+        PageStore plain = PageStore.allocate(new HeapPageMemory(), "plain", LAYOUT, PS, 2);
+        plain.close();
+        plain.closeWith(() -> new IllegalArgumentException("later"));
+        assertThatThrownBy(() -> plain.readPage(KvComponent.MLA, 0)).isInstanceOf(IllegalStateException.class).hasMessage("plain is closed");
+    }
 }
