@@ -48,6 +48,7 @@ public final class RankProcesses implements AutoCloseable {
                         @Nullable StoreHandles handles) {}
 
     private final @Nullable RankLostException[] lost;
+    private long stagedBytes;
     private final List<java.util.function.Consumer<RankLostException>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private RankProcesses(RankSpec spec, int count, PageMemory memory, Duration timeout) {
@@ -197,17 +198,64 @@ public final class RankProcesses implements AutoCloseable {
 
     /**
      * Gathers a view from the ranks' pools in place, as {@link PageStore#gatherFrom} does from
-     * pools of this process ({@code sources} indexes ranks).
+     * pools of this process ({@code sources} indexes ranks); where the pools are not opened in place
+     * ({@link #unmappedReason}), by staged copies over the control connections instead, counted in
+     * {@link #stagedBytes()}.
      *
      * @throws RankLostException naming the first lost rank among {@code sources} (nothing is copied)
-     * @throws IllegalStateException if the pools are not opened in place ({@link #unmappedReason})
      */
     public synchronized void gather(PageStore view, int[] sources, List<long[]> srcPages, List<long[]> dstPages) {
+        for (int r : sources) {
+            if (lost[r] != null) {
+                throw lost[r];
+            }
+        }
+        if (!mapped()) {
+            staged(view, sources, srcPages, dstPages);
+            return;
+        }
         List<PageStore> pools = new ArrayList<>();
         for (int r : sources) {
             pools.add(pool(r));
         }
         view.gatherFrom(pools, srcPages, dstPages);
+    }
+
+    /**
+     * Where the pools cannot be opened in place: each source rank reads the listed pages of each
+     * layer and component and sends their bytes on its control connection ({@code pages}), and
+     * they are written into the view here. Slow (base64 on the control lines), and counted:
+     * {@link #stagedBytes()}.
+     */
+    private void staged(PageStore view, int[] sources, List<long[]> srcPages, List<long[]> dstPages) {
+        for (int k = 0; k < sources.length; k++) {
+            long[] src = srcPages.get(k);
+            long[] dst = dstPages.get(k);
+            if (src.length != dst.length) {
+                throw new IllegalArgumentException("rank " + sources[k] + ": " + src.length + " source pages for " + dst.length + " destination pages");
+            }
+            if (src.length == 0) {
+                continue;
+            }
+            for (KvComponent c : KvComponent.values()) {
+                for (int l = 0; l < view.layers(); l++) {
+                    com.fasterxml.jackson.databind.node.ObjectNode request = JSON.createObjectNode().put("op", "pages").put("layer", l)
+                            .put("component", c.name());
+                    java.util.Arrays.stream(src).forEach(request.putArray("pages")::add);
+                    JsonNode reply = java.util.Objects.requireNonNull(call(sources[k], request).block(timeout));
+                    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(Base64.getDecoder().decode(reply.path("bytes").asText()));
+                    for (long page : dst) {
+                        view.writePage(l, c, page, bytes);
+                    }
+                    stagedBytes += bytes.capacity();
+                }
+            }
+        }
+    }
+
+    /** Page bytes gathered by staged copies over the control connections (the ranks' pools not opened in place); 0 when they are. */
+    public synchronized long stagedBytes() {
+        return stagedBytes;
     }
 
     /**

@@ -14,7 +14,8 @@ import org.kvflow.kernels.pages.StoreHandles;
  * The rank side of the control protocol: one rank's pool and the answers to the coordinator's
  * requests, one JSON object per line ({@code docs/formats.md}): {@code hello} (the pool's shape
  * and the handles that open it in place), {@code fill} (every page of the pool from a seed, for
- * benches and tests), {@code digest} (a page's CRC32C) and {@code exit}. A bad request is answered
+ * benches and tests), {@code digest} (a page's CRC32C), {@code pages} (pages' bytes, the staged
+ * copy where the pool cannot be opened in place) and {@code exit}. A bad request is answered
  * with {@code ok: false} and the reason; the rank keeps serving. Thread-safe.
  */
 final class RankServer {
@@ -41,6 +42,7 @@ final class RankServer {
                 case "hello" -> hello(reply);
                 case "fill" -> fill(request.path("seed").asLong());
                 case "digest" -> reply.put("crc", digest(request));
+                case "pages" -> reply.put("bytes", Base64.getEncoder().encodeToString(pages(request)));
                 case "exit" -> exit.run();
                 default -> throw new IllegalArgumentException("unknown op '" + op + "'");
             }
@@ -73,6 +75,20 @@ final class RankServer {
                 pool.writePage(c, p, page);
             }
         }
+    }
+
+    /** The listed pages of one layer and component, concatenated: the staged copy where the coordinator cannot map the pool. */
+    private byte[] pages(JsonNode request) {
+        int layer = request.path("layer").asInt(-1);
+        if (layer < 0 || layer >= pool.layers()) {
+            throw new IllegalArgumentException("layer " + layer + " outside [0, " + pool.layers() + ")");
+        }
+        KvComponent component = KvComponent.valueOf(request.path("component").asText("MLA"));
+        long[] pages = new long[request.path("pages").size()];
+        for (int i = 0; i < pages.length; i++) {
+            pages[i] = request.path("pages").get(i).asLong(-1);
+        }
+        return pool.readPages(layer, component, pages);
     }
 
     private long digest(JsonNode request) {

@@ -19,7 +19,8 @@ import org.kvflow.kernels.pages.PageStore;
 /**
  * Rank processes on the heap memory (no GPU): each starts, answers over its control connection,
  * fills its pool from a seed and digests pages; the heap exports no handles, so the pools are
- * not opened in place and the reason says so; a killed rank is lost within the timeout and named
+ * not opened in place and the reason says so, and a gather falls back to staged copies over the
+ * control connections (counted); a killed rank is lost within the timeout and named
  * by every later use while the others keep serving; a restarted rank serves a fresh pool; a bad
  * request is refused by the rank, which keeps serving; a pool that does not fit fails the start.
  */
@@ -51,8 +52,20 @@ class RankProcessesTest {
             }
             assertThatThrownBy(() -> ranks.digest(2, 9, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("rank 2: layer 9 outside [0, 2)");
-            assertThatThrownBy(() -> ranks.gather(PageStore.onHeap("view", LAYOUT, 4, 6), new int[] {0}, List.of(new long[] {0}),
-                    List.of(new long[] {0}))).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("rank 0 exports no handles");
+            // not mapped: the gather falls back to staged copies over the control connections, and counts them
+            PageStore view = PageStore.onHeap("view", LAYOUT, 4, 6);
+            ranks.gather(view, new int[] {0, 2}, List.of(new long[] {5, 1}, new long[] {0}), List.of(new long[] {0, 1}, new long[] {4}));
+            long[][] expected = {{0, 5}, {0, 1}, {2, 0}}; // view page 0: rank 0's page 5; 1: rank 0's page 1; 4: rank 2's page 0
+            long[] viewPages = {0, 1, 4};
+            for (int i = 0; i < 3; i++) {
+                for (KvComponent c : KvComponent.values()) {
+                    CRC32C crc = new CRC32C();
+                    crc.update(view.readPage(1, c, viewPages[i]));
+                    assertThat(crc.getValue()).as("view page %d %s", viewPages[i], c)
+                            .isEqualTo(expected(7, (int) expected[i][0], expected[i][1], c, 1));
+                }
+            }
+            assertThat(ranks.stagedBytes()).isEqualTo(3L * LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(4) + LAYOUT.indexPageBytes(4)));
 
             List<RankLostException> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
             ranks.onLoss(heard::add);
@@ -70,6 +83,8 @@ class RankProcessesTest {
             });
             assertThatThrownBy(() -> ranks.digest(1, 0, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(RankLostException.class)
                     .hasMessageStartingWith("rank 1 is lost: ").extracting(e -> ((RankLostException) e).rank()).isEqualTo(1);
+            assertThatThrownBy(() -> ranks.gather(view, new int[] {0, 1}, List.of(new long[] {0}, new long[] {0}), List.of(new long[] {2}, new long[] {3})))
+                    .isInstanceOf(RankLostException.class).hasMessageStartingWith("rank 1 is lost: ");
             assertThat(ranks.digest(0, 1, KvComponent.MLA, 5).block(TIMEOUT)).as("the other ranks keep serving")
                     .isEqualTo(expected(7, 0, 5, KvComponent.MLA, 1));
             assertThat(ranks.lost(0)).isEmpty();
