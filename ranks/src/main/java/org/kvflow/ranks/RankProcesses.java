@@ -70,8 +70,8 @@ public final class RankProcesses implements AutoCloseable {
             throw new IllegalArgumentException("rank processes: count " + count + " must be >= 1");
         }
         RankProcesses all = new RankProcesses(spec, count, memory, timeout);
+        List<CompletableFuture<Rank>> starting = new ArrayList<>();
         try {
-            List<CompletableFuture<Rank>> starting = new ArrayList<>();
             for (int r = 0; r < count; r++) {
                 int rank = r;
                 starting.add(CompletableFuture.supplyAsync(() -> all.launch(rank)));
@@ -82,6 +82,15 @@ public final class RankProcesses implements AutoCloseable {
             return all;
         } catch (RuntimeException e) {
             all.close();
+            for (CompletableFuture<Rank> f : starting) { // ranks that started but were never installed: stop them too
+                f.thenAccept(started -> {
+                    if (started.pool() != null) {
+                        started.pool().close();
+                    }
+                    started.channel().close();
+                    started.process().destroyForcibly();
+                });
+            }
             throw e;
         }
     }
