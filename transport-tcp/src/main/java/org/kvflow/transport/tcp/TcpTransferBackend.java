@@ -23,6 +23,7 @@ import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -98,6 +99,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     /** Every lane from {@code first} on connected and past HELLO (a lane already up costs nothing). */
     private Mono<Void> connectLanes(int first) {
         return Flux.range(first, lanes.size() - first).flatMap(this::session).then()
+                // several lanes refused at once arrive as one composite: the caller gets the first lane's typed error
+                .onErrorMap(Exceptions::isMultiple, e -> Exceptions.unwrapMultiple(e).getFirst())
                 .timeout(timeout, Mono.error(() -> unreachable("HELLO", null)));
     }
 
