@@ -508,12 +508,8 @@ public final class CudaPageMemory implements PageMemory {
     /** The page lists go to the device scratch in one async copy; one launch for up to four buffer pairs; one sync. */
     private void launchCopy(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
         int n = srcPages.length;
-        long listBytes = 2L * n * Sizeof.LONG;
-        ensureScratch(listBytes);
-        uploadedLength = -1; // the lists overwrite the copy table in scratch
-        staging.getByteBuffer(0, listBytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(srcPages).put(dstPages);
-        cuMemcpyHtoDAsync(scratch, staging, listBytes, stream);
-        CUdeviceptr dstList = scratch.withByteOffset((long) n * Sizeof.LONG);
+        CUdeviceptr srcList = stage(srcPages, dstPages);
+        CUdeviceptr dstList = srcList.withByteOffset((long) n * Sizeof.LONG);
         int comps = src.size();
         boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
         Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
@@ -524,7 +520,7 @@ public final class CudaPageMemory implements PageMemory {
             args[3 * c + 1] = Pointer.to(d.address);
             args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
         }
-        args[3 * MAX_COMPONENTS] = Pointer.to(scratch);
+        args[3 * MAX_COMPONENTS] = Pointer.to(srcList);
         args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
         int slices = vectors ? SLICES : 1;
         args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
@@ -723,9 +719,7 @@ public final class CudaPageMemory implements PageMemory {
         DeviceBuffer src = own(mla);
         current();
         try {
-            long[] table = java.util.Arrays.copyOf(pages, pages.length + positions.length);
-            System.arraycopy(positions, 0, table, pages.length, positions.length);
-            CUdeviceptr at = stage(table);
+            CUdeviceptr at = stage(pages, positions);
             Pointer args = Pointer.to(Pointer.to(src.address), Pointer.to(at), Pointer.to(at.withByteOffset((long) pages.length * Sizeof.LONG)),
                     ints(g.latent()), ints(g.rope()), ints(g.pageSize()), ints(g.rowBytes()), ints(g.scaleOffset()), ints(g.ropeOffset()),
                     ints(g.fp8() ? 1 : 0), region(out));
@@ -735,13 +729,23 @@ public final class CudaPageMemory implements PageMemory {
         }
     }
 
-    /** {@code table} into the device scratch through the pinned staging buffer (one asynchronous copy on the stream); returns where it lies. */
-    private CUdeviceptr stage(long[] table) {
-        long bytes = Math.max(1L, table.length) * Sizeof.LONG;
-        ensureScratch(bytes);
-        uploadedLength = -1; // the table overwrites the copy table in scratch
-        staging.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asLongBuffer().put(table);
-        cuMemcpyHtoDAsync(scratch, staging, (long) table.length * Sizeof.LONG, stream);
+    /**
+     * {@code parts}, one after the other, into the device scratch through the pinned staging buffer
+     * (one asynchronous copy on the stream); returns where the first lies, the others following it.
+     */
+    private CUdeviceptr stage(long[]... parts) {
+        long longs = 0;
+        for (long[] part : parts) {
+            longs += part.length;
+        }
+        long bytes = longs * Sizeof.LONG;
+        ensureScratch(Math.max(Sizeof.LONG, bytes));
+        uploadedLength = -1; // the parts overwrite the copy table in scratch
+        java.nio.LongBuffer out = staging.getByteBuffer(0, Math.max(Sizeof.LONG, bytes)).order(ByteOrder.nativeOrder()).asLongBuffer();
+        for (long[] part : parts) {
+            out.put(part);
+        }
+        cuMemcpyHtoDAsync(scratch, staging, bytes, stream);
         return scratch;
     }
 

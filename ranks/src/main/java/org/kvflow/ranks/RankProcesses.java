@@ -37,6 +37,8 @@ import reactor.core.publisher.Mono;
  */
 public final class RankProcesses implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Starting a rank blocks (a process's first line, a connection, a reply): on virtual threads, not the common pool. */
+    private static final java.util.concurrent.Executor BLOCKING = task -> Thread.ofVirtual().name("kvflow-rank-start").start(task);
 
     private final RankSpec spec;
     private final PageMemory memory;
@@ -74,7 +76,7 @@ public final class RankProcesses implements AutoCloseable {
         try {
             for (int r = 0; r < count; r++) {
                 int rank = r;
-                starting.add(CompletableFuture.supplyAsync(() -> all.launch(rank)));
+                starting.add(CompletableFuture.supplyAsync(() -> all.launch(rank), BLOCKING));
             }
             for (int r = 0; r < count; r++) {
                 all.install(r, join(r, starting.get(r)));
@@ -161,7 +163,7 @@ public final class RankProcesses implements AutoCloseable {
             } catch (IOException e) {
                 return null;
             }
-        });
+        }, BLOCKING);
         try {
             String first = line.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (first == null) {
@@ -215,9 +217,7 @@ public final class RankProcesses implements AutoCloseable {
      */
     public synchronized void gather(PageStore view, int[] sources, List<long[]> srcPages, List<long[]> dstPages) {
         for (int r : sources) {
-            if (lost[r] != null) {
-                throw lost[r];
-            }
+            requireLive(r);
         }
         if (!mapped()) {
             staged(view, sources, srcPages, dstPages);
@@ -294,9 +294,7 @@ public final class RankProcesses implements AutoCloseable {
     public synchronized PageStore openView(String label) {
         List<StoreHandles> all = new ArrayList<>();
         for (int r = 0; r < ranks.length; r++) {
-            if (lost[r] != null) {
-                throw lost[r];
-            }
+            requireLive(r);
             all.add(java.util.Objects.requireNonNull(ranks[r].handles(), () -> ranks[0].unmapped()));
         }
         return PageStore.openSideBySide(memory, label, spec.layout(), all);
@@ -304,9 +302,7 @@ public final class RankProcesses implements AutoCloseable {
 
     /** Rank {@code rank}'s pool opened in place; valid until the rank is lost or this closes. */
     private PageStore pool(int rank) {
-        if (lost[rank] != null) {
-            throw lost[rank];
-        }
+        requireLive(rank);
         PageStore pool = ranks[rank].pool();
         if (pool == null) {
             throw new IllegalStateException(ranks[rank].unmapped());
@@ -329,13 +325,18 @@ public final class RankProcesses implements AutoCloseable {
         return Mono.defer(() -> {
             RankChannel channel;
             synchronized (this) {
-                if (lost[rank] != null) {
-                    return Mono.error(lost[rank]);
-                }
+                requireLive(rank);
                 channel = ranks[rank].channel();
             }
             return channel.call(request);
         });
+    }
+
+    /** @throws RankLostException if rank {@code rank} is lost (the caller holds the lock) */
+    private void requireLive(int rank) {
+        if (lost[rank] != null) {
+            throw lost[rank];
+        }
     }
 
     /**

@@ -166,7 +166,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             tokenIds[i] = state.request().tokenId((int) positions[i]);
         }
         // tokens whose locs run on within one page are one run of rows on their owner
-        List<long[]> runs = new ArrayList<>();
+        List<Run> runs = new ArrayList<>();
         for (long t = from; t < to; ) {
             long loc = locs[(int) t];
             int count = 1;
@@ -175,14 +175,14 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             }
             int page = Math.toIntExact(loc / ps);
             long row = stores.physicalPage(page) * ps + loc % ps;
-            for (int r : stores.ranksStoring(page)) {
-                if (checkRows) {
+            if (checkRows) {
+                for (int r : stores.ranksStoring(page)) {
                     for (int k = 0; k < count; k++) {
                         checkOwnerRow(ownership, loc + k, r, row + k, "owner write req " + state.id());
                     }
                 }
             }
-            runs.add(new long[] {t - from, count, loc, row, page});
+            runs.add(new Run((int) (t - from), count, loc, row, page));
             t += count;
         }
         if (stores.reference() == null && stores.rank(0).reaches(device)) {
@@ -192,13 +192,20 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         }
     }
 
+    /**
+     * Consecutive tokens of a chunk whose locs run on within one page: chunk tokens
+     * {@code first .. first + count - 1}, logical loc {@code loc} onwards, physical row {@code row}
+     * onwards on the ranks that store logical page {@code page}.
+     */
+    private record Run(int first, int count, long loc, long row, int page) {}
+
     /** Rows computed on the device and stored there by the page memory: one launch per layer, nothing crosses the host. */
-    private static void storeInPlace(KvModel model, ChunkRows rows, RankStores stores, List<long[]> runs, int[] tokenIds, long[] positions) {
+    private static void storeInPlace(KvModel model, ChunkRows rows, RankStores stores, List<Run> runs, int[] tokenIds, long[] positions) {
         RowWrites writes = new RowWrites();
-        for (long[] run : runs) {
-            for (int r : stores.ranksStoring((int) run[4])) {
-                for (int k = 0; k < run[1]; k++) {
-                    writes.add((int) run[0] + k, r, run[3] + k);
+        for (Run run : runs) {
+            for (int r : stores.ranksStoring(run.page())) {
+                for (int k = 0; k < run.count(); k++) {
+                    writes.add(run.first() + k, r, run.row() + k);
                 }
             }
         }
@@ -212,7 +219,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     }
 
     /** Rows brought to the host and written run by run into each rank's store (and the debug reference). */
-    private static void storeFromHost(KvModel model, ChunkRows rows, RankStores stores, List<long[]> runs, int[] tokenIds, long[] positions) {
+    private static void storeFromHost(KvModel model, ChunkRows rows, RankStores stores, List<Run> runs, int[] tokenIds, long[] positions) {
         KvLayout layout = model.layout();
         int dimI = model.dims().index();
         int blocks = KvLayout.tiles(dimI);
@@ -220,14 +227,12 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
         PageStore reference = stores.reference();
         for (int l = 0; l < model.layerCount(); l++) {
             SyntheticRows.Rows chunk = rows.of(l, tokenIds, positions);
-            for (long[] run : runs) {
-                int i = (int) run[0];
-                int count = (int) run[1];
-                for (int r : stores.ranksStoring((int) run[4])) {
-                    putRows(stores.rank(r), l, run[3], chunk, i, count, rowBytes, dimI, blocks);
+            for (Run run : runs) {
+                for (int r : stores.ranksStoring(run.page())) {
+                    putRows(stores.rank(r), l, run.row(), chunk, run.first(), run.count(), rowBytes, dimI, blocks);
                 }
                 if (reference != null) {
-                    putRows(reference, l, run[2], chunk, i, count, rowBytes, dimI, blocks);
+                    putRows(reference, l, run.loc(), chunk, run.first(), run.count(), rowBytes, dimI, blocks);
                 }
             }
         }
