@@ -120,4 +120,15 @@ class RankProcessesTest {
                 .hasMessage("rank process argument 9 is not a number: sixty-four");
         assertThatThrownBy(() -> new RankSpec(-1, "java", LAYOUT, 64, 1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void thePipelinesRankPoolsRefuseRanksWhosePoolsCannotBeOpenedInPlace() {
+        try (RankProcessPools pools = new RankProcessPools("java", TIMEOUT)) {
+            assertThatThrownBy(() -> pools.open(new HeapPageMemory(), LAYOUT, 2, 4, 6)).isInstanceOf(RankStartException.class)
+                    .hasMessage("rank 0 did not start: its pool cannot be opened in place by the java page memory (rank 0 exports no handles:"
+                            + " the java page memory shares no buffer with other processes)");
+            assertThat(pools.processes()).as("nothing is left running").isEmpty();
+            assertThat(pools.virtualView()).isEmpty();
+        }
+    }
 }

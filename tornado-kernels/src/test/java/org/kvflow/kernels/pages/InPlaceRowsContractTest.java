@@ -92,4 +92,22 @@ class InPlaceRowsContractTest {
                     .isInstanceOf(IllegalStateException.class).hasMessageEndingWith("are not in device memory");
         }
     }
+
+    @Test
+    void storesOpenedSideBySideMustAgreeAndRegionsAndHandlesAreChecked() {
+        StoreHandles six = new StoreHandles(PS, 6, java.util.Collections.nCopies(2, new byte[24]), java.util.Collections.nCopies(2, new byte[24]));
+        StoreHandles five = new StoreHandles(PS, 5, java.util.Collections.nCopies(2, new byte[24]), java.util.Collections.nCopies(2, new byte[24]));
+        assertThatThrownBy(() -> PageStore.openSideBySide(new HeapPageMemory(), "view", LAYOUT, List.of(six, five)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("view: store 1 has 5 pages of 2 tokens and 2 layers; store 0 has 6 of 2 and the layout 2");
+        assertThatThrownBy(() -> PageStore.openSideBySide(new HeapPageMemory(), "view", LAYOUT, List.of(six, six)))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessage("the java page memory maps no buffers of other processes side by side");
+        assertThatThrownBy(() -> new StoreHandles(PS, 6, List.of(new byte[24]), List.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("store handles of page size 2, 6 pages, 1 MLA and 0 indexer handles");
+        assertThatThrownBy(() -> new DeviceRegion(GPU, 0, 16)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("device region at 0 of 16 bytes on cuda:0 (a GPU)");
+        assertThatThrownBy(() -> PageStore.allocate(new HeapPageMemory(), "pool", LAYOUT, PS, 2).exportHandles())
+                .isInstanceOf(UnsupportedOperationException.class).hasMessage("the java page memory shares no buffer with other processes");
+    }
 }
