@@ -1,6 +1,7 @@
 package org.kvflow.bench;
 
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +26,8 @@ import org.kvflow.operators.KvModel;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
 import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.shard.OwnerWriteOperator;
+import org.kvflow.ranks.RankProcesses;
+import org.kvflow.ranks.RankSpec;
 
 /**
  * One layer of a long prefill at real shapes on the GPU, the pipeline's own operations stage by
@@ -49,7 +52,8 @@ import org.kvflow.operators.shard.OwnerWriteOperator;
  * {@code cuMemcpyDtoD} of the same bytes (device time of the whole call, medians of 10) and the
  * gather kernel alone (median of 21 timed launches); checks sampled view pages against their owners, the replicated pools and
  * the backup; prints the page bytes that crossed the host by stage. One JSON object per line.
- * Arguments: cp (8), tokens (131072), chunk (8192), batch (128).
+ * Arguments: cp (8), tokens (131072), chunk (8192), batch (128), and {@code processes} to hold
+ * each owner's pool in a rank process of its own (opened here by CUDA IPC) instead of in this one.
  */
 public final class GpuPrefillBench {
     private static final int PS = 64;
@@ -76,6 +80,7 @@ public final class GpuPrefillBench {
         int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
         int chunk = args.length > 2 ? Integer.parseInt(args[2]) : 8_192;
         int batch = args.length > 3 ? Integer.parseInt(args[3]) : 128;
+        boolean processes = args.length > 4 && args[4].equals("processes");
         if (tokens % chunk != 0 || chunk % batch != 0 || chunk % PS != 0) {
             throw new IllegalArgumentException("tokens " + tokens + ", chunk " + chunk + ", batch " + batch
                     + ": chunks must split the request, batches the chunk, pages the chunk");
@@ -90,18 +95,27 @@ public final class GpuPrefillBench {
         Device kernels = Devices.select("cuda");
         Totals t = new Totals();
         try (CudaPageMemory cuda = new CudaPageMemory(0);
-             SyntheticRows rows = new SyntheticRows(model.layer(0), layout, kernels)) {
+             SyntheticRows rows = new SyntheticRows(model.layer(0), layout, kernels);
+             RankProcesses ranks = processes ? RankProcesses.start(new RankSpec(0, "cuda", layout, PS, perRank), cp, cuda, Duration.ofMinutes(2)) : null) {
             List<PageStore> owners = new ArrayList<>();
             List<PageStore> replicas = new ArrayList<>();
             for (int r = 0; r < cp; r++) {
-                owners.add(PageStore.allocate(cuda, "rank " + r, layout, PS, perRank));
+                if (ranks == null) {
+                    owners.add(PageStore.allocate(cuda, "rank " + r, layout, PS, perRank));
+                }
                 replicas.add(PageStore.allocate(cuda, "replicated rank " + r, layout, PS, pages));
+            }
+            if (ranks != null) {
+                if (!ranks.mapped()) {
+                    throw new IllegalStateException("the rank processes' pools are not opened in place: " + ranks.unmappedReason());
+                }
+                owners.addAll(ranks.pools());
             }
             PageStore view = PageStore.allocate(cuda, "full view", layout, PS, pages);
             PageStore host = PageStore.allocateHost(cuda, "hicache host pool", layout, PS, pages);
             int pageBytes = view.mlaPageBytes() + view.indexPageBytes();
-            System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"chunk\":%d,\"query_batch\":%d,"
-                    + "\"page_bytes\":%d,\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, chunk, batch, pageBytes, (long) pages * pageBytes);
+            System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"owners\":\"%s\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"chunk\":%d,\"query_batch\":%d,"
+                    + "\"page_bytes\":%d,\"view_bytes\":%d}%n", processes ? "rank processes" : "in process", cuda.deviceName(), cp, tokens, chunk, batch, pageBytes, (long) pages * pageBytes);
             Queries queries = new Queries(new SplittableRandom(5));
             for (int s = 0; s < tokens; s += chunk) {
                 chunk(s, s + chunk, batch, rows, ids, ownership, owners, replicas, view, host, queries, t);

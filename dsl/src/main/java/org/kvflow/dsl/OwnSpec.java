@@ -82,9 +82,10 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
 
     /**
      * Each CP rank's pool in a process of its own (as SGLang runs a process per GPU): each run
-     * starts one rank process per rank, which allocates its pool on the flow's GPU and exports it
-     * by CUDA IPC; the pipeline opens the pools in place and runs every stage on them as on pools
-     * of its own. Needs {@code device("cuda")}.
+     * starts one rank process per rank, which allocates its pool in the flow's memory. On
+     * {@code device("cuda")} each exports its pool by CUDA IPC and the pipeline opens the pools in
+     * place; elsewhere (the Java heap) the pipeline reaches them by staged copies over the ranks'
+     * control connections. Every stage runs on them as on pools of its own.
      *
      * @return the new stage
      */

@@ -256,14 +256,15 @@ public final class PrefillFlow {
         if (own != null && own.warmJournal() != null) {
             warmStartProblems(own, problems);
         }
-        if (own != null && own.rankProcesses() && !device.startsWith("cuda")) {
-            problems.add("own: rank processes share their pools by CUDA IPC; they need device(\"cuda\"), not device(\"" + device + "\")");
-        }
         if (own != null && own.rankProcesses() && model == null) {
             problems.add("own: rank processes hold KV pages; give the flow a model");
         }
         if (materialize != null && materialize.inPlace() && (own == null || !own.rankProcesses() || own.layout() != org.kvflow.core.pool.PoolLayout.SHARED)) {
             problems.add("materialize: reading in place needs shared KV in rank processes: own(Ownership.byPageId()…inRankProcesses())");
+        }
+        if (materialize != null && materialize.inPlace() && !device.startsWith("cuda")) {
+            problems.add("materialize: reading in place maps the rank pools into one CUDA virtual range; it needs device(\"cuda\"), not device(\""
+                    + device + "\")");
         }
         if (write == null && model != null) {
             problems.add("write: missing; a flow with a model writes its KV rows before it materializes them");

@@ -129,7 +129,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 .prefixCaching(own.prefixCaching()).memory(memory);
         if (own.rankProcesses()) {
             boolean inPlace = find(MaterializeSpec.class).map(MaterializeSpec::inPlace).orElse(false);
-            pools.rankPools(new RankProcessPools(device.backend(), RANK_TIMEOUT, inPlace));
+            pools.rankPools(new RankProcessPools(memory.name(), RANK_TIMEOUT, inPlace));
         }
         KvGroup group;
         try {

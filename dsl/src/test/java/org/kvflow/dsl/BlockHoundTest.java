@@ -22,6 +22,9 @@ class BlockHoundTest {
     @BeforeAll
     static void install() {
         BlockHound.install(builder -> builder.allowBlockingCallsInside("org.kvflow.kernels.api.ImmutableTaskGraph$Task", "runReference"));
+        // a scheduler thread parked in its queue while the classes were instrumented fails its next wake-up
+        // (IllegalMonitorStateException): start Reactor's shared schedulers afresh, as earlier tests in this JVM may have used them
+        Schedulers.shutdownNow();
     }
 
     @Test

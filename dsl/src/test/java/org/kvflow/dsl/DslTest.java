@@ -106,12 +106,12 @@ public class DslTest {
     }
 
     @Test
-    void rankProcessesNeedTheCudaDeviceAndAModel() {
+    void rankProcessesNeedAModelAndReadingInPlaceNeedsCuda() {
         PrefillFlow onJava = KvFlow.prefill(CONFIG).model(MODEL).admit(Admission.batchGate()).split(Split.inSeq())
-                .own(Ownership.byPageId().pagesPerRank(64).inRankProcesses()).write(Write.ownerRows()).materialize(Materialize.fullView())
+                .own(Ownership.byPageId().pagesPerRank(64).inRankProcesses()).write(Write.ownerRows()).materialize(Materialize.fullView().readInPlace())
                 .transfer(PdTransfer.inMemory(new DecodeReceiver(64, 16, MODEL.layout())));
         assertThatThrownBy(onJava::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems()).containsExactly(
-                "own: rank processes share their pools by CUDA IPC; they need device(\"cuda\"), not device(\"java\")"));
+                "materialize: reading in place maps the rank pools into one CUDA virtual range; it needs device(\"cuda\"), not device(\"java\")"));
         PrefillFlow noModel = KvFlow.prefill(CONFIG).admit(Admission.batchGate()).split(Split.inSeq())
                 .own(Ownership.byPageId().pagesPerRank(64).inRankProcesses()).materialize(Materialize.fullView()).device("cuda");
         assertThatThrownBy(noModel::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems())

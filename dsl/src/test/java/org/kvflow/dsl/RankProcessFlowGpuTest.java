@@ -20,17 +20,7 @@ import reactor.core.publisher.Flux;
 @Tag("cuda")
 class RankProcessFlowGpuTest {
     private static PrefillFlow flow(OwnSpec own, MaterializeSpec materialize, DecodeReceiver receiver) {
-        return KvFlow.prefill(DslTest.CONFIG).model(DslTest.MODEL).device("cuda")
-                .admit(Admission.batchGate().maxRequests(4))
-                .split(Split.inSeq())
-                .own(own)
-                .write(Write.ownerRows())
-                .materialize(materialize)
-                .transfer(PdTransfer.inMemory(receiver));
-    }
-
-    private static PrefillFlow flow(OwnSpec own, DecodeReceiver receiver) {
-        return flow(own, Materialize.fullView(), receiver);
+        return RankProcessFlowTest.flow("cuda", own, materialize, receiver);
     }
 
     /** Attention read in place through the ranks' virtual view gives the outputs of attention on a gathered view, exactly. */
@@ -61,17 +51,6 @@ class RankProcessFlowGpuTest {
 
     @Test
     void aFlowOnRankProcessesDecodesWhatTheInProcessFlowDecodes() {
-        List<PrefillRequest> requests = DslTest.requests(6);
-        int ps = DslTest.CONFIG.pageSize();
-        DecodeReceiver own = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
-        Flux.fromIterable(requests).transform(flow(Ownership.byPageId().pagesPerRank(64), own).build()).blockLast(Duration.ofMinutes(2));
-        DecodeReceiver processes = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
-        PrefillRun run = flow(Ownership.byPageId().pagesPerRank(64).inRankProcesses(), processes).build().start(Flux.fromIterable(requests));
-        List<PrefillResult> results = run.results().collectList().block(Duration.ofMinutes(2));
-        assertThat(results).hasSize(requests.size()).allSatisfy(r -> assertThat(r).isInstanceOf(PrefillResult.Completed.class));
-        for (PrefillRequest r : requests) {
-            assertThat(processes.digest(r.id(), r.seqLen())).as(r.id()).isEqualTo(own.digest(r.id(), r.seqLen()));
-        }
-        assertThat(run.group().leakCheck()).isEmpty();
+        RankProcessFlowTest.decodesWhatTheInProcessFlowDecodes("cuda");
     }
 }

@@ -49,6 +49,9 @@ public final class KvGroup implements AutoCloseable {
         this.model = model;
         this.stores = model == null ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
         this.cache = prefixCaching ? new PrefixCache() : null;
+        if (stores != null) {
+            stores.onLoss(this::rankLost);
+        }
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
         }
@@ -490,15 +493,39 @@ public final class KvGroup implements AutoCloseable {
             int[] pages = state.table().pages();
             List<Integer> toFree = new ArrayList<>();
             if (cache != null) {
-                cache.unlock(state.pageKeys(), state.prefixPages);
+                Arrays.stream(cache.unlock(state.pageKeys(), state.prefixPages)).forEach(toFree::add);
             }
+            boolean cacheable = keepInCache && cache != null && state.lost() == null;
             for (int pos = state.prefixPages; pos < pages.length; pos++) {
                 boolean full = (long) (pos + 1) * config.pageSize() <= state.filledTokens() && pos < state.pageKeys().size();
-                if (!(keepInCache && cache != null && full && cache.insert(state.pageKeys().get(pos), pages[pos]))) {
+                if (!(cacheable && full && cache.insert(state.pageKeys().get(pos), pages[pos]))) {
                     toFree.add(pages[pos]);
                 }
             }
             pools.free(toFree.stream().mapToInt(Integer::intValue).toArray());
+        }
+        freeListeners.forEach(Runnable::run);
+    }
+
+    /**
+     * Rank {@code rank}'s pool is gone (its process died): every live request holding a page stored
+     * there is marked lost ({@link RequestState#lost}, so its next stage fails it with {@code why}
+     * and frees its pages), and every cached page stored there is forgotten, so no later request
+     * reuses bytes that are gone. Page accounting stays whole: the rank's pages come back as their
+     * holders are released, for the rank's fresh pool once it is restarted.
+     */
+    private void rankLost(int rank, RuntimeException why) {
+        RankStores s = Objects.requireNonNull(stores);
+        java.util.function.IntPredicate storedThere = page -> Arrays.stream(s.ranksStoring(page)).anyMatch(r -> r == rank);
+        synchronized (this) {
+            for (RequestState state : live) {
+                if (Arrays.stream(state.table().pages()).anyMatch(storedThere)) {
+                    state.lose(why);
+                }
+            }
+            if (cache != null) {
+                pools.free(cache.forget(storedThere));
+            }
         }
         freeListeners.forEach(Runnable::run);
     }

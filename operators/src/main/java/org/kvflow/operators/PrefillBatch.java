@@ -124,6 +124,19 @@ public record PrefillBatch(long batchId, List<Entry> entries, List<PrefillResult
     }
 
     /**
+     * Every active entry whose request lost pages with a rank's pool ({@link RequestState#lost})
+     * failed with that loss: no stage works on pages that are gone.
+     *
+     * @return the new batch (this one when no entry lost any)
+     */
+    public PrefillBatch failLost() {
+        if (entries.stream().noneMatch(e -> e.active() && e.state().lost() != null)) {
+            return this;
+        }
+        return withEntries(entries.stream().map(e -> e.active() && e.state().lost() != null ? e.failed(e.state().lost()) : e).toList());
+    }
+
+    /**
      * Every active entry failed with {@code error} (a problem of the whole batch, e.g. its full view).
      *
      * @param error the failure

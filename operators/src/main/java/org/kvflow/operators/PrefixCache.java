@@ -11,8 +11,9 @@ import java.util.Map;
  * Device prefix cache over whole pages (SPEC §3.5): chained page hash → logical page. A match
  * walks the chain and stops at the first missing page. Matched pages are locked while a request
  * uses them; unlocked pages are evictable, least recently used first (an entry becomes most
- * recent when it is inserted or unlocked). Every operation is O(1) per page. Guarded by its
- * {@link KvGroup}.
+ * recent when it is inserted or unlocked). Pages whose bytes were lost (a rank process died) are
+ * forgotten: never matched again, freed at once or when their last lock goes. Every operation
+ * except {@link #forget} is O(1) per page. Guarded by its {@link KvGroup}.
  */
 final class PrefixCache {
     private final Map<String, Entry> byKey = new HashMap<>();
@@ -22,6 +23,8 @@ final class PrefixCache {
     private static final class Entry {
         final int page;
         int locks;
+        /** Forgotten while locked: no longer matched, freed when the last lock goes. */
+        boolean stale;
 
         Entry(int page) {
             this.page = page;
@@ -32,7 +35,7 @@ final class PrefixCache {
     int[] match(List<String> keys, int maxPages) {
         int n = 0;
         int limit = Math.min(maxPages, keys.size());
-        while (n < limit && byKey.containsKey(keys.get(n))) {
+        while (n < limit && byKey.containsKey(keys.get(n)) && !byKey.get(keys.get(n)).stale) {
             n++;
         }
         int[] pages = new int[n];
@@ -52,17 +55,47 @@ final class PrefixCache {
         }
     }
 
-    void unlock(List<String> keys, int count) {
+    /** Unlocks the first {@code count} pages of {@code keys}; returns the forgotten pages whose last lock this was, to free. */
+    int[] unlock(List<String> keys, int count) {
+        List<Integer> free = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String key = keys.get(i);
             Entry e = byKey.get(key);
             if (--e.locks == 0) {
-                evictable.put(key, e);
+                if (e.stale) {
+                    byKey.remove(key);
+                    free.add(e.page);
+                } else {
+                    evictable.put(key, e);
+                }
             }
         }
+        return free.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** Adds a page under {@code key}; false (and nothing changes) when the key is cached already. */
+    /**
+     * Forgets every cached page that {@code lost} names: unlocked ones are removed and returned to
+     * free now; locked ones are no longer matched and come back from {@link #unlock}.
+     */
+    int[] forget(java.util.function.IntPredicate lost) {
+        List<Integer> free = new ArrayList<>();
+        for (Iterator<Map.Entry<String, Entry>> it = byKey.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Entry> cached = it.next();
+            Entry e = cached.getValue();
+            if (!e.stale && lost.test(e.page)) {
+                if (e.locks == 0) {
+                    it.remove();
+                    evictable.remove(cached.getKey());
+                    free.add(e.page);
+                } else {
+                    e.stale = true;
+                }
+            }
+        }
+        return free.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Adds a page under {@code key}; false (and nothing changes) when the key is cached already, forgotten or not. */
     boolean insert(String key, int page) {
         if (byKey.containsKey(key)) {
             return false;

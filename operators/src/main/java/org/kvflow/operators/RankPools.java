@@ -38,6 +38,35 @@ public interface RankPools extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /** What the holder of the stores hears from their source after {@link #open}: a rank's pool lost, and a fresh pool replacing it. */
+    interface Listener {
+        /**
+         * Rank {@code rank}'s pool is gone with every page on it; its store fails every use with {@code why}.
+         *
+         * @param rank the rank
+         * @param why  the loss, as uses of the store throw it
+         */
+        void lost(int rank, RuntimeException why);
+
+        /**
+         * Rank {@code rank} serves again with a fresh, zeroed pool: {@code fresh} is its store from now on.
+         *
+         * @param rank  the rank
+         * @param fresh its new store
+         */
+        void replaced(int rank, PageStore fresh);
+    }
+
+    /**
+     * Tells {@code listener} of every loss and replacement from now on; a source whose pools cannot
+     * be lost (pools of this process) never calls it.
+     *
+     * @param listener what to tell
+     */
+    default void listen(Listener listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
+    }
+
     /** Releases what {@link #open} started beyond the stores themselves (which their holder closes); idempotent. */
     @Override
     void close();

@@ -23,7 +23,8 @@ public final class RankStores implements AutoCloseable {
     private final PageMemory memory;
     private final OwnershipMap ownership;
     private final PoolLayout layout;
-    private final List<PageStore> stores;
+    private final java.util.concurrent.atomic.AtomicReferenceArray<PageStore> stores;
+    private final List<java.util.function.BiConsumer<Integer, RuntimeException>> lossListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final @Nullable PageStore reference;
     private final RankPools pools;
 
@@ -79,7 +80,18 @@ public final class RankStores implements AutoCloseable {
             }
             throw e;
         }
-        this.stores = List.copyOf(all);
+        this.stores = new java.util.concurrent.atomic.AtomicReferenceArray<>(all.toArray(PageStore[]::new));
+        pools.listen(new RankPools.Listener() {
+            @Override
+            public void lost(int rank, RuntimeException why) {
+                lossListeners.forEach(l -> l.accept(rank, why));
+            }
+
+            @Override
+            public void replaced(int rank, PageStore fresh) {
+                stores.set(rank, fresh);
+            }
+        });
         this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()
                 ? PageStore.onHeap("replicated reference", kv, ps, Math.toIntExact((long) ownership.cpSize() * pagesPerRank))
                 : null;
@@ -105,7 +117,7 @@ public final class RankStores implements AutoCloseable {
      */
     public long virtualPage(int page) {
         PageStore view = virtualView().orElseThrow(() -> new IllegalStateException("the rank pools (" + pools + ") have no virtual view"));
-        return holder(page) * (long) (view.pages() / stores.size()) + physicalPage(page);
+        return holder(page) * (long) (view.pages() / ranks()) + physicalPage(page);
     }
 
     /** {@return the memory every rank store (and every full view built from them) lives in} */
@@ -115,11 +127,22 @@ public final class RankStores implements AutoCloseable {
 
     /** {@return how many rank stores there are (the CP size)} */
     public int ranks() {
-        return stores.size();
+        return stores.length();
     }
 
     /**
-     * Rank {@code rank}'s store.
+     * Calls {@code listener} with the rank and the error each time a rank's pool is lost (a rank
+     * process died): every page stored there is gone. Once the rank is restarted, {@link #rank}
+     * returns its fresh store.
+     *
+     * @param listener what to tell
+     */
+    public void onLoss(java.util.function.BiConsumer<Integer, RuntimeException> listener) {
+        lossListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Rank {@code rank}'s store (the fresh one once a lost rank is restarted).
      *
      * @param rank a CP rank
      * @return its store
@@ -169,7 +192,9 @@ public final class RankStores implements AutoCloseable {
     /** Frees every store. */
     @Override
     public void close() {
-        stores.forEach(PageStore::close);
+        for (int r = 0; r < stores.length(); r++) {
+            stores.get(r).close();
+        }
         if (reference != null) {
             reference.close();
         }

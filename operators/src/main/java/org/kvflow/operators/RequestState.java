@@ -30,6 +30,8 @@ public final class RequestState {
     long admittedTokens;
     boolean started;
     boolean released;
+    /** Why pages this request holds were lost with a rank's pool; null while they are all there. */
+    private volatile @org.jspecify.annotations.Nullable RuntimeException lost;
 
     RequestState(PrefillRequest request, int pageSize, boolean hashPages) {
         this.request = Objects.requireNonNull(request, "request");
@@ -46,6 +48,18 @@ public final class RequestState {
             this.pageHashes = List.of();
             this.pageKeys = List.of();
         }
+    }
+
+    /** Marks the request's pages lost with a rank's pool ({@code why}); the first loss stays. */
+    synchronized void lose(RuntimeException why) {
+        if (lost == null) {
+            lost = why;
+        }
+    }
+
+    /** {@return why some of the request's pages were lost with a rank's pool, or null while none was} */
+    public @org.jspecify.annotations.Nullable RuntimeException lost() {
+        return lost;
     }
 
     /** {@return the request} */

@@ -38,4 +38,25 @@ class PrefixCacheTest {
         assertThat(cache.insert("a", 7)).isFalse();
         assertThat(cache.pages()).containsExactly(1);
     }
+
+    @Test
+    void forgottenPagesAreNeverMatchedAgainAndLockedOnesComeBackWithTheirLastUnlock() {
+        PrefixCache cache = new PrefixCache();
+        cache.insert("a", 1);
+        cache.insert("b", 2);
+        cache.insert("c", 3);
+        cache.insert("d", 4);
+        cache.lock(List.of("a", "b"), 2);
+        cache.lock(List.of("a", "b"), 2);
+        assertThat(cache.forget(page -> page % 2 == 0)).as("unlocked and lost: freed now").containsExactly(4);
+        assertThat(cache.match(List.of("a", "b", "c"), 9)).as("the chain stops at the forgotten page").containsExactly(1);
+        assertThat(cache.match(List.of("c"), 9)).containsExactly(3);
+        assertThat(cache.insert("b", 9)).as("a forgotten key is not cached again while it is locked").isFalse();
+        assertThat(cache.evictablePages()).isEqualTo(1);
+        assertThat(cache.unlock(List.of("a", "b"), 2)).as("a lock remains").isEmpty();
+        assertThat(cache.unlock(List.of("a", "b"), 2)).as("the last lock frees the forgotten page").containsExactly(2);
+        assertThat(cache.pages()).containsExactlyInAnyOrder(1, 3);
+        assertThat(cache.evict(9)).containsExactly(3, 1);
+        assertThat(cache.insert("b", 9)).isTrue();
+    }
 }

@@ -20,10 +20,13 @@ import reactor.netty.tcp.TcpClient;
  * The coordinator's control connection to one rank process over reactor-netty: requests are JSON
  * objects, one per line, each with an {@code id} its reply repeats, so calls may overlap. A reply
  * with {@code ok: false} fails its call with the rank's reason; a closed connection or a call
- * without a reply within the timeout fails with {@link RankLostException}.
+ * without a reply within the timeout loses the rank: that call and every pending one fail with
+ * {@link RankLostException}.
  */
 final class RankChannel implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The longest control line either side reads, in bytes (a staged copy's base64 bytes included). */
+    static final int MAX_LINE = 1 << 24;
 
     private final int rank;
     private final Duration timeout;
@@ -46,7 +49,7 @@ final class RankChannel implements AutoCloseable {
     /** Connects to rank {@code rank} listening on {@code port}; {@code onLost} hears why, once, if the connection goes. */
     static Mono<RankChannel> connect(int rank, int port, Duration timeout, Consumer<String> onLost) {
         return TcpClient.create().host("127.0.0.1").port(port)
-                .doOnConnected(c -> c.addHandlerLast(new LineBasedFrameDecoder(1 << 24)))
+                .doOnConnected(c -> c.addHandlerLast(new LineBasedFrameDecoder(MAX_LINE)))
                 .connect().timeout(timeout)
                 .map(c -> new RankChannel(rank, timeout, c, onLost))
                 .onErrorMap(e -> !(e instanceof RankLostException), e -> new RankLostException(rank, "no control connection (" + e + ")"));
@@ -65,7 +68,12 @@ final class RankChannel implements AutoCloseable {
             String line = request.put("id", id).toString() + "\n";
             connection.outbound().sendString(Mono.just(line), StandardCharsets.UTF_8).then()
                     .subscribe(null, e -> sink.error(new RankLostException(rank, "a request could not be sent (" + e + ")")));
-        }).timeout(timeout, Mono.error(() -> new RankLostException(rank, "no reply to " + request.path("op").asText() + " within " + timeout)))
+        }).timeout(timeout, Mono.defer(() -> {
+            // a rank that does not answer in time is lost like one that died: its process is ended and never used again
+            String why = "no reply to " + request.path("op").asText() + " within " + timeout;
+            lost(why);
+            return Mono.error(new RankLostException(rank, why));
+        }))
                 .flatMap(reply -> reply.path("ok").asBoolean()
                         ? Mono.just(reply)
                         : Mono.error(new IllegalArgumentException(reply.path("error").asText("the rank refused the request"))));
@@ -85,17 +93,18 @@ final class RankChannel implements AutoCloseable {
         }
     }
 
+    /** Fails every pending call first (a caller may hold the lock {@code onLost} takes), then tells {@code onLost}, once. */
     private void lost(String why) {
         boolean first = !closed;
         closed = true;
-        if (first) {
-            onLost.accept(why);
-        }
         for (Long id : pending.keySet()) {
             MonoSink<JsonNode> sink = pending.remove(id);
             if (sink != null) {
                 sink.error(new RankLostException(rank, why));
             }
+        }
+        if (first) {
+            onLost.accept(why);
         }
     }
 

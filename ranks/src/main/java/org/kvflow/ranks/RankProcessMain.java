@@ -38,7 +38,7 @@ public final class RankProcessMain {
         }
         RankServer server = new RankServer(spec, pool, done::countDown);
         DisposableServer listening = TcpServer.create().host("127.0.0.1").port(0)
-                .doOnConnection(c -> c.addHandlerLast(new LineBasedFrameDecoder(1 << 20)))
+                .doOnConnection(c -> c.addHandlerLast(new LineBasedFrameDecoder(RankChannel.MAX_LINE)))
                 .handle((in, out) -> out.sendString(in.receive().asString().map(line -> server.answer(line) + "\n"), java.nio.charset.StandardCharsets.UTF_8))
                 .bindNow();
         System.out.println("RANK " + spec.rank() + " LISTENING " + listening.port());

@@ -10,10 +10,11 @@ import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.RankPools;
 
 /**
- * CP ranks' pools held by rank processes ({@link RankProcesses}) and opened in place in the
- * pipeline's memory, as a group's {@link RankPools}: the stages then write, gather, attend on,
- * back up and send the processes' pages as they do a pool of their own. Needs a memory that opens
- * other processes' buffers (the {@code cuda} memory, CUDA IPC on one machine).
+ * CP ranks' pools held by rank processes ({@link RankProcesses}), as a group's {@link RankPools}:
+ * the stages then write, gather, attend on, back up and send the processes' pages as they do a
+ * pool of their own. Opened in place where the pipeline's memory opens the ranks' buffers (the
+ * {@code cuda} memory, CUDA IPC on one machine); by staged copies over the control connections
+ * where it cannot (the {@code java} memory), counted in {@link RankProcesses#stagedBytes()}.
  */
 public final class RankProcessPools implements RankPools {
     private final String rankMemory;
@@ -21,6 +22,7 @@ public final class RankProcessPools implements RankPools {
     private final boolean shareable;
     private @Nullable RankProcesses processes;
     private @Nullable PageStore view;
+    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * Pools exported by CUDA IPC handles, opened one by one.
@@ -44,9 +46,9 @@ public final class RankProcessPools implements RankPools {
     }
 
     /**
-     * Starts one rank process per rank and opens their pools in {@code memory}.
+     * Starts one rank process per rank and opens their pools in {@code memory} (in place, or staged).
      *
-     * @throws RankStartException naming the first rank that did not start, or rank 0 when the pools cannot be opened in place
+     * @throws RankStartException naming the first rank that did not start, or rank 0 when shareable pools cannot be opened in place
      */
     @Override
     public synchronized List<PageStore> open(PageMemory memory, KvLayout kv, int ranks, int pageSize, int pagesPerRank) {
@@ -55,19 +57,56 @@ public final class RankProcessPools implements RankPools {
         }
         RankSpec spec = new RankSpec(0, rankMemory, kv, pageSize, pagesPerRank, shareable);
         RankProcesses started = RankProcesses.start(spec, ranks, memory, timeout);
-        if (!started.mapped()) {
+        if (shareable && !started.mapped()) { // a virtual view maps the pools; staged copies cannot stand in for it
             String why = started.unmappedReason();
             started.close();
-            throw new RankStartException(0, "its pool cannot be opened in place by the " + memory.name() + " page memory (" + why + ")");
+            throw new RankStartException(0, "its pool cannot be mapped into a virtual view by the " + memory.name() + " page memory (" + why + ")");
         }
         processes = started;
         if (shareable) {
-            PageStore opened = started.openView("virtual view of " + ranks + " rank pools");
-            view = opened;
-            // the view maps every rank's pages: once one is lost, reading it names that rank instead of reading stale pages
-            started.onLoss(loss -> opened.closeWith(() -> new RankLostException(loss.rank(), loss.why())));
+            openView();
         }
+        started.onLoss(loss -> {
+            closeView(loss);
+            listeners.forEach(l -> l.lost(loss.rank(), loss));
+        });
+        started.onRestart((rank, fresh) -> {
+            if (shareable) {
+                openView();
+            }
+            listeners.forEach(l -> l.replaced(rank, fresh));
+        });
         return started.pools();
+    }
+
+    /** Maps every rank's pool side by side into a new virtual view. */
+    private synchronized void openView() {
+        RankProcesses started = java.util.Objects.requireNonNull(processes);
+        view = started.openView("virtual view of " + started.ranks() + " rank pools");
+    }
+
+    /** The view maps every rank's pages: once one is lost, reading it names that rank instead of reading pages that are gone. */
+    private synchronized void closeView(RankLostException loss) {
+        if (view != null) {
+            view.closeWith(() -> new RankLostException(loss.rank(), loss.why()));
+        }
+    }
+
+    /** Tells {@code listener} of each rank lost and each rank restarted ({@link #restart}). */
+    @Override
+    public void listen(Listener listener) {
+        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Restarts lost rank {@code rank} with a fresh pool: the group's stages use it from the next
+     * batch on (the requests that had pages on the lost pool were failed with its loss).
+     *
+     * @throws IllegalStateException if the processes are not started or the rank is not lost
+     * @throws RankStartException if it does not start
+     */
+    public void restart(int rank) {
+        processes().orElseThrow(() -> new IllegalStateException("the rank processes are not started")).restart(rank);
     }
 
     /** With shareable pools, every rank's pool side by side in one store, read in place. */

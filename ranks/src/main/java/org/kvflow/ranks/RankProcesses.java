@@ -28,6 +28,9 @@ import reactor.core.publisher.Mono;
  * and, where the ranks' memory exports its buffers and {@code memory} opens them (CUDA IPC on one
  * machine), opens every rank's pool in place as a {@link PageStore} of {@code memory}: a full view
  * is then gathered from the peers' pages by the same copy kernel as from pools of this process.
+ * Where they cannot be opened in place, each pool is opened as a store of staged copies over the
+ * rank's control connection instead ({@link #unmappedReason}, {@link #stagedBytes}): slower, and
+ * used by every stage the same way.
  *
  * <p>Faults: a rank whose process exits or whose connection closes is lost at once; its opened
  * pool is closed (under the same lock gathers hold, so never while a copy reads it) and never read
@@ -45,13 +48,13 @@ public final class RankProcesses implements AutoCloseable {
     private final Duration timeout;
     private final Rank[] ranks;
 
-    /** One rank's process, control connection, opened pool (null where not mapped) and loss. */
-    private record Rank(Process process, RankChannel channel, @Nullable PageStore pool, @Nullable String unmapped,
-                        @Nullable StoreHandles handles) {}
+    /** One rank's process, control connection, opened pool (staged where {@code unmapped} says why) and the handles it exported. */
+    private record Rank(Process process, RankChannel channel, PageStore pool, @Nullable String unmapped, @Nullable StoreHandles handles) {}
 
     private final @Nullable RankLostException[] lost;
-    private long stagedBytes;
+    private final StagedRankMemory staged = new StagedRankMemory((rank, request) -> await(call(rank, request)));
     private final List<java.util.function.Consumer<RankLostException>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<java.util.function.BiConsumer<Integer, PageStore>> restartListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private RankProcesses(RankSpec spec, int count, PageMemory memory, Duration timeout) {
         this.spec = spec;
@@ -86,9 +89,7 @@ public final class RankProcesses implements AutoCloseable {
             all.close();
             for (CompletableFuture<Rank> f : starting) { // ranks that started but were never installed: stop them too
                 f.thenAccept(started -> {
-                    if (started.pool() != null) {
-                        started.pool().close();
-                    }
+                    started.pool().close();
                     started.channel().close();
                     started.process().destroyForcibly();
                 });
@@ -140,19 +141,36 @@ public final class RankProcesses implements AutoCloseable {
     }
 
     private Rank open(int rank, Process process, RankChannel channel, JsonNode hello) {
+        String label = "rank " + rank + " (process " + process.pid() + ")";
+        int pageSize = hello.path("pageSize").asInt();
+        int pages = hello.path("pages").asInt();
         if (!hello.path("shared").asBoolean()) {
-            return new Rank(process, channel, null, "rank " + rank + " exports no handles: " + hello.path("why").asText(), null);
+            return stagedRank(rank, process, channel, label, "rank " + rank + " exports no handles: " + hello.path("why").asText(), null);
         }
         List<byte[]> mla = new ArrayList<>();
         List<byte[]> index = new ArrayList<>();
         hello.path("mla").forEach(h -> mla.add(Base64.getDecoder().decode(h.asText())));
         hello.path("index").forEach(h -> index.add(Base64.getDecoder().decode(h.asText())));
-        StoreHandles handles = new StoreHandles(hello.path("pageSize").asInt(), hello.path("pages").asInt(), mla, index);
+        StoreHandles handles = new StoreHandles(pageSize, pages, mla, index);
         try {
-            PageStore pool = PageStore.open(memory, "rank " + rank + " (process " + process.pid() + ")", spec.layout(), handles);
-            return new Rank(process, channel, pool, null, handles);
+            return new Rank(process, channel, PageStore.open(memory, label, spec.layout(), handles), null, handles);
         } catch (UnsupportedOperationException e) {
-            return new Rank(process, channel, null, e.getMessage(), handles);
+            return stagedRank(rank, process, channel, label, e.getMessage(), handles);
+        }
+    }
+
+    /** Rank {@code rank}'s pool opened as staged copies over its connection, for {@code why}. */
+    private Rank stagedRank(int rank, Process process, RankChannel channel, String label, String why, @Nullable StoreHandles exported) {
+        StoreHandles handles = StagedRankMemory.handles(rank, spec.layout().shape().layers(), spec.pageSize(), spec.pages());
+        PageStore pool = PageStore.open(staged, label + ", staged", spec.layout(), handles);
+        return new Rank(process, channel, pool, why, exported);
+    }
+
+    private static JsonNode await(Mono<JsonNode> reply) {
+        try {
+            return reply.toFuture().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
     }
 
@@ -182,17 +200,17 @@ public final class RankProcesses implements AutoCloseable {
         return ranks.length;
     }
 
-    /** Whether every rank's pool is opened in place in this process's memory. */
+    /** Whether every rank's pool is opened in place in this process's memory (none by staged copies). */
     public synchronized boolean mapped() {
         for (Rank r : ranks) {
-            if (r.pool() == null) {
+            if (r.unmapped() != null) {
                 return false;
             }
         }
         return true;
     }
 
-    /** Why the pools are not opened in place; empty when they are. */
+    /** Why the pools are not opened in place (the first rank's reason); empty when they are. */
     public synchronized String unmappedReason() {
         for (Rank r : ranks) {
             if (r.unmapped() != null) {
@@ -208,21 +226,13 @@ public final class RankProcesses implements AutoCloseable {
     }
 
     /**
-     * Gathers a view from the ranks' pools in place, as {@link PageStore#gatherFrom} does from
-     * pools of this process ({@code sources} indexes ranks); where the pools are not opened in place
-     * ({@link #unmappedReason}), by staged copies over the control connections instead, counted in
-     * {@link #stagedBytes()}.
+     * Gathers a view from the ranks' pools, as {@link PageStore#gatherFrom} does from pools of this
+     * process ({@code sources} indexes ranks): in place where they are opened so, by staged copies
+     * over the control connections where not ({@link #unmappedReason}, counted in {@link #stagedBytes()}).
      *
      * @throws RankLostException naming the first lost rank among {@code sources} (nothing is copied)
      */
     public synchronized void gather(PageStore view, int[] sources, List<long[]> srcPages, List<long[]> dstPages) {
-        for (int r : sources) {
-            requireLive(r);
-        }
-        if (!mapped()) {
-            staged(view, sources, srcPages, dstPages);
-            return;
-        }
         List<PageStore> pools = new ArrayList<>();
         for (int r : sources) {
             pools.add(pool(r));
@@ -230,49 +240,21 @@ public final class RankProcesses implements AutoCloseable {
         view.gatherFrom(pools, srcPages, dstPages);
     }
 
-    /**
-     * Where the pools cannot be opened in place: each source rank reads the listed pages of each
-     * layer and component and sends their bytes on its control connection ({@code pages}), and
-     * they are written into the view here. Slow (base64 on the control lines), and counted:
-     * {@link #stagedBytes()}.
-     */
-    private void staged(PageStore view, int[] sources, List<long[]> srcPages, List<long[]> dstPages) {
-        for (int k = 0; k < sources.length; k++) {
-            long[] src = srcPages.get(k);
-            long[] dst = dstPages.get(k);
-            if (src.length != dst.length) {
-                throw new IllegalArgumentException("rank " + sources[k] + ": " + src.length + " source pages for " + dst.length + " destination pages");
-            }
-            if (src.length == 0) {
-                continue;
-            }
-            for (KvComponent c : KvComponent.values()) {
-                for (int l = 0; l < view.layers(); l++) {
-                    com.fasterxml.jackson.databind.node.ObjectNode request = JSON.createObjectNode().put("op", "pages").put("layer", l)
-                            .put("component", c.name());
-                    java.util.Arrays.stream(src).forEach(request.putArray("pages")::add);
-                    JsonNode reply = java.util.Objects.requireNonNull(call(sources[k], request).block(timeout));
-                    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(Base64.getDecoder().decode(reply.path("bytes").asText()));
-                    for (long page : dst) {
-                        view.writePage(l, c, page, bytes);
-                    }
-                    stagedBytes += bytes.capacity();
-                }
-            }
-        }
+    /** Page bytes moved by staged copies over the control connections (pools not opened in place), by every use; 0 when all are. */
+    public long stagedBytes() {
+        return staged.hostTraffic().total();
     }
 
-    /** Page bytes gathered by staged copies over the control connections (the ranks' pools not opened in place); 0 when they are. */
-    public synchronized long stagedBytes() {
-        return stagedBytes;
+    /** The staged copies' bytes by the pipeline stage that moved them. */
+    public java.util.Map<String, Long> stagedBytesByStage() {
+        return staged.hostTraffic().byStage();
     }
 
     /**
-     * Every rank's pool opened in place, rank by rank, for the stages to use as they use pools of
-     * their own; a lost rank's store is closed, so a later use fails instead of reading it.
+     * Every rank's pool, rank by rank (opened in place, or by staged copies), for the stages to use
+     * as they use pools of their own; a lost rank's store is closed, so a later use fails instead of reading it.
      *
      * @throws RankLostException naming the first lost rank
-     * @throws IllegalStateException if the pools are not opened in place ({@link #unmappedReason})
      */
     public synchronized List<PageStore> pools() {
         List<PageStore> all = new ArrayList<>();
@@ -300,14 +282,10 @@ public final class RankProcesses implements AutoCloseable {
         return PageStore.openSideBySide(memory, label, spec.layout(), all);
     }
 
-    /** Rank {@code rank}'s pool opened in place; valid until the rank is lost or this closes. */
+    /** Rank {@code rank}'s pool; valid until the rank is lost or this closes. */
     private PageStore pool(int rank) {
         requireLive(rank);
-        PageStore pool = ranks[rank].pool();
-        if (pool == null) {
-            throw new IllegalStateException(ranks[rank].unmapped());
-        }
-        return pool;
+        return ranks[rank].pool();
     }
 
     /** Fills every rank's pool from {@code seed} (the rank's own writes: {@code fill} in {@code docs/formats.md}). */
@@ -355,8 +333,17 @@ public final class RankProcesses implements AutoCloseable {
     }
 
     /**
+     * Calls {@code listener} with the rank and its fresh pool each time a lost rank is restarted.
+     *
+     * @param listener what to tell
+     */
+    public void onRestart(java.util.function.BiConsumer<Integer, PageStore> listener) {
+        restartListeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
      * Starts a lost rank again with a fresh pool (its pages before the loss are gone: the requests
-     * that had pages there were failed when it was lost).
+     * that had pages there were failed when it was lost) and tells the {@link #onRestart} listeners.
      *
      * @throws IllegalStateException if the rank is not lost
      * @throws RankStartException if it does not start
@@ -367,7 +354,9 @@ public final class RankProcesses implements AutoCloseable {
                 throw new IllegalStateException("rank " + rank + " is not lost");
             }
         }
-        install(rank, launch(rank));
+        Rank fresh = launch(rank);
+        install(rank, fresh);
+        restartListeners.forEach(l -> l.accept(rank, fresh.pool()));
     }
 
     private void loseByChannel(int rank, String why) {
@@ -387,9 +376,7 @@ public final class RankProcesses implements AutoCloseable {
         }
         RankLostException loss = new RankLostException(rank, why);
         lost[rank] = loss;
-        if (which.pool() != null) { // a stage still holding the store is told which rank went, by its own error
-            which.pool().closeWith(() -> new RankLostException(rank, why));
-        }
+        which.pool().closeWith(() -> new RankLostException(rank, why)); // a stage still holding the store is told which rank went
         listeners.forEach(l -> l.accept(loss));
         which.channel().close();
         which.process().destroyForcibly();
@@ -405,9 +392,7 @@ public final class RankProcesses implements AutoCloseable {
             }
             if (lost[r] == null) {
                 lost[r] = new RankLostException(r, "the coordinator closed");
-                if (rank.pool() != null) {
-                    rank.pool().close();
-                }
+                rank.pool().close();
                 try {
                     rank.channel().call(JSON.createObjectNode().put("op", "exit")).block(Duration.ofSeconds(2));
                 } catch (RuntimeException e) {

@@ -14,8 +14,9 @@ import org.kvflow.kernels.pages.StoreHandles;
  * The rank side of the control protocol: one rank's pool and the answers to the coordinator's
  * requests, one JSON object per line ({@code docs/formats.md}): {@code hello} (the pool's shape
  * and the handles that open it in place), {@code fill} (every page of the pool from a seed, for
- * benches and tests), {@code digest} (a page's CRC32C), {@code pages} (pages' bytes, the staged
- * copy where the pool cannot be opened in place) and {@code exit}. A bad request is answered
+ * benches and tests), {@code digest} (a page's CRC32C), the staged copies where the coordinator
+ * cannot open the pool in place ({@code pages} and {@code read} send bytes, {@code writePages} and
+ * {@code write} store them) and {@code exit}. A bad request is answered
  * with {@code ok: false} and the reason; the rank keeps serving. Thread-safe.
  */
 final class RankServer {
@@ -42,7 +43,10 @@ final class RankServer {
                 case "hello" -> hello(reply);
                 case "fill" -> fill(request.path("seed").asLong());
                 case "digest" -> reply.put("crc", digest(request));
-                case "pages" -> reply.put("bytes", Base64.getEncoder().encodeToString(pages(request)));
+                case "pages" -> reply.put("bytes", Base64.getEncoder().encodeToString(pool.readPages(layer(request), component(request), pages(request))));
+                case "writePages" -> writePages(request);
+                case "read" -> reply.put("bytes", Base64.getEncoder().encodeToString(read(request)));
+                case "write" -> pool.writeBytes(layer(request), component(request), request.path("offset").asLong(-1), bytes(request));
                 case "exit" -> exit.run();
                 default -> throw new IllegalArgumentException("unknown op '" + op + "'");
             }
@@ -77,28 +81,62 @@ final class RankServer {
         }
     }
 
-    /** The listed pages of one layer and component, concatenated: the staged copy where the coordinator cannot map the pool. */
-    private byte[] pages(JsonNode request) {
+    /** The listed pages of one layer and component, from the bytes the request carries, page after page. */
+    private void writePages(JsonNode request) {
+        int layer = layer(request);
+        KvComponent component = component(request);
+        long[] pages = pages(request);
+        byte[] bytes = bytes(request);
+        int pageBytes = pool.pageBytes(component);
+        if (bytes.length != (long) pages.length * pageBytes) {
+            throw new IllegalArgumentException(bytes.length + " bytes for " + pages.length + " pages of " + pageBytes + " bytes");
+        }
+        for (long page : pages) { // every page is checked before the first one is written
+            if (page < 0 || page >= pool.pages()) {
+                throw new IllegalArgumentException("page " + page + " outside [0, " + pool.pages() + ")");
+            }
+        }
+        java.nio.ByteBuffer src = java.nio.ByteBuffer.wrap(bytes);
+        for (long page : pages) {
+            pool.writePage(layer, component, page, src);
+        }
+    }
+
+    private byte[] read(JsonNode request) {
+        int length = request.path("length").asInt(-1);
+        if (length < 0) {
+            throw new IllegalArgumentException("length " + request.path("length") + " is not a byte count");
+        }
+        return pool.readBytes(layer(request), component(request), request.path("offset").asLong(-1), length);
+    }
+
+    private int layer(JsonNode request) {
         int layer = request.path("layer").asInt(-1);
         if (layer < 0 || layer >= pool.layers()) {
             throw new IllegalArgumentException("layer " + layer + " outside [0, " + pool.layers() + ")");
         }
-        KvComponent component = KvComponent.valueOf(request.path("component").asText("MLA"));
+        return layer;
+    }
+
+    private static KvComponent component(JsonNode request) {
+        return KvComponent.valueOf(request.path("component").asText("MLA"));
+    }
+
+    private static long[] pages(JsonNode request) {
         long[] pages = new long[request.path("pages").size()];
         for (int i = 0; i < pages.length; i++) {
             pages[i] = request.path("pages").get(i).asLong(-1);
         }
-        return pool.readPages(layer, component, pages);
+        return pages;
+    }
+
+    private static byte[] bytes(JsonNode request) {
+        return Base64.getDecoder().decode(request.path("bytes").asText(""));
     }
 
     private long digest(JsonNode request) {
-        int layer = request.path("layer").asInt(-1);
-        if (layer < 0 || layer >= pool.layers()) {
-            throw new IllegalArgumentException("layer " + layer + " outside [0, " + pool.layers() + ")");
-        }
-        KvComponent component = KvComponent.valueOf(request.path("component").asText("MLA"));
         CRC32C crc = new CRC32C();
-        crc.update(pool.readPage(layer, component, request.path("page").asLong(-1)));
+        crc.update(pool.readPage(layer(request), component(request), request.path("page").asLong(-1)));
         return crc.getValue();
     }
 }

@@ -122,13 +122,45 @@ class RankProcessesTest {
     }
 
     @Test
-    void thePipelinesRankPoolsRefuseRanksWhosePoolsCannotBeOpenedInPlace() {
-        try (RankProcessPools pools = new RankProcessPools("java", TIMEOUT)) {
+    void shareablePoolsThatCannotBeMappedIntoAVirtualViewAreRefused() {
+        try (RankProcessPools pools = new RankProcessPools("java", TIMEOUT, true)) {
             assertThatThrownBy(() -> pools.open(new HeapPageMemory(), LAYOUT, 2, 4, 6)).isInstanceOf(RankStartException.class)
-                    .hasMessage("rank 0 did not start: its pool cannot be opened in place by the java page memory (rank 0 exports no handles:"
+                    .hasMessage("rank 0 did not start: its pool cannot be mapped into a virtual view by the java page memory (rank 0 exports no handles:"
                             + " the java page memory shares no buffer with other processes)");
             assertThat(pools.processes()).as("nothing is left running").isEmpty();
             assertThat(pools.virtualView()).isEmpty();
+        }
+    }
+
+    @Test
+    void aRankThatStopsAnsweringIsLostWhenTheTimeoutPassesAndItsProcessEnded() throws Exception {
+        Duration short_ = Duration.ofSeconds(2);
+        try (RankProcesses ranks = RankProcesses.start(SPEC, 2, new HeapPageMemory(), short_)) {
+            long pid = ranks.pid(0);
+            new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+            assertThatThrownBy(() -> ranks.digest(0, 0, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(RankLostException.class)
+                    .hasMessage("rank 0 is lost: no reply to digest within PT2S");
+            assertThat(ranks.lost(0)).get().extracting(RankLostException::why).isEqualTo("no reply to digest within PT2S");
+            assertThat(ProcessHandle.of(pid).orElseThrow().onExit().get(30, java.util.concurrent.TimeUnit.SECONDS).isAlive()).isFalse();
+            assertThat(ranks.digest(1, 0, KvComponent.MLA, 0).block(TIMEOUT)).as("the other rank keeps serving").isNotNull();
+        }
+    }
+
+    @Test
+    void stagedCopiesCheckEveryRangeBeforeAskingTheRankAndTheRankRefusesWhatItCannotServe() {
+        try (RankProcesses ranks = RankProcesses.start(SPEC, 1, new HeapPageMemory(), TIMEOUT)) {
+            PageStore pool = ranks.pools().getFirst();
+            assertThat(pool.residency()).isEqualTo(org.kvflow.kernels.pages.Residency.REMOTE);
+            byte[] row = new byte[LAYOUT.mlaRowBytes()];
+            java.util.Arrays.fill(row, (byte) 7);
+            pool.writeMlaRows(1, 9, row, 0, 1);
+            assertThat(pool.readBytes(1, KvComponent.MLA, 9L * row.length, row.length)).isEqualTo(row);
+            assertThatThrownBy(() -> pool.readBytes(0, KvComponent.MLA, pool.pageBytes(KvComponent.MLA) * 6L - 1, 2))
+                    .isInstanceOf(org.kvflow.kernels.pages.ByteRangeException.class);
+            assertThatThrownBy(() -> pool.hostView(0, KvComponent.MLA, 0)).isInstanceOf(org.kvflow.kernels.pages.NotHostMemoryException.class)
+                    .hasMessage("rank 0 (process " + ranks.pid(0) + "), staged mla layer 0 lies in another process: only heap and pinned host buffers"
+                            + " can be written in place from the host");
+            assertThat(ranks.stagedBytes()).isEqualTo(2L * row.length);
         }
     }
 }

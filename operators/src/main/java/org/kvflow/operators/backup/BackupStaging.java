@@ -25,10 +25,11 @@ final class BackupStaging implements AutoCloseable {
         this.stores = stores;
     }
 
-    /** Makes logical pages {@code logical} ready to read (device pools: one gather to the host). */
+    /** Makes logical pages {@code logical} ready to read (pools in device memory or in rank processes: one gather to the host). */
     void stage(int[] logical) {
         pages = logical.clone();
-        staged = stores.rank(0).residency() == Residency.DEVICE && logical.length > 0;
+        Residency pools = stores.rank(0).residency();
+        staged = (pools == Residency.DEVICE || pools == Residency.REMOTE) && logical.length > 0;
         if (!staged) {
             return;
         }

@@ -9,7 +9,8 @@ import reactor.core.publisher.Mono;
 /**
  * The one place where a stage's failures turn into freed pages: runs a {@link BatchStage} (or an
  * {@link AsyncBatchStage}) on a batch, fails every active entry if the stage threw, and releases (without caching) the pages of
- * every request that left the stage failed and still holds them. Page bytes the stage moves across
+ * every request that left the stage failed and still holds them. Requests whose pages were lost
+ * with a rank's pool ({@link org.kvflow.operators.RequestState#lost}) fail before the stage sees them. Page bytes the stage moves across
  * the host while it runs are counted under its name ({@link HostTraffic#during}).
  */
 public final class StageRunner {
@@ -40,11 +41,12 @@ public final class StageRunner {
      * @return the next value of the batch
      */
     public PrefillBatch run(BatchStage stage, PrefillBatch batch) {
+        PrefillBatch live = batch.failLost();
         PrefillBatch next;
         try {
-            next = HostTraffic.during(stageName, () -> stage.apply(batch));
+            next = HostTraffic.during(stageName, () -> stage.apply(live));
         } catch (RuntimeException e) {
-            next = batch.failActive(e);
+            next = live.failActive(e);
         }
         return releaseFailed(next);
     }
@@ -57,8 +59,9 @@ public final class StageRunner {
      * @return the next value of the batch, when the stage is done
      */
     public Mono<PrefillBatch> run(AsyncBatchStage stage, PrefillBatch batch) {
-        return Mono.defer(() -> HostTraffic.during(stageName, () -> stage.apply(batch)))
-                .onErrorResume(RuntimeException.class, e -> Mono.just(batch.failActive(e)))
+        PrefillBatch live = batch.failLost();
+        return Mono.defer(() -> HostTraffic.during(stageName, () -> stage.apply(live)))
+                .onErrorResume(RuntimeException.class, e -> Mono.just(live.failActive(e)))
                 .map(this::releaseFailed);
     }
 

@@ -2,9 +2,14 @@ package org.kvflow.kernels.pages;
 
 import org.kvflow.core.KvflowException;
 
-/** A host view asked of a buffer in device memory: only heap and pinned host buffers have one. */
+/** A host view asked of a buffer in device memory or another process: only heap and pinned host buffers have one. */
 public final class NotHostMemoryException extends KvflowException {
     public NotHostMemoryException(String buffer) {
-        super(buffer + " lies in device memory: only heap and pinned host buffers can be written in place from the host");
+        this(buffer, "device memory");
+    }
+
+    /** A host view asked of a buffer that lies in {@code where} (device memory, another process). */
+    public NotHostMemoryException(String buffer, String where) {
+        super(buffer + " lies in " + where + ": only heap and pinned host buffers can be written in place from the host");
     }
 }

@@ -243,7 +243,7 @@ public final class PageStore implements AutoCloseable {
     public void writeMlaRows(int layer, long firstRow, byte[] src, int srcOffset, int count) {
         checkRows(firstRow, count);
         int rowBytes = layout.mlaRowBytes();
-        memory.write(mla[layer], firstRow * rowBytes, src, srcOffset, count * rowBytes);
+        memory.write(buffer(layer, KvComponent.MLA), firstRow * rowBytes, src, srcOffset, count * rowBytes);
     }
 
     /**
@@ -262,10 +262,10 @@ public final class PageStore implements AutoCloseable {
         int blocks = KvLayout.tiles(dim);
         int slot = (int) (firstRow % pageSize);
         long pageStart = firstRow / pageSize * indexPageBytes();
-        memory.write(index[layer], pageStart + (long) slot * dim, codes, codesOffset, count * dim);
+        memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) slot * dim, codes, codesOffset, count * dim);
         byte[] scaleBytes = new byte[count * blocks * KvLayout.SCALE_BYTES];
         ByteBuffer.wrap(scaleBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(scales, scalesOffset, count * blocks);
-        memory.write(index[layer], pageStart + (long) pageSize * dim + (long) slot * blocks * KvLayout.SCALE_BYTES, scaleBytes, 0,
+        memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) pageSize * dim + (long) slot * blocks * KvLayout.SCALE_BYTES, scaleBytes, 0,
                 scaleBytes.length);
     }
 
@@ -440,15 +440,14 @@ public final class PageStore implements AutoCloseable {
         }
     }
 
-    /** Pages of a store in another memory, one page at a time through the host. */
+    /** Pages of a store in another memory through the host: each layer's pages read in runs of consecutive pages, written page by page. */
     private void stageFrom(PageStore src, long[] srcPages, long[] dstPages, KvComponent... components) {
         for (KvComponent component : components) {
             int bytes = pageBytes(component);
-            byte[] staged = new byte[bytes];
             for (int l = 0; l < layers(); l++) {
-                for (int i = 0; i < srcPages.length; i++) {
-                    src.memory.read(src.buffer(l, component), srcPages[i] * bytes, bytes, staged, 0);
-                    memory.write(buffer(l, component), dstPages[i] * bytes, staged, 0, bytes);
+                byte[] staged = src.readPages(l, component, srcPages);
+                for (int i = 0; i < dstPages.length; i++) {
+                    memory.write(buffer(l, component), dstPages[i] * bytes, staged, i * bytes, bytes);
                 }
             }
         }

@@ -7,5 +7,7 @@ public enum Residency {
     /** Accelerator memory. */
     DEVICE,
     /** Page-locked host memory the accelerator reaches by DMA. */
-    PINNED_HOST
+    PINNED_HOST,
+    /** Another process's memory, reached by staged copies over a connection. */
+    REMOTE
 }

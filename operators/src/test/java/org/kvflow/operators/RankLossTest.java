@@ -1,0 +1,84 @@
+package org.kvflow.operators;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.kernels.pages.HeapPageMemory;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.operators.stage.BatchStage;
+import org.kvflow.operators.stage.StageRunner;
+
+/**
+ * A rank's pool lost under a running group (as when a rank process dies): the requests holding a
+ * page stored there fail with the loss before their next stage runs, their pages come back, the
+ * others go on, and once the rank is replaced the group's stores name the fresh pool.
+ */
+class RankLossTest {
+    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+
+    /** Pools of this process whose loss and replacement the test announces. */
+    private static final class AnnouncedPools implements RankPools {
+        final List<Listener> listeners = new ArrayList<>();
+
+        @Override
+        public List<PageStore> open(PageMemory memory, KvLayout kv, int ranks, int pageSize, int pagesPerRank) {
+            return RankPools.inProcess().open(memory, kv, ranks, pageSize, pagesPerRank);
+        }
+
+        @Override
+        public void listen(Listener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void close() {
+            // the stores are closed by their holder
+        }
+    }
+
+    @Test
+    void requestsHoldingALostRanksPagesFailBeforeTheirNextStageAndTheRestGoOn() {
+        CpSharedKvConfig config = Workloads.sharedBsGt1(4, 16, 8, null);
+        AnnouncedPools pools = new AnnouncedPools();
+        try (KvGroup group = KvGroup.builder(config, PoolLayout.SHARED, PoolCapacity.ofPages(32, 16)).model(MODEL).rankPools(pools).build()) {
+            // one page each: r0's lands on rank 0, r1's on rank 1 (pages go to owners round robin by page id)
+            List<PrefillRequest> requests = List.of(new PrefillRequest("r0", new int[] {1, 2, 3}, 1), new PrefillRequest("r1", new int[] {4, 5}, 1),
+                    new PrefillRequest("long", new int[100], 1));
+            PrefillBatch batch = Workloads.owned(group, requests);
+            int lostRank = group.stores().holder(batch.entries().get(1).state().pageTable()[0]);
+            assertThat(group.stores().holder(batch.entries().get(0).state().pageTable()[0])).as("r0 holds nothing on the lost rank").isNotEqualTo(lostRank);
+            RuntimeException loss = new IllegalStateException("rank " + lostRank + " went away");
+            pools.listeners.forEach(l -> l.lost(lostRank, loss));
+
+            List<String> seen = new ArrayList<>();
+            PrefillBatch after = new StageRunner(group, "kvflow.test").run((BatchStage) b -> {
+                b.active().forEach(e -> seen.add(e.id()));
+                return b;
+            }, batch);
+            assertThat(seen).as("the stage sees only requests whose pages are all there").containsExactly("r0");
+            assertThat(after.entries()).extracting(PrefillBatch.Entry::id, PrefillBatch.Entry::failure)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("r0", null), org.assertj.core.groups.Tuple.tuple("r1", loss),
+                            org.assertj.core.groups.Tuple.tuple("long", loss));
+            assertThat(after.entries().subList(1, 3)).allSatisfy(e -> assertThat(e.state().isReleased()).isTrue());
+            assertThat(group.physicalPagesInUse()).as("only r0's page is held").isEqualTo(1);
+
+            PageStore fresh = PageStore.onHeap("fresh rank " + lostRank, MODEL.layout(), 16, 32);
+            PageStore old = group.stores().rank(lostRank);
+            pools.listeners.forEach(l -> l.replaced(lostRank, fresh));
+            assertThat(group.stores().rank(lostRank)).isSameAs(fresh).isNotSameAs(old);
+            old.close();
+            group.release(after.entries().getFirst().state(), false);
+            assertThat(group.leakCheck()).isEmpty();
+            assertThat(Arrays.stream(new int[] {0, 1, 2, 3}).map(group::physicalPagesOnRank).sum()).isZero();
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package org.kvflow.ranks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.Objects;
+import java.util.zip.Checksum;
+import org.kvflow.kernels.pages.ByteRangeException;
+import org.kvflow.kernels.pages.ForeignBufferException;
+import org.kvflow.kernels.pages.HostTraffic;
+import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.kernels.pages.NotHostMemoryException;
+import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.kernels.pages.PageCopies;
+import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.kernels.pages.Residency;
+import org.kvflow.kernels.pages.StoreHandles;
+
+/**
+ * The memory of rank pools this process cannot open in place (the ranks' memory exports no
+ * handles, or this process's memory cannot open them): each of its buffers is one layer and
+ * component of a rank's pool, and every read, write and copy is a staged copy over that rank's
+ * control connection ({@code read}, {@code write}, {@code pages}, {@code writePages} in
+ * {@code docs/formats.md}), counted by stage in {@link #hostTraffic()}. Slow (base64 on JSON lines),
+ * but every stage works on such pools; a copy to or from another memory goes through the host as
+ * between any two memories. Allocates nothing. Thread-safe.
+ */
+final class StagedRankMemory implements PageMemory {
+    /** Largest payload of one control line, before base64 (well under {@link RankChannel#MAX_LINE}). */
+    static final int CHUNK = 4 << 20;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final byte[] MAGIC = {'K', 'V', 'S', '1'};
+
+    /** Sends one request to a rank and waits for its reply (the rank's refusal or loss as a typed error). */
+    interface Calls {
+        JsonNode call(int rank, ObjectNode request);
+    }
+
+    /** One layer and component of a rank's pool. */
+    private record RankBuffer(String label, int rank, int layer, KvComponent component, long pages, int pageBytes) implements PageBuffer {
+        @Override
+        public Residency residency() {
+            return Residency.REMOTE;
+        }
+
+        ObjectNode request(String op) {
+            return JSON.createObjectNode().put("op", op).put("layer", layer).put("component", component.name());
+        }
+    }
+
+    private final Calls calls;
+    private final HostTraffic traffic = new HostTraffic();
+
+    StagedRankMemory(Calls calls) {
+        this.calls = Objects.requireNonNull(calls, "calls");
+    }
+
+    /** What {@link org.kvflow.kernels.pages.PageStore#open} needs to open rank {@code rank}'s pool here. */
+    static StoreHandles handles(int rank, int layers, int pageSize, int pages) {
+        java.util.List<byte[]> mla = new java.util.ArrayList<>();
+        java.util.List<byte[]> index = new java.util.ArrayList<>();
+        for (int l = 0; l < layers; l++) {
+            mla.add(handle(rank, l, KvComponent.MLA));
+            index.add(handle(rank, l, KvComponent.INDEX));
+        }
+        return new StoreHandles(pageSize, pages, mla, index);
+    }
+
+    private static byte[] handle(int rank, int layer, KvComponent component) {
+        return ByteBuffer.allocate(13).put(MAGIC).putInt(rank).putInt(layer).put((byte) component.ordinal()).array();
+    }
+
+    @Override
+    public String name() {
+        return "staged";
+    }
+
+    @Override
+    public String deviceName() {
+        return "rank processes' pools over their control connections";
+    }
+
+    @Override
+    public PageBuffer allocate(String label, long pages, int pageBytes) {
+        throw new UnsupportedOperationException("the staged memory allocates nothing: its buffers are rank processes' pools");
+    }
+
+    @Override
+    public PageBuffer allocateHost(String label, long pages, int pageBytes) {
+        return allocate(label, pages, pageBytes);
+    }
+
+    /** Opens one layer and component of a rank's pool from a handle of {@link #handles}. */
+    @Override
+    public PageBuffer importBuffer(String label, byte[] handle, long pages, int pageBytes) {
+        ByteBuffer h = ByteBuffer.wrap(handle);
+        if (handle.length != 13 || h.getInt() != ByteBuffer.wrap(MAGIC).getInt()) {
+            throw new IllegalArgumentException(label + ": not a staged rank handle (" + handle.length + " bytes)");
+        }
+        return new RankBuffer(label, h.getInt(), h.getInt(), KvComponent.values()[h.get()], pages, pageBytes);
+    }
+
+    @Override
+    public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
+        RankBuffer d = own(dst);
+        ByteRangeException.check(d, offset, length);
+        Base64.Encoder b64 = Base64.getEncoder();
+        for (int done = 0; done < length; done += CHUNK) {
+            int n = Math.min(CHUNK, length - done);
+            byte[] part = java.util.Arrays.copyOfRange(src, srcOffset + done, srcOffset + done + n);
+            calls.call(d.rank(), d.request("write").put("offset", offset + done).put("bytes", b64.encodeToString(part)));
+            traffic.add(n);
+        }
+    }
+
+    @Override
+    public void write(PageBuffer dst, long offset, ByteBuffer src) {
+        byte[] bytes = new byte[src.remaining()];
+        src.get(bytes);
+        write(dst, offset, bytes, 0, bytes.length);
+    }
+
+    @Override
+    public void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
+        RankBuffer s = own(src);
+        ByteRangeException.check(s, offset, length);
+        for (int done = 0; done < length; done += CHUNK) {
+            int n = Math.min(CHUNK, length - done);
+            byte[] part = bytes(calls.call(s.rank(), s.request("read").put("offset", offset + done).put("length", n)), n, s);
+            System.arraycopy(part, 0, dst, dstOffset + done, n);
+            traffic.add(n);
+        }
+    }
+
+    @Override
+    public void read(PageBuffer src, long offset, ByteBuffer dst) {
+        byte[] bytes = new byte[dst.remaining()];
+        read(src, offset, bytes.length, bytes, 0);
+        dst.put(bytes);
+    }
+
+    @Override
+    public ByteBuffer hostView(PageBuffer buffer, long offset, int length) {
+        throw new NotHostMemoryException(own(buffer).label(), "another process");
+    }
+
+    @Override
+    public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+        for (int done = 0; done < length; done += CHUNK) {
+            int n = Math.min(CHUNK, length - done);
+            byte[] part = new byte[n];
+            read(src, offset + done, n, part, 0);
+            checksum.update(part, 0, n);
+        }
+    }
+
+    /** Between two rank buffers (any ranks): the source rank sends the pages ({@code pages}), the destination stores them ({@code writePages}). */
+    @Override
+    public void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+        PageCopies.checkPairs(src, srcPages, dst, dstPages);
+        RankBuffer s = own(src);
+        RankBuffer d = own(dst);
+        int per = Math.max(1, CHUNK / s.pageBytes());
+        for (int from = 0; from < srcPages.length; from += per) {
+            int to = Math.min(srcPages.length, from + per);
+            ObjectNode read = s.request("pages");
+            ObjectNode write = d.request("writePages");
+            for (int i = from; i < to; i++) {
+                read.withArray("pages").add(srcPages[i]);
+                write.withArray("pages").add(dstPages[i]);
+            }
+            JsonNode reply = calls.call(s.rank(), read);
+            calls.call(d.rank(), write.put("bytes", reply.path("bytes").asText()));
+            traffic.add(2L * (to - from) * s.pageBytes());
+        }
+    }
+
+    private static byte[] bytes(JsonNode reply, int expected, RankBuffer from) {
+        byte[] bytes = Base64.getDecoder().decode(reply.path("bytes").asText(""));
+        if (bytes.length != expected) {
+            throw new IllegalStateException(from.label() + ": rank " + from.rank() + " sent " + bytes.length + " bytes for " + expected);
+        }
+        return bytes;
+    }
+
+    /** Page bytes moved over the control connections, by stage (all of them cross this process's heap). */
+    @Override
+    public HostTraffic hostTraffic() {
+        return traffic;
+    }
+
+    /** Nothing to free: the pages are the rank's. */
+    @Override
+    public void free(PageBuffer buffer) {
+        own(buffer);
+    }
+
+    @Override
+    public void close() {
+        // the pools are the rank processes'; their connections are closed by RankProcesses
+    }
+
+    private static RankBuffer own(PageBuffer buffer) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (!(buffer instanceof RankBuffer rank)) {
+            throw new ForeignBufferException(buffer.label(), "staged");
+        }
+        return rank;
+    }
+}
