@@ -21,7 +21,7 @@ import org.kvflow.operators.transfer.TransferBackend;
 /**
  * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled
  * tokens, physical pages per rank and their peak, materialized bytes, transfer bytes and latency,
- * journaled pages, and failures by error code. Every meter carries the pipeline's name
+ * journaled pages, failures by error code, and rank processes lost and restarted by rank. Every meter carries the pipeline's name
  * ({@code pipeline}) and {@code layout=shared|replicated}, so pipelines, and a shared run and its
  * replicated baseline, stay apart in one registry; no tag grows per run. One instance per pipeline run.
  */
@@ -49,6 +49,25 @@ final class KvflowMetrics {
         this.tags = Tags.of("pipeline", pipeline, "layout", layout);
         this.transferLatency = Timer.builder("kvflow.transfer.latency").description("one send call of a run of pages, subscription to completion")
                 .publishPercentileHistogram().tags(tags).register(registry);
+    }
+
+    /** Counts each rank process {@code pools} lose and each one restarted ({@code kvflow.ranks.lost}, {@code kvflow.ranks.restarted}, tag {@code rank}). */
+    void watch(org.kvflow.operators.RankPools pools) {
+        pools.listen(new org.kvflow.operators.RankPools.Listener() {
+            @Override
+            public void lost(int rank, RuntimeException why) {
+                rankCounter("kvflow.ranks.lost", "rank processes that died, closed their connection or stopped answering", rank).increment();
+            }
+
+            @Override
+            public void replaced(int rank, org.kvflow.kernels.pages.PageStore fresh) {
+                rankCounter("kvflow.ranks.restarted", "lost rank processes started again with a fresh pool", rank).increment();
+            }
+        });
+    }
+
+    private Counter rankCounter(String name, String description, int rank) {
+        return Counter.builder(name).description(description).tag("rank", Integer.toString(rank)).tags(tags).register(registry);
     }
 
     /**

@@ -127,9 +127,14 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         PageMemory memory = PageMemories.forDevice(device);
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
+        long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
+        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
+                own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);
         if (own.rankProcesses()) {
             boolean inPlace = find(MaterializeSpec.class).map(MaterializeSpec::inPlace).orElse(false);
-            pools.rankPools(new RankProcessPools(memory.name(), RANK_TIMEOUT, inPlace));
+            RankProcessPools ranks = new RankProcessPools(memory.name(), RANK_TIMEOUT, inPlace, true); // a rank that dies is started again
+            metrics.watch(ranks);
+            pools.rankPools(ranks);
         }
         KvGroup group;
         try {
@@ -139,9 +144,6 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
             throw e;
         }
         run.started(group, memory.hostTraffic());
-        long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
-        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
-                own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);
         TransferSpec transfer = find(TransferSpec.class).orElse(null);
         RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)

@@ -3,6 +3,7 @@ package org.kvflow.dsl;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvflow.decode.DecodeReceiver;
@@ -48,5 +49,81 @@ class RankProcessFlowTest {
     @Test
     void aFlowOnRankProcessesDecodesWhatTheInProcessFlowDecodes() {
         decodesWhatTheInProcessFlowDecodes("java");
+    }
+
+    /**
+     * A rank process killed mid-run: requests holding pages on it fail naming it, the flow restarts
+     * it by itself (counted), and the requests sent after that complete with the in-process flow's KV.
+     */
+    @Test
+    void aRankProcessThatDiesIsRestartedAndTheRunKeepsServing() throws Exception {
+        List<PrefillRequest> all = DslTest.requests(10);
+        List<PrefillRequest> before = all.subList(0, 5);
+        List<PrefillRequest> after = all.subList(5, 10);
+        int ps = DslTest.CONFIG.pageSize();
+        DecodeReceiver own = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
+        Flux.fromIterable(all).transform(flow("java", Ownership.byPageId().pagesPerRank(64), Materialize.fullView(), own).build())
+                .blockLast(Duration.ofMinutes(2));
+
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        DecodeReceiver processes = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
+        reactor.core.publisher.Sinks.Many<PrefillRequest> input = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        PrefillRun run = flow("java", Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView(), processes).metrics(registry)
+                .build().start(input.asFlux());
+        java.util.concurrent.BlockingQueue<PrefillResult> results = new java.util.concurrent.LinkedBlockingQueue<>();
+        reactor.core.publisher.Mono<Void> done = run.results().doOnNext(results::add).then().cache();
+        done.subscribe();
+        before.subList(0, 2).forEach(input::tryEmitNext);
+        java.util.List<PrefillResult> seen = new ArrayList<>();
+        seen.add(java.util.Objects.requireNonNull(results.poll(2, java.util.concurrent.TimeUnit.MINUTES)));
+        ProcessHandle victim = rankProcess(2);
+        victim.destroyForcibly();
+        before.subList(2, 5).forEach(input::tryEmitNext);
+        await(() -> registry.find("kvflow.ranks.restarted").tag("rank", "2").counter() != null);
+        long restarted = rankProcess(2).pid();
+        after.forEach(input::tryEmitNext);
+        input.tryEmitComplete();
+        done.block(Duration.ofMinutes(2));
+        results.drainTo(seen);
+
+        assertThat(seen).hasSize(all.size());
+        assertThat(registry.get("kvflow.ranks.lost").tag("rank", "2").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("kvflow.ranks.restarted").tag("rank", "2").counter().count()).isEqualTo(1.0);
+        assertThat(restarted).as("a new process serves rank 2").isNotEqualTo(victim.pid());
+        for (PrefillResult r : seen) {
+            if (r instanceof PrefillResult.Failed f) {
+                assertThat(before).as("only requests sent before the restart fail").contains(r.request());
+                assertThat(f.error()).isInstanceOf(org.kvflow.ranks.RankLostException.class).hasMessageStartingWith("rank 2 is lost: ");
+            } else {
+                assertThat(processes.digest(r.request().id(), r.request().seqLen())).as(r.request().id())
+                        .isEqualTo(own.digest(r.request().id(), r.request().seqLen()));
+            }
+        }
+        assertThat(seen).filteredOn(r -> after.contains(r.request())).hasSize(after.size())
+                .allSatisfy(r -> assertThat(r).isInstanceOf(PrefillResult.Completed.class));
+        assertThat(run.group().leakCheck()).isEmpty();
+    }
+
+    /** The live rank process of rank {@code rank} this JVM started (its command line from /proc: the JDK drops long ones). */
+    private static ProcessHandle rankProcess(int rank) {
+        return ProcessHandle.current().children().filter(ProcessHandle::isAlive).filter(p -> {
+            List<String> args;
+            try {
+                args = List.of(new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc", Long.toString(p.pid()), "cmdline")),
+                        java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+            } catch (java.io.IOException e) {
+                return false; // it ended meanwhile
+            }
+            int main = args.indexOf(org.kvflow.ranks.RankProcessMain.class.getName());
+            return main >= 0 && main + 1 < args.size() && args.get(main + 1).equals(Integer.toString(rank));
+        }).findFirst().orElseThrow(() -> new AssertionError("no live process of rank " + rank));
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited a minute").isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 }

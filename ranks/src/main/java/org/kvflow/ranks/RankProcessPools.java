@@ -20,6 +20,8 @@ public final class RankProcessPools implements RankPools {
     private final String rankMemory;
     private final Duration timeout;
     private final boolean shareable;
+    private final boolean restartLost;
+    private final java.util.Map<Integer, RuntimeException> restartFailures = new java.util.concurrent.ConcurrentHashMap<>();
     private @Nullable RankProcesses processes;
     private @Nullable PageStore view;
     private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -40,10 +42,27 @@ public final class RankProcessPools implements RankPools {
      * @param shareable  shareable pools, also mapped side by side in one {@link #virtualView} for attention to read in place
      */
     public RankProcessPools(String rankMemory, Duration timeout, boolean shareable) {
+        this(rankMemory, timeout, shareable, false);
+    }
+
+    /**
+     * @param rankMemory  the page memory each rank process allocates its pool in ({@code cuda})
+     * @param timeout     how long a rank may take to start or to answer
+     * @param shareable   shareable pools, also mapped side by side in one {@link #virtualView} for attention to read in place
+     * @param restartLost restart a lost rank at once, in the background ({@value #RESTART_ATTEMPTS} attempts,
+     *                    {@link #RESTART_PAUSE} apart; the last failure is kept: {@link #restartFailure})
+     */
+    public RankProcessPools(String rankMemory, Duration timeout, boolean shareable, boolean restartLost) {
         this.rankMemory = Objects.requireNonNull(rankMemory, "rankMemory");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.shareable = shareable;
+        this.restartLost = restartLost;
     }
+
+    /** How many times a lost rank is started again before it is left lost. */
+    public static final int RESTART_ATTEMPTS = 3;
+    /** The pause between two attempts to restart a lost rank. */
+    public static final Duration RESTART_PAUSE = Duration.ofSeconds(1);
 
     /**
      * Starts one rank process per rank and opens their pools in {@code memory} (in place, or staged).
@@ -69,6 +88,9 @@ public final class RankProcessPools implements RankPools {
         started.onLoss(loss -> {
             closeView(loss);
             listeners.forEach(l -> l.lost(loss.rank(), loss));
+            if (restartLost) {
+                Thread.ofVirtual().name("kvflow-rank-restart-" + loss.rank()).start(() -> restartInBackground(started, loss.rank()));
+            }
         });
         started.onRestart((rank, fresh) -> {
             if (shareable) {
@@ -77,6 +99,31 @@ public final class RankProcessPools implements RankPools {
             listeners.forEach(l -> l.replaced(rank, fresh));
         });
         return started.pools();
+    }
+
+    /** Restarts a lost rank, up to {@link #RESTART_ATTEMPTS} times; keeps the last failure where none succeeds. */
+    private void restartInBackground(RankProcesses started, int rank) {
+        for (int attempt = 1; attempt <= RESTART_ATTEMPTS; attempt++) {
+            try {
+                started.restart(rank);
+                restartFailures.remove(rank);
+                return;
+            } catch (RankStartException e) {
+                restartFailures.put(rank, e);
+            } catch (IllegalStateException e) { // closed meanwhile, or restarted by someone else
+                return;
+            }
+            try {
+                Thread.sleep(RESTART_PAUSE);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Why the background restart of lost rank {@code rank} last failed; empty when it did not, or restarts are not automatic. */
+    public java.util.Optional<RuntimeException> restartFailure(int rank) {
+        return java.util.Optional.ofNullable(restartFailures.get(rank));
     }
 
     /** Maps every rank's pool side by side into a new virtual view. */
@@ -133,6 +180,6 @@ public final class RankProcessPools implements RankPools {
 
     @Override
     public String toString() {
-        return "rank processes (pools in " + rankMemory + (shareable ? ", shareable" : "") + ")";
+        return "rank processes (pools in " + rankMemory + (shareable ? ", shareable" : "") + (restartLost ? ", lost ranks restarted" : "") + ")";
     }
 }

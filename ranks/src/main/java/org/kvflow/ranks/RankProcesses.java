@@ -45,21 +45,26 @@ public final class RankProcesses implements AutoCloseable {
 
     private final RankSpec spec;
     private final PageMemory memory;
+    /** How long a call may wait for its reply. */
     private final Duration timeout;
+    /** How long a rank process may take to listen after it is started. */
+    private final Duration startTimeout;
     private final Rank[] ranks;
 
     /** One rank's process, control connection, opened pool (staged where {@code unmapped} says why) and the handles it exported. */
     private record Rank(Process process, RankChannel channel, PageStore pool, @Nullable String unmapped, @Nullable StoreHandles handles) {}
 
     private final @Nullable RankLostException[] lost;
+    private boolean closed;
     private final StagedRankMemory staged = new StagedRankMemory((rank, request) -> await(call(rank, request)));
     private final List<java.util.function.Consumer<RankLostException>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<java.util.function.BiConsumer<Integer, PageStore>> restartListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private RankProcesses(RankSpec spec, int count, PageMemory memory, Duration timeout) {
+    private RankProcesses(RankSpec spec, int count, PageMemory memory, Duration startTimeout, Duration timeout) {
         this.spec = spec;
         this.memory = memory;
         this.timeout = timeout;
+        this.startTimeout = startTimeout;
         this.ranks = new Rank[count];
         this.lost = new RankLostException[count];
     }
@@ -71,10 +76,22 @@ public final class RankProcesses implements AutoCloseable {
      * @throws RankStartException naming the first rank that did not start (every started one is stopped)
      */
     public static RankProcesses start(RankSpec spec, int count, PageMemory memory, Duration timeout) {
+        return start(spec, count, memory, timeout, timeout);
+    }
+
+    /**
+     * {@link #start(RankSpec, int, PageMemory, Duration)} with its own limit for a process to start
+     * (a JVM takes seconds) and for a call's reply (milliseconds when the rank is well).
+     *
+     * @param startTimeout how long a rank process may take to listen
+     * @param callTimeout  how long a call may wait for its reply before the rank is lost
+     * @throws RankStartException naming the first rank that did not start (every started one is stopped)
+     */
+    public static RankProcesses start(RankSpec spec, int count, PageMemory memory, Duration startTimeout, Duration callTimeout) {
         if (count < 1) {
             throw new IllegalArgumentException("rank processes: count " + count + " must be >= 1");
         }
-        RankProcesses all = new RankProcesses(spec, count, memory, timeout);
+        RankProcesses all = new RankProcesses(spec, count, memory, startTimeout, callTimeout);
         List<CompletableFuture<Rank>> starting = new ArrayList<>();
         try {
             for (int r = 0; r < count; r++) {
@@ -131,7 +148,7 @@ public final class RankProcesses implements AutoCloseable {
                         : "it said '" + line + "'");
             }
             int port = Integer.parseInt(line.substring(listening.length()).trim());
-            RankChannel channel = RankChannel.connect(rank, port, timeout, why -> loseByChannel(rank, why)).block();
+            RankChannel channel = RankChannel.connect(rank, port, timeout, why -> loseByChannel(rank, why)).block(startTimeout);
             JsonNode hello = java.util.Objects.requireNonNull(channel).call(JSON.createObjectNode().put("op", "hello")).block();
             return open(rank, process, channel, java.util.Objects.requireNonNull(hello));
         } catch (RuntimeException e) {
@@ -183,13 +200,13 @@ public final class RankProcesses implements AutoCloseable {
             }
         }, BLOCKING);
         try {
-            String first = line.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            String first = line.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
             if (first == null) {
                 throw new RankStartException(rank, "its process exited before it listened");
             }
             return first;
         } catch (TimeoutException e) {
-            throw new RankStartException(rank, "it did not listen within " + timeout);
+            throw new RankStartException(rank, "it did not listen within " + startTimeout);
         } catch (ExecutionException | InterruptedException e) {
             throw new RankStartException(rank, String.valueOf(e));
         }
@@ -350,12 +367,23 @@ public final class RankProcesses implements AutoCloseable {
      */
     public void restart(int rank) {
         synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the rank processes are closed");
+            }
             if (lost[rank] == null) {
                 throw new IllegalStateException("rank " + rank + " is not lost");
             }
         }
         Rank fresh = launch(rank);
-        install(rank, fresh);
+        synchronized (this) {
+            if (closed) { // closed while it started: it is not installed, and nothing of it stays
+                fresh.pool().close();
+                fresh.channel().close();
+                fresh.process().destroyForcibly();
+                throw new IllegalStateException("the rank processes closed while rank " + rank + " restarted");
+            }
+            install(rank, fresh);
+        }
         restartListeners.forEach(l -> l.accept(rank, fresh.pool()));
     }
 
@@ -385,6 +413,7 @@ public final class RankProcesses implements AutoCloseable {
     /** Asks every live rank to exit, closes the opened pools and the connections, and ends the processes. */
     @Override
     public synchronized void close() {
+        closed = true;
         for (int r = 0; r < ranks.length; r++) {
             Rank rank = ranks[r];
             if (rank == null) {

@@ -135,7 +135,7 @@ class RankProcessesTest {
     @Test
     void aRankThatStopsAnsweringIsLostWhenTheTimeoutPassesAndItsProcessEnded() throws Exception {
         Duration short_ = Duration.ofSeconds(2);
-        try (RankProcesses ranks = RankProcesses.start(SPEC, 2, new HeapPageMemory(), short_)) {
+        try (RankProcesses ranks = RankProcesses.start(SPEC, 2, new HeapPageMemory(), TIMEOUT, short_)) {
             long pid = ranks.pid(0);
             new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
             assertThatThrownBy(() -> ranks.digest(0, 0, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(RankLostException.class)
@@ -143,6 +143,9 @@ class RankProcessesTest {
             assertThat(ranks.lost(0)).get().extracting(RankLostException::why).isEqualTo("no reply to digest within PT2S");
             assertThat(ProcessHandle.of(pid).orElseThrow().onExit().get(30, java.util.concurrent.TimeUnit.SECONDS).isAlive()).isFalse();
             assertThat(ranks.digest(1, 0, KvComponent.MLA, 0).block(TIMEOUT)).as("the other rank keeps serving").isNotNull();
+            ranks.close();
+            assertThatThrownBy(() -> ranks.restart(0)).as("nothing starts once the coordinator closed").isInstanceOf(IllegalStateException.class)
+                    .hasMessage("the rank processes are closed");
         }
     }
 
