@@ -259,16 +259,7 @@ public final class GpuPrefillBench {
             view.gatherFrom(owners, List.of(src), List.of(dst));
         }
         RankLayoutBench.report(cuda, "materialize_full_view", bytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
-        cuda.timeKernels(true);
-        float[] kernel = new float[21];
-        for (int i = 0; i < kernel.length; i++) {
-            view.gatherFrom(owners, List.of(src), List.of(dst));
-            kernel[i] = cuda.lastKernelMillis();
-        }
-        cuda.timeKernels(false);
-        Arrays.sort(kernel);
-        System.out.printf(Locale.ROOT, "{\"name\":\"materialize_kernel_only\",\"kernel_ms\":%.3f,\"min_ms\":%.3f,\"launches\":%d}%n",
-                kernel[kernel.length / 2], kernel[0], kernel.length);
+        RankLayoutBench.reportKernel(cuda, "materialize_kernel_only", () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
         PageBuffer mlaA = cuda.allocate("dtod mla source", pages, view.mlaPageBytes());
         PageBuffer mlaB = cuda.allocate("dtod mla destination", pages, view.mlaPageBytes());
         PageBuffer indexA = cuda.allocate("dtod index source", pages, view.indexPageBytes());

@@ -182,6 +182,31 @@ public final class RankLayoutBench {
         return median;
     }
 
+    /**
+     * The copy kernel of {@code copy} alone (CUDA events around its launch), and the host's wall
+     * time of the whole call, medians of 21 calls: what separates the call from its kernel is the
+     * host work before the launch and the wait after it.
+     */
+    static void reportKernel(CudaPageMemory cuda, String name, Runnable copy) {
+        cuda.timeKernels(true);
+        float[] kernel = new float[21];
+        double[] wall = new double[kernel.length];
+        try {
+            for (int i = 0; i < kernel.length; i++) {
+                long t0 = System.nanoTime();
+                copy.run();
+                wall[i] = (System.nanoTime() - t0) / 1e6;
+                kernel[i] = cuda.lastKernelMillis();
+            }
+        } finally {
+            cuda.timeKernels(false);
+        }
+        Arrays.sort(kernel);
+        Arrays.sort(wall);
+        System.out.printf(Locale.ROOT, "{\"name\":\"%s\",\"kernel_ms\":%.3f,\"min_ms\":%.3f,\"call_wall_ms\":%.3f,\"launches\":%d}%n",
+                name, kernel[kernel.length / 2], kernel[0], wall[wall.length / 2], kernel.length);
+    }
+
     /** DeepSeek V3.2's fp8 KV layout with {@code layers} layers (61 for the real model). */
     static KvLayout v32Fp8(int layers) {
         ModelShape v32 = ModelShape.DEEPSEEK_V32;

@@ -68,6 +68,7 @@ public final class RankProcessBench {
                     + "\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, layers, perRank, viewBytes);
             float fromProcesses = RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
                     () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
+            RankLayoutBench.reportKernel(cuda, "materialize_from_rank_processes_kernel_only", () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
             check(ranks, view, ownership, ids, layers);
             double step = Double.NaN;
             if (shareable) {
