@@ -31,7 +31,8 @@ import org.kvflow.ranks.RankSpec;
  * sparse attention for 8,192 queries, 128 a run, layer 0) reading through the virtual view
  * against the same step on the gathered local view, alternated five times each, medians; and the
  * prefill-step overhead of each way (one layer's gather ÷ one layer's attention step at the full
- * length, same run). One JSON
+ * length, same run); and the gather from eight shareable pools of this process (the ranks'
+ * allocation kind, not imported), with the processes' gather kernel timed alone. One JSON
  * object per line. Arguments: cp (8), tokens (131072), layers (61), [shared].
  */
 public final class RankProcessBench {
@@ -83,6 +84,15 @@ public final class RankProcessBench {
             float inProcess = RankLayoutBench.report(cuda, "materialize_from_in_process_pools", 2 * viewBytes, WARMUP,
                     () -> view.gatherFrom(own, List.of(src), List.of(dst)));
             own.forEach(PageStore::close);
+            if (shareable) { // the same allocation kind as the ranks' pools, in this process: what importing them adds
+                List<PageStore> vmm = new ArrayList<>();
+                for (int r = 0; r < cp; r++) {
+                    vmm.add(PageStore.allocateShared(cuda, "in-process shareable rank " + r, layout, PS, perRank));
+                }
+                RankLayoutBench.report(cuda, "materialize_from_in_process_shareable_pools", 2 * viewBytes, WARMUP,
+                        () -> view.gatherFrom(vmm, List.of(src), List.of(dst)));
+                vmm.forEach(PageStore::close);
+            }
             PageBuffer a = cuda.allocate("dtod source", pages, Math.toIntExact(viewBytes / pages));
             PageBuffer b = cuda.allocate("dtod destination", pages, Math.toIntExact(viewBytes / pages));
             RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> cuda.copyWhole(a, b));
