@@ -41,4 +41,20 @@ class CudaAvailabilityTest {
                 .isInstanceOf(MemoryUnavailableException.class)
                 .hasMessage("page memory 'tpu' is unavailable: no provider of that name; available: [java, cuda]");
     }
+
+    /** {@code cuda:*} puts rank r on GPU r mod n: with no device there is nowhere to put it, and the error says so. */
+    @Test
+    void oneRankPerGpuWrapsAroundTheDevicesOrNamesTheRankWithNone() {
+        int devices = new CudaPageMemoryProvider().devices();
+        if (devices == 0) {
+            assertThatThrownBy(() -> PageMemories.forRank("cuda:*", 3)).isInstanceOf(MemoryUnavailableException.class)
+                    .hasMessage("page memory 'cuda:*' is unavailable: no cuda device to place rank 3 on");
+        } else {
+            assertThat(PageMemories.forRank("cuda:*", 3)).isEqualTo("cuda:" + 3 % devices);
+        }
+        assertThat(PageMemories.forRank("cuda:1", 3)).as("an explicit device stays").isEqualTo("cuda:1");
+        assertThat(PageMemories.forRank("java:*", 3)).isEqualTo("java");
+        assertThatThrownBy(() -> PageMemories.forRank("tpu:*", 0)).isInstanceOf(MemoryUnavailableException.class)
+                .hasMessage("page memory 'tpu:*' is unavailable: no provider of that name; available: [java, cuda]");
+    }
 }

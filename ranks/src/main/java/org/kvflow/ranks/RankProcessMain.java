@@ -12,7 +12,8 @@ import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpServer;
 
 /**
- * One CP rank as a process: allocates the rank's pool in its page memory, serves the control
+ * One CP rank as a process: allocates the rank's pool in its page memory (for {@code cuda:*}, on
+ * GPU {@code rank mod n}: {@link PageMemories#forRank}), serves the control
  * protocol ({@link RankServer}) on a free loopback port, prints {@code RANK <r> LISTENING <port>}
  * on its first line, and exits on {@code exit}, or when its standard input closes (the
  * coordinator is gone), freeing the pool. Arguments: {@link RankSpec#arguments()}. A pool that
@@ -26,8 +27,10 @@ public final class RankProcessMain {
         CountDownLatch done = new CountDownLatch(1);
         PageMemory memory;
         PageStore pool;
+        String selector;
         try {
-            memory = PageMemories.open(spec.memory());
+            selector = PageMemories.forRank(spec.memory(), spec.rank());
+            memory = PageMemories.open(selector);
             String label = "rank " + spec.rank() + " pool";
             pool = spec.shareable() ? PageStore.allocateShared(memory, label, spec.layout(), spec.pageSize(), spec.pages())
                     : PageStore.allocate(memory, label, spec.layout(), spec.pageSize(), spec.pages());
@@ -36,7 +39,7 @@ public final class RankProcessMain {
             System.exit(2);
             return;
         }
-        RankServer server = new RankServer(spec, pool, done::countDown);
+        RankServer server = new RankServer(spec, selector, pool, done::countDown);
         DisposableServer listening = TcpServer.create().host("127.0.0.1").port(0)
                 .doOnConnection(c -> c.addHandlerLast(new LineBasedFrameDecoder(RankChannel.MAX_LINE)))
                 .handle((in, out) -> out.sendString(in.receive().asString().map(line -> server.answer(line) + "\n"), java.nio.charset.StandardCharsets.UTF_8))

@@ -52,7 +52,8 @@ public final class RankProcesses implements AutoCloseable {
     private final Rank[] ranks;
 
     /** One rank's process, control connection, opened pool (staged where {@code unmapped} says why) and the handles it exported. */
-    private record Rank(Process process, RankChannel channel, PageStore pool, @Nullable String unmapped, @Nullable StoreHandles handles) {}
+    private record Rank(Process process, RankChannel channel, PageStore pool, @Nullable String unmapped, @Nullable StoreHandles handles,
+                        String memory) {}
 
     private final @Nullable RankLostException[] lost;
     private boolean closed;
@@ -162,7 +163,7 @@ public final class RankProcesses implements AutoCloseable {
         int pageSize = hello.path("pageSize").asInt();
         int pages = hello.path("pages").asInt();
         if (!hello.path("shared").asBoolean()) {
-            return stagedRank(rank, process, channel, label, "rank " + rank + " exports no handles: " + hello.path("why").asText(), null);
+            return stagedRank(rank, process, channel, label, "rank " + rank + " exports no handles: " + hello.path("why").asText(), null, hello);
         }
         List<byte[]> mla = new ArrayList<>();
         List<byte[]> index = new ArrayList<>();
@@ -170,17 +171,17 @@ public final class RankProcesses implements AutoCloseable {
         hello.path("index").forEach(h -> index.add(Base64.getDecoder().decode(h.asText())));
         StoreHandles handles = new StoreHandles(pageSize, pages, mla, index);
         try {
-            return new Rank(process, channel, PageStore.open(memory, label, spec.layout(), handles), null, handles);
+            return new Rank(process, channel, PageStore.open(memory, label, spec.layout(), handles), null, handles, hello.path("memory").asText());
         } catch (UnsupportedOperationException e) {
-            return stagedRank(rank, process, channel, label, e.getMessage(), handles);
+            return stagedRank(rank, process, channel, label, e.getMessage(), handles, hello);
         }
     }
 
     /** Rank {@code rank}'s pool opened as staged copies over its connection, for {@code why}. */
-    private Rank stagedRank(int rank, Process process, RankChannel channel, String label, String why, @Nullable StoreHandles exported) {
+    private Rank stagedRank(int rank, Process process, RankChannel channel, String label, String why, @Nullable StoreHandles exported, JsonNode hello) {
         StoreHandles handles = StagedRankMemory.handles(rank, spec.layout().shape().layers(), spec.pageSize(), spec.pages());
         PageStore pool = PageStore.open(staged, label + ", staged", spec.layout(), handles);
-        return new Rank(process, channel, pool, why, exported);
+        return new Rank(process, channel, pool, why, exported, hello.path("memory").asText());
     }
 
     private static JsonNode await(Mono<JsonNode> reply) {
@@ -235,6 +236,11 @@ public final class RankProcesses implements AutoCloseable {
             }
         }
         return "";
+    }
+
+    /** The memory rank {@code rank}'s pool lives in, as the rank resolved it ({@code cuda:3} for {@code cuda:*}). */
+    public synchronized String memoryOf(int rank) {
+        return ranks[rank].memory();
     }
 
     /** Rank {@code rank}'s process id. */

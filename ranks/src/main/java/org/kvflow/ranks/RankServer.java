@@ -23,11 +23,16 @@ final class RankServer {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RankSpec spec;
+    private final String memory;
     private final PageStore pool;
     private final Runnable exit;
 
-    RankServer(RankSpec spec, PageStore pool, Runnable exit) {
+    /**
+     * @param memory the rank's memory as resolved for it ({@code cuda:3} for {@code cuda:*}), told in {@code hello}
+     */
+    RankServer(RankSpec spec, String memory, PageStore pool, Runnable exit) {
         this.spec = spec;
+        this.memory = memory;
         this.pool = pool;
         this.exit = exit;
     }
@@ -58,7 +63,8 @@ final class RankServer {
     }
 
     private void hello(ObjectNode reply) {
-        reply.put("rank", spec.rank()).put("pid", ProcessHandle.current().pid()).put("pageSize", pool.pageSize()).put("pages", pool.pages());
+        reply.put("rank", spec.rank()).put("pid", ProcessHandle.current().pid()).put("memory", memory).put("device", pool.memory().deviceName())
+                .put("pageSize", pool.pageSize()).put("pages", pool.pages());
         try {
             StoreHandles handles = pool.exportHandles();
             Base64.Encoder b64 = Base64.getEncoder();

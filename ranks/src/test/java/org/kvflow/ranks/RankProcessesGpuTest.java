@@ -41,9 +41,13 @@ class RankProcessesGpuTest {
     @Test
     void aViewIsGatheredFromThePeersPoolsInPlaceAndALostRankIsNeverRead() throws Exception {
         try (PageMemory cuda = PageMemories.open("cuda");
-             RankProcesses ranks = RankProcesses.start(new RankSpec(0, "cuda", LAYOUT, PS, PAGES), 3, cuda, TIMEOUT);
+             RankProcesses ranks = RankProcesses.start(new RankSpec(0, "cuda:*", LAYOUT, PS, PAGES), 3, cuda, TIMEOUT);
              PageStore view = PageStore.allocate(cuda, "view", LAYOUT, PS, 3 * PAGES)) {
             assertThat(ranks.mapped()).as(ranks.unmappedReason()).isTrue();
+            int gpus = new org.kvflow.cuda.CudaPageMemoryProvider().devices();
+            for (int r = 0; r < 3; r++) {
+                assertThat(ranks.memoryOf(r)).as("one rank per GPU, wrapping around").isEqualTo("cuda:" + r % gpus);
+            }
             ranks.fill(11).block(TIMEOUT);
             List<long[]> src = new ArrayList<>();
             List<long[]> dst = new ArrayList<>();

@@ -135,7 +135,8 @@ class RankProcessesTest {
     @Test
     void aRankThatStopsAnsweringIsLostWhenTheTimeoutPassesAndItsProcessEnded() throws Exception {
         Duration short_ = Duration.ofSeconds(2);
-        try (RankProcesses ranks = RankProcesses.start(SPEC, 2, new HeapPageMemory(), TIMEOUT, short_)) {
+        try (RankProcesses ranks = RankProcesses.start(new RankSpec(0, "java:*", LAYOUT, 4, 6), 2, new HeapPageMemory(), TIMEOUT, short_)) {
+            assertThat(ranks.memoryOf(1)).as("java:* is the heap for every rank").isEqualTo("java");
             long pid = ranks.pid(0);
             new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
             assertThatThrownBy(() -> ranks.digest(0, 0, KvComponent.MLA, 0).block(TIMEOUT)).isInstanceOf(RankLostException.class)

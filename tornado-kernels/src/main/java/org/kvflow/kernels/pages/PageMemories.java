@@ -42,6 +42,37 @@ public final class PageMemories {
     }
 
     /**
+     * The memory a CP rank's pool lives in: {@code selector} as {@link #open} reads it, or, for
+     * {@code NAME:*}, device {@code rank mod n} of the {@code n} devices the provider finds (one
+     * rank per GPU, ranks wrapping around when there are more ranks than GPUs). {@code java:*} is
+     * the heap.
+     *
+     * @param selector a memory selector, or {@code NAME:*}
+     * @param rank     the CP rank
+     * @return the memory's selector for that rank, e.g. {@code cuda:3}
+     * @throws MemoryUnavailableException if no provider has that name or it finds no device
+     */
+    public static String forRank(String selector, int rank) {
+        if (!selector.endsWith(":*")) {
+            return selector;
+        }
+        String name = selector.substring(0, selector.length() - 2);
+        if (name.equals("java")) {
+            return name;
+        }
+        for (PageMemoryProvider provider : ServiceLoader.load(PageMemoryProvider.class)) {
+            if (provider.name().equals(name)) {
+                int devices = provider.devices();
+                if (devices < 1) {
+                    throw new MemoryUnavailableException(selector, "no " + name + " device to place rank " + rank + " on");
+                }
+                return name + ":" + Math.floorMod(rank, devices);
+            }
+        }
+        throw new MemoryUnavailableException(selector, "no provider of that name; available: " + names());
+    }
+
+    /**
      * The memory pools live in when kernels run on {@code device}: the GPU's own memory for a
      * {@code cuda} device, the Java heap for every other (OpenCL twins copy from host arrays).
      */

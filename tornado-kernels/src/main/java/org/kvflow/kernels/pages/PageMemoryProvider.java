@@ -11,4 +11,9 @@ public interface PageMemoryProvider {
      * @throws MemoryUnavailableException if its device or driver is missing; the caller may choose another
      */
     PageMemory open(int ordinal);
+
+    /** How many devices {@link #open} can open here (0 without a driver or device). */
+    default int devices() {
+        return 1;
+    }
 }
