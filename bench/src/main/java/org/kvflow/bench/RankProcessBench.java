@@ -32,7 +32,9 @@ import org.kvflow.ranks.RankSpec;
  * against the same step on the gathered local view, alternated five times each, medians; and the
  * prefill-step overhead of each way (one layer's gather ÷ one layer's attention step at the full
  * length, same run); and the gather from eight shareable pools of this process (the ranks'
- * allocation kind, not imported), with the processes' gather kernel timed alone. One JSON
+ * allocation kind, not imported), with the processes' gather kernel timed alone, and the processes'
+ * gather with new page lists on every call (the table built, checked and sent each time, as each
+ * batch of a running pipeline brings its own). One JSON
  * object per line. Arguments: cp (8), tokens (131072), layers (61), [shared].
  */
 public final class RankProcessBench {
@@ -70,6 +72,13 @@ public final class RankProcessBench {
             float fromProcesses = RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
                     () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
             RankLayoutBench.reportKernel(cuda, "materialize_from_rank_processes_kernel_only", () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
+            // as in a running pipeline, where each batch brings new page lists: every other call the owners' lists in reverse
+            // order (the same pages and bytes), so every call's table is built, checked and sent again
+            long[][] reversed = reversed(src);
+            long[][] reversedDst = reversed(dst);
+            int[] calls = {0};
+            RankLayoutBench.report(cuda, "materialize_from_rank_processes_new_lists", 2 * viewBytes, WARMUP,
+                    () -> ranks.gather(view, everyRank, List.of(calls[0] % 2 == 0 ? src : reversed), List.of(calls[0]++ % 2 == 0 ? dst : reversedDst)));
             check(ranks, view, ownership, ids, layers);
             double step = Double.NaN;
             if (shareable) {
@@ -202,5 +211,17 @@ public final class RankProcessBench {
             }
         }
         System.out.println("{\"name\":\"check\",\"view_pages_checked\":16,\"ok\":true}");
+    }
+
+    /** Each list in reverse order, as new arrays. */
+    private static long[][] reversed(long[][] lists) {
+        long[][] out = new long[lists.length][];
+        for (int r = 0; r < lists.length; r++) {
+            out[r] = new long[lists[r].length];
+            for (int i = 0; i < lists[r].length; i++) {
+                out[r][i] = lists[r][lists[r].length - 1 - i];
+            }
+        }
+        return out;
     }
 }

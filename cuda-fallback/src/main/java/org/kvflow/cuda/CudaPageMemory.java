@@ -329,9 +329,7 @@ public final class CudaPageMemory implements PageMemory {
             vectors &= copy.src().pageBytes() % 16 == 0;
         }
         if (!vectors || copies.size() > MAX_TABLE_ROWS) {
-            for (PageCopy copy : copies) {
-                PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
-            }
+            PageCopies.checkPairs(copies);
             for (PageCopy copy : copies) {
                 copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
             }
@@ -340,9 +338,7 @@ public final class CudaPageMemory implements PageMemory {
         Table table = buildTable(copies, from, to);
         boolean sent = uploadedLength == table.length() && java.util.Arrays.equals(building, 0, table.length(), uploaded, 0, table.length());
         if (!sent) {
-            for (PageCopy copy : copies) {
-                PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
-            }
+            PageCopies.checkPairs(copies);
         }
         if (table.pairs() == 0) {
             return;

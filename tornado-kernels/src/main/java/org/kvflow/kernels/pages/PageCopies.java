@@ -24,6 +24,39 @@ public final class PageCopies {
     }
 
     /**
+     * {@link #checkPairs} for every copy of a batch, in order, with each page list checked once per
+     * buffer size it is used with: a full view's rows share their owner's two lists across every
+     * layer and component, so a 61-layer view from eight owners checks 16 lists, not 976 rows of
+     * them. The same checks, so the same first error.
+     *
+     * @throws PageListMismatchException if a copy's lists differ in length
+     * @throws PageSizeMismatchException if a copy's buffers' page sizes differ
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its buffer
+     */
+    public static void checkPairs(java.util.List<PageCopy> copies) {
+        /** A page list (by identity: a record compares array components by reference) and the page count it was checked against. */
+        record Checked(long[] pages, long pageCount) {}
+        java.util.Set<Checked> checked = new java.util.HashSet<>();
+        PageCopy previous = null;
+        for (PageCopy copy : copies) {
+            PageListMismatchException.check(copy.srcPages(), copy.dstPages());
+            if (copy.src().pageBytes() != copy.dst().pageBytes()) {
+                throw new PageSizeMismatchException(copy.src(), copy.dst());
+            }
+            // a view's rows come owner by owner, so most rows repeat the row before's lists and sizes: no lookup for those
+            boolean sameSrc = previous != null && copy.srcPages() == previous.srcPages() && copy.src().pages() == previous.src().pages();
+            if (!sameSrc && checked.add(new Checked(copy.srcPages(), copy.src().pages()))) {
+                PageCopyKernels.checkPages(copy.src().label(), copy.srcPages(), copy.src().pages());
+            }
+            boolean sameDst = previous != null && copy.dstPages() == previous.dstPages() && copy.dst().pages() == previous.dst().pages();
+            if (!sameDst && checked.add(new Checked(copy.dstPages(), copy.dst().pages()))) {
+                PageCopyKernels.checkPages(copy.dst().label(), copy.dstPages(), copy.dst().pages());
+            }
+            previous = copy;
+        }
+    }
+
+    /**
      * Copies token-indexed pages (the HiCache backup and load path, SPEC §11.3): both index lists
      * are validated as page-aligned groups (SPEC §9) before anything moves, then group {@code g}
      * of {@code srcTokens} is copied to group {@code g} of {@code dstTokens}.

@@ -76,9 +76,7 @@ public interface PageMemory extends AutoCloseable {
      * whole batch as one launch.
      */
     default void copyPages(List<PageCopy> copies) {
-        for (PageCopy copy : copies) {
-            PageCopies.checkPairs(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
-        }
+        PageCopies.checkPairs(copies);
         for (PageCopy copy : copies) {
             copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
         }

@@ -120,4 +120,26 @@ class HeapPageMemoryTest {
         assertThatThrownBy(() -> memory.copyPages(foreign, new long[] {0}, b, new long[] {0})).isInstanceOf(ForeignBufferException.class)
                 .hasMessage("device pool is not a live buffer of the java page memory");
     }
+
+    /** A batch checks each shared list once per buffer size, yet every row's buffer is still held to its own size, and nothing moves. */
+    @Test
+    void aBatchChecksSharedListsOncePerSizeAndStillNamesTheFirstBufferTheyDoNotFit() {
+        HeapPageMemory memory = new HeapPageMemory();
+        PageBuffer big = memory.allocate("big", 8, 4);
+        PageBuffer alsoBig = memory.allocate("also big", 8, 4);
+        PageBuffer small = memory.allocate("small", 4, 4);
+        PageBuffer view = memory.allocate("view", 8, 4);
+        memory.write(big, 0, new byte[] {9, 9, 9, 9}, 0, 4);
+        long[] src = {0, 6};
+        long[] dst = {1, 2};
+        List<PageCopy> batch = List.of(new PageCopy(big, src, view, dst), new PageCopy(alsoBig, src, view, dst), new PageCopy(small, src, view, dst));
+        assertThatThrownBy(() -> memory.copyPages(batch)).isInstanceOf(PageOutOfRangeException.class)
+                .hasMessage("small: entry 1 names page 6, outside [0, 4)");
+        byte[] first = new byte[4];
+        memory.read(view, 4, 4, first, 0);
+        assertThat(first).as("nothing moved").containsOnly(0);
+        memory.copyPages(batch.subList(0, 1));
+        memory.read(view, 4, 4, first, 0);
+        assertThat(first).containsOnly(9);
+    }
 }
