@@ -37,7 +37,6 @@ public final class HiCacheJournal implements AutoCloseable {
     private final RecordCodec codec = new RecordCodec();
     private final Map<Integer, File> cycleFiles = new TreeMap<>();
     private final long reserveBytes;
-    private final PageCacheAhead ahead = new PageCacheAhead();
 
     private HiCacheJournal(JournalOptions options) {
         this.options = options;
@@ -118,19 +117,10 @@ public final class HiCacheJournal implements AutoCloseable {
         }
         checkFreeSpace(context, options.largestRecordBytes() + reserveBytes);
         claimAppender();
-        long end;
         try (DocumentContext dc = appender.writingDocument()) {
             codec.writeBackup(dc.wire().bytes(), page, options.clockMillis().getAsLong());
-            end = dc.wire().bytes().writePosition();
         } catch (RuntimeException e) {
             throw new JournalIoException(context + ": append failed: " + e.getMessage(), e);
-        }
-        File cycleFile;
-        synchronized (cycleFiles) {
-            cycleFile = cycleFiles.get(appender.cycle());
-        }
-        if (cycleFile != null) {
-            ahead.wrote(cycleFile, end);
         }
         return appender.lastIndexAppended();
     }
@@ -301,7 +291,6 @@ public final class HiCacheJournal implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        ahead.close();
         claimAppender();
         appender.close();
         queue.close();
