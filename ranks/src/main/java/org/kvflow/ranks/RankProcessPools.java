@@ -22,8 +22,12 @@ public final class RankProcessPools implements RankPools {
     private final boolean shareable;
     private final boolean restartLost;
     private final java.util.Map<Integer, RuntimeException> restartFailures = new java.util.concurrent.ConcurrentHashMap<>();
-    private @Nullable RankProcesses processes;
-    private @Nullable PageStore view;
+    private volatile @Nullable RankProcesses processes;
+    /**
+     * The virtual view; not guarded by this object's lock, because a loss closes it while the
+     * processes' lock is held (that lock is always taken after this one, never before).
+     */
+    private final java.util.concurrent.atomic.AtomicReference<@Nullable PageStore> view = new java.util.concurrent.atomic.AtomicReference<>();
     private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
@@ -110,7 +114,7 @@ public final class RankProcessPools implements RankPools {
                 return;
             } catch (RankStartException e) {
                 restartFailures.put(rank, e);
-            } catch (IllegalStateException e) { // closed meanwhile, or restarted by someone else
+            } catch (RuntimeException e) { // closed meanwhile, restarted by someone else, or lost again (which starts its own restart)
                 return;
             }
             try {
@@ -126,16 +130,27 @@ public final class RankProcessPools implements RankPools {
         return java.util.Optional.ofNullable(restartFailures.get(rank));
     }
 
-    /** Maps every rank's pool side by side into a new virtual view. */
-    private synchronized void openView() {
+    /** Maps every rank's pool side by side into a new virtual view (closed at once if a rank was lost meanwhile). */
+    private void openView() {
         RankProcesses started = java.util.Objects.requireNonNull(processes);
-        view = started.openView("virtual view of " + started.ranks() + " rank pools");
+        PageStore old = view.getAndSet(started.openView("virtual view of " + started.ranks() + " rank pools"));
+        if (old != null) {
+            old.close();
+        }
+        for (int r = 0; r < started.ranks(); r++) {
+            java.util.Optional<RankLostException> loss = started.lost(r);
+            if (loss.isPresent()) {
+                closeView(loss.get());
+                return;
+            }
+        }
     }
 
     /** The view maps every rank's pages: once one is lost, reading it names that rank instead of reading pages that are gone. */
-    private synchronized void closeView(RankLostException loss) {
-        if (view != null) {
-            view.closeWith(() -> new RankLostException(loss.rank(), loss.why()));
+    private void closeView(RankLostException loss) {
+        PageStore current = view.get();
+        if (current != null) {
+            current.closeWith(() -> new RankLostException(loss.rank(), loss.why()));
         }
     }
 
@@ -158,8 +173,8 @@ public final class RankProcessPools implements RankPools {
 
     /** With shareable pools, every rank's pool side by side in one store, read in place. */
     @Override
-    public synchronized java.util.Optional<PageStore> virtualView() {
-        return java.util.Optional.ofNullable(view);
+    public java.util.Optional<PageStore> virtualView() {
+        return java.util.Optional.ofNullable(view.get());
     }
 
     /** The running rank processes (for their faults and restarts); empty before {@link #open}. */
@@ -169,9 +184,9 @@ public final class RankProcessPools implements RankPools {
 
     @Override
     public synchronized void close() {
-        if (view != null) {
-            view.close();
-            view = null;
+        PageStore current = view.getAndSet(null);
+        if (current != null) {
+            current.close();
         }
         if (processes != null) {
             processes.close();

@@ -99,7 +99,13 @@ final class StagedRankMemory implements PageMemory {
         if (handle.length != 13 || h.getInt() != ByteBuffer.wrap(MAGIC).getInt()) {
             throw new IllegalArgumentException(label + ": not a staged rank handle (" + handle.length + " bytes)");
         }
-        return new RankBuffer(label, h.getInt(), h.getInt(), KvComponent.values()[h.get()], pages, pageBytes);
+        int rank = h.getInt();
+        int layer = h.getInt();
+        int component = h.get();
+        if (rank < 0 || layer < 0 || component < 0 || component >= KvComponent.values().length) {
+            throw new IllegalArgumentException(label + ": a staged rank handle of rank " + rank + ", layer " + layer + ", component " + component);
+        }
+        return new RankBuffer(label, rank, layer, KvComponent.values()[component], pages, pageBytes);
     }
 
     @Override

@@ -165,6 +165,12 @@ class RankProcessesTest {
                     .hasMessage("rank 0 (process " + ranks.pid(0) + "), staged mla layer 0 lies in another process: only heap and pinned host buffers"
                             + " can be written in place from the host");
             assertThat(ranks.stagedBytes()).isEqualTo(2L * row.length);
+            StagedRankMemory staged = new StagedRankMemory((r, request) -> { throw new AssertionError("nothing is sent"); });
+            assertThatThrownBy(() -> staged.importBuffer("x", new byte[] {1, 2}, 1, 4)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("x: not a staged rank handle (2 bytes)");
+            byte[] bad = java.nio.ByteBuffer.allocate(13).put(new byte[] {'K', 'V', 'S', '1'}).putInt(0).putInt(0).put((byte) 7).array();
+            assertThatThrownBy(() -> staged.importBuffer("y", bad, 1, 4)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("y: a staged rank handle of rank 0, layer 0, component 7");
         }
     }
 }
