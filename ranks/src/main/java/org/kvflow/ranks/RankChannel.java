@@ -27,6 +27,11 @@ final class RankChannel implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The longest control line either side reads, in bytes (a staged copy's base64 bytes included). */
     static final int MAX_LINE = 1 << 24;
+    /**
+     * The control connections' own event loops: a caller may wait for a reply on one of reactor-netty's
+     * shared loops (the PD transfer reads staged pages there), which must not be the loop that reads the reply.
+     */
+    private static final reactor.netty.resources.LoopResources LOOPS = reactor.netty.resources.LoopResources.create("kvflow-rank-control", 2, true);
 
     private final int rank;
     private final Duration timeout;
@@ -48,7 +53,7 @@ final class RankChannel implements AutoCloseable {
 
     /** Connects to rank {@code rank} listening on {@code port}; {@code onLost} hears why, once, if the connection goes. */
     static Mono<RankChannel> connect(int rank, int port, Duration timeout, Consumer<String> onLost) {
-        return TcpClient.create().host("127.0.0.1").port(port)
+        return TcpClient.create().runOn(LOOPS).host("127.0.0.1").port(port)
                 .doOnConnected(c -> c.addHandlerLast(new LineBasedFrameDecoder(MAX_LINE)))
                 .connect().timeout(timeout)
                 .map(c -> new RankChannel(rank, timeout, c, onLost))

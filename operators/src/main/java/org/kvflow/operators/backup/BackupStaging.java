@@ -74,7 +74,9 @@ final class BackupStaging implements AutoCloseable {
                 staging.close();
             }
             PageStore first = stores.rank(0);
-            staging = PageStore.allocateHost(first.memory(), "hicache backup staging", first.layout(), first.pageSize(), Math.max(need, 64));
+            // in the group's memory (pinned host memory for cuda pools), not a rank store's own: rank processes' pools reached
+            // by staged copies live in a memory that allocates nothing
+            staging = PageStore.allocateHost(stores.memory(), "hicache backup staging", first.layout(), first.pageSize(), Math.max(need, 64));
         }
         return staging;
     }

@@ -63,9 +63,19 @@ public final class Demo {
     private final String backend;
     private final MeterRegistry registry;
     private final long hostBytes;
+    private final boolean rankProcesses;
 
     /** @param hostBytes capacity of the host cache the final replay of the journal fills */
     public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes) {
+        this(cpSize, requests, maxLen, seed, backend, registry, hostBytes, false);
+    }
+
+    /**
+     * @param rankProcesses hold each CP rank's pools in a process of its own, both layouts
+     *                      ({@code inRankProcesses()}: in place on cuda, by staged copies elsewhere)
+     */
+    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes, boolean rankProcesses) {
+        this.rankProcesses = rankProcesses;
         this.hostBytes = hostBytes;
         this.cpSize = cpSize;
         this.requests = requests;
@@ -73,6 +83,11 @@ public final class Demo {
         this.seed = seed;
         this.backend = Objects.requireNonNull(backend, "backend");
         this.registry = registry;
+    }
+
+    /** {@return whether each CP rank's pools live in a process of its own} */
+    public boolean rankProcesses() {
+        return rankProcesses;
     }
 
     /** The demo's config: shared KV, in-seq CP, bs>1, prefill mode over tcp, HiCache on. */
@@ -89,8 +104,9 @@ public final class Demo {
     }
 
     private PrefillFlow flow(OwnSpec own) {
+        OwnSpec sized = own.pagesPerRank(PAGES_PER_RANK).prefixCaching(false);
         return KvFlow.prefill(config()).model(model()).device(backend).metrics(registry).admit(Admission.batchGate())
-                .split(Split.inSeq()).own(own.pagesPerRank(PAGES_PER_RANK).prefixCaching(false)).write(Write.ownerRows())
+                .split(Split.inSeq()).own(rankProcesses ? sized.inRankProcesses() : sized).write(Write.ownerRows())
                 .materialize(Materialize.fullView().sample(new QuerySampler(2, seed)));
     }
 

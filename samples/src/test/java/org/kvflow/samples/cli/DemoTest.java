@@ -33,6 +33,23 @@ class DemoTest {
         }
     }
 
+    /**
+     * Each rank's pools in a process of its own, reached from the heap by staged copies: every
+     * stage, backup and the tcp transfer included, works on them, and the checks pass (the backup's
+     * staging and the transfer's reads on reactor-netty's loops both once failed here).
+     */
+    @Test
+    void demoWithRankProcessesRunsAndEveryCheckPasses() throws Exception {
+        Cli.Result r = Cli.run("demo", "--cp", "4", "--requests", "8", "--max-len", "100", "--json", "--rank-processes");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode o = new ObjectMapper().readTree(r.out());
+        assertThat(o.get("rankProcesses").asBoolean()).isTrue();
+        assertThat(o.get("completed").asInt()).isEqualTo(8);
+        assertThat(o.get("checksPassed").asInt()).isEqualTo(8);
+        assertThat(o.get("journalRefused").asInt()).isZero();
+        assertThat(o.get("ok").asBoolean()).isTrue();
+    }
+
     @Test
     void demoRunsAndEveryCheckPasses() throws Exception {
         Cli.Result r = Cli.run("demo", "--cp", "4", "--requests", "16", "--max-len", "200", "--json", "--journal", dir.toString());
