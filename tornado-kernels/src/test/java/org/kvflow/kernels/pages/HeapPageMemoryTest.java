@@ -130,6 +130,7 @@ class HeapPageMemoryTest {
         PageBuffer small = memory.allocate("small", 4, 4);
         PageBuffer view = memory.allocate("view", 8, 4);
         memory.write(big, 0, new byte[] {9, 9, 9, 9}, 0, 4);
+        memory.write(alsoBig, 0, new byte[] {9, 9, 9, 9}, 0, 4); // a copy of either before the refusal would show in the view
         long[] src = {0, 6};
         long[] dst = {1, 2};
         List<PageCopy> batch = List.of(new PageCopy(big, src, view, dst), new PageCopy(alsoBig, src, view, dst), new PageCopy(small, src, view, dst));
