@@ -70,8 +70,6 @@ import org.kvflow.kernels.pages.PageBuffer;
 import org.kvflow.kernels.pages.PageMemory;
 import org.kvflow.kernels.pages.PageCopies;
 import org.kvflow.kernels.pages.PageCopy;
-import org.kvflow.kernels.pages.PageListMismatchException;
-import org.kvflow.kernels.pages.PageSizeMismatchException;
 import org.kvflow.kernels.pages.Residency;
 
 /**
@@ -320,10 +318,7 @@ public final class CudaPageMemory implements PageMemory {
         List<DeviceBuffer> from = new ArrayList<>();
         List<DeviceBuffer> to = new ArrayList<>();
         for (PageCopy copy : copies) {
-            PageListMismatchException.check(copy.srcPages(), copy.dstPages());
-            if (copy.src().pageBytes() != copy.dst().pageBytes()) {
-                throw new PageSizeMismatchException(copy.src(), copy.dst());
-            }
+            PageCopies.checkShape(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
             from.add(own(copy.src()));
             to.add(own(copy.dst()));
             vectors &= copy.src().pageBytes() % 16 == 0;

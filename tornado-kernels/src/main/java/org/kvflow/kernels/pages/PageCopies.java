@@ -15,12 +15,23 @@ public final class PageCopies {
      * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside its buffer
      */
     public static void checkPairs(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+        checkShape(src, srcPages, dst, dstPages);
+        PageCopyKernels.checkPages(src.label(), srcPages, src.pages());
+        PageCopyKernels.checkPages(dst.label(), dstPages, dst.pages());
+    }
+
+    /**
+     * The part of {@link #checkPairs} that needs no page list walked: the lists' lengths and the
+     * buffers' page sizes agree.
+     *
+     * @throws PageListMismatchException if the lists differ in length
+     * @throws PageSizeMismatchException if the buffers' page sizes differ
+     */
+    public static void checkShape(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
         PageListMismatchException.check(srcPages, dstPages);
         if (src.pageBytes() != dst.pageBytes()) {
             throw new PageSizeMismatchException(src, dst);
         }
-        PageCopyKernels.checkPages(src.label(), srcPages, src.pages());
-        PageCopyKernels.checkPages(dst.label(), dstPages, dst.pages());
     }
 
     /**
@@ -39,10 +50,7 @@ public final class PageCopies {
         java.util.Set<Checked> checked = new java.util.HashSet<>();
         PageCopy previous = null;
         for (PageCopy copy : copies) {
-            PageListMismatchException.check(copy.srcPages(), copy.dstPages());
-            if (copy.src().pageBytes() != copy.dst().pageBytes()) {
-                throw new PageSizeMismatchException(copy.src(), copy.dst());
-            }
+            checkShape(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
             // a view's rows come owner by owner, so most rows repeat the row before's lists and sizes: no lookup for those
             boolean sameSrc = previous != null && copy.srcPages() == previous.srcPages() && copy.src().pages() == previous.src().pages();
             if (!sameSrc && checked.add(new Checked(copy.srcPages(), copy.src().pages()))) {
