@@ -129,6 +129,7 @@ class RankProcessesTest {
                             + " the java page memory shares no buffer with other processes)");
             assertThat(pools.processes()).as("nothing is left running").isEmpty();
             assertThat(pools.virtualView()).isEmpty();
+            assertThatThrownBy(() -> pools.restart(0)).isInstanceOf(IllegalStateException.class).hasMessage("the rank processes are not started");
         }
     }
 
@@ -166,6 +167,8 @@ class RankProcessesTest {
                             + " can be written in place from the host");
             assertThat(ranks.stagedBytes()).isEqualTo(2L * row.length);
             StagedRankMemory staged = new StagedRankMemory((r, request) -> { throw new AssertionError("nothing is sent"); });
+            assertThatThrownBy(() -> staged.allocate("z", 1, 4)).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessage("the staged memory allocates nothing: its buffers are rank processes' pools");
             assertThatThrownBy(() -> staged.importBuffer("x", new byte[] {1, 2}, 1, 4)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("x: not a staged rank handle (2 bytes)");
             byte[] bad = java.nio.ByteBuffer.allocate(13).put(new byte[] {'K', 'V', 'S', '1'}).putInt(0).putInt(0).put((byte) 7).array();
