@@ -37,6 +37,7 @@ public final class HiCacheJournal implements AutoCloseable {
     private final RecordCodec codec = new RecordCodec();
     private final Map<Integer, File> cycleFiles = new TreeMap<>();
     private final long reserveBytes;
+    private final MappingPrefault prefault = new MappingPrefault();
 
     private HiCacheJournal(JournalOptions options) {
         this.options = options;
@@ -119,6 +120,7 @@ public final class HiCacheJournal implements AutoCloseable {
         claimAppender();
         try (DocumentContext dc = appender.writingDocument()) {
             codec.writeBackup(dc.wire().bytes(), page, options.clockMillis().getAsLong());
+            prefault.wrote(dc.wire().bytes());
         } catch (RuntimeException e) {
             throw new JournalIoException(context + ": append failed: " + e.getMessage(), e);
         }
@@ -291,6 +293,7 @@ public final class HiCacheJournal implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        prefault.close();
         claimAppender();
         appender.close();
         queue.close();
