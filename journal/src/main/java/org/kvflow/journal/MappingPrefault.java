@@ -15,17 +15,18 @@ import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
 
 /**
- * Faults in the appender's memory map ahead of it, on a thread of its own. Chronicle writes each
+ * Faults in the appender's memory map ahead of it, on threads of its own. Chronicle writes each
  * record through a shared map of the cycle file, one mapped chunk (a block plus an overlap) at a
  * time, and the first write to each page of a chunk takes a page fault on the appending thread (the
  * kernel allocates, zeroes and maps the page), where a {@code write} into the page cache takes
- * none. After each record, a worker asks the kernel to fault in the next {@link #AHEAD} bytes
- * writable ({@code madvise(MADV_POPULATE_WRITE)}, Linux 5.14 and later): in the chunk the appender
- * writes to and, near its end, in the next chunk, which the worker maps through Chronicle's own
- * file (so the appender, reaching it, is handed the same, already faulted-in map) and holds until
- * the appender has it. Nothing is read or written: what the file holds is never changed, and every
- * chunk is reserved while the worker works on it, so Chronicle cannot unmap it underneath. Where
- * the kernel or the C library does not offer the call, it stops asking ({@link #active()}) and the
+ * none. After each record, the next {@link #AHEAD} bytes are faulted in writable by a small pool of
+ * workers ({@code madvise(MADV_POPULATE_WRITE)}, Linux 5.14 and later), in pieces side by side,
+ * since the kernel spends about as long on a page for them as for the appender: in the chunk the
+ * appender writes to and, near its end, in the next chunk, which is mapped here through Chronicle's
+ * own file (so the appender, reaching it, is handed the same, already faulted-in map) and held until
+ * the appender has it. Nothing is read or written: what the file holds is never changed, and a
+ * chunk is reserved while a worker works on it, so Chronicle cannot unmap it underneath. Where the
+ * kernel or the C library does not offer the call, it stops asking ({@link #active()}) and the
  * appender faults its pages in itself, as with Chronicle alone.
  */
 final class MappingPrefault implements AutoCloseable, ReferenceOwner {
@@ -37,15 +38,21 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     private static final int MADV_POPULATE_WRITE = 23;
     private static final MethodHandle MADVISE = bindMadvise();
 
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(
+    /** Faulting in pages costs the kernel about as much per page as the appender's own writes, so pieces run side by side. */
+    private static final int WORKERS = Math.clamp(Runtime.getRuntime().availableProcessors() / 4, 1, 4);
+    /** Each worker's share of a range is cut into pieces of this size. */
+    private static final long PIECE = 4L << 20;
+
+    private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS,
             task -> Thread.ofPlatform().daemon().name("kvflow-journal-prefault").unstarted(task));
-    /** The file and the end of the range last asked for; confined to the appending thread (the journal's lock). */
-    private MappedFile askedFile;
-    private long askedEnd;
-    /** The next chunk, mapped and held for the appender; confined to the worker. */
+    /** The chunk the appender wrote to last and how far it is asked for; confined to the appending thread (the journal's lock), as are the next three. */
+    private MappedBytesStore written;
+    private long currentDone;
+    /** The next chunk, mapped and held for the appender until it writes there, its file, and how far it is asked for. */
     private MappedBytesStore held;
     private MappedFile heldFile;
-    /** Cleared when the kernel refuses the call (an older kernel): written by the worker, read by the appender. */
+    private long heldDone;
+    /** Cleared when the kernel refuses the call (an older kernel): written by a worker, read by the appender. */
     private volatile boolean kernelAccepts = true;
 
     private static MethodHandle bindMadvise() {
@@ -64,59 +71,72 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     }
 
     /**
-     * The appender has written {@code bytes} up to its write position: once it is past a quarter of
-     * the range asked for (or in a file not asked for yet), the bytes up to {@link #AHEAD} past
-     * its position are faulted in, on the worker.
+     * The appender has written {@code bytes} up to its write position: once less than
+     * {@code AHEAD - STEP} bytes ahead of it are faulted in, the bytes up to {@link #AHEAD} past its
+     * position are, by the workers: through the chunk it writes to and, past that chunk's end,
+     * through the next chunk, which is mapped here and held until the appender has it. Each chunk
+     * is a map of its own, so what is faulted in is tracked per chunk.
      *
      * @param bytes the appender's bytes, just after a record was written
      */
     void wrote(Bytes<?> bytes) {
-        if (!active() || !(bytes instanceof MappedBytes mapped) || !(bytes.bytesStore() instanceof MappedBytesStore store)) {
+        if (!active() || !(bytes instanceof MappedBytes mapped) || !(bytes.bytesStore() instanceof MappedBytesStore current)) {
             return;
         }
         MappedFile file = mapped.mappedFile();
         long position = bytes.writePosition();
-        if (file == askedFile && position + AHEAD - STEP < askedEnd) {
+        if (current != written) { // a chunk (or a file) the appender has just moved to
+            currentDone = current == held ? heldDone : position;
+            written = current;
+        }
+        if (held != null && (heldFile != file || held.start() <= current.start())) {
+            releaseHeld(); // the appender has that chunk now (or writes another file)
+        }
+        long frontier = held != null ? heldDone : Math.min(currentDone, current.safeLimit());
+        if (frontier - position > AHEAD - STEP) {
             return;
         }
-        long from = file == askedFile ? Math.max(position, askedEnd) : position;
         long end = position + AHEAD;
-        askedFile = file;
-        askedEnd = end;
-        ReferenceOwner task = ReferenceOwner.temporary("kvflow-journal-prefault");
-        if (!store.tryReserve(task)) {
-            return;
+        currentDone = populate(current, Math.max(position, currentDone), Math.min(end, current.realCapacity()));
+        if (end > current.safeLimit()) {
+            try {
+                if (held == null) {
+                    held = file.acquireByteStore(this, current.safeLimit());
+                    heldFile = file;
+                    heldDone = held.start();
+                }
+                heldDone = populate(held, heldDone, Math.min(end, held.realCapacity()));
+            } catch (IOException | RuntimeException e) {
+                releaseHeld(); // the file was closed or rolled: the appender maps its chunks itself
+            }
         }
-        worker.execute(() -> populate(file, store, task, from, end));
     }
 
     /**
-     * On the worker: [from, end) of the file, the part below the next chunk through the appender's
-     * chunk, the rest through the next chunk's map, which is held until the appender writes in it.
+     * Hands [from, end) (file offsets) of one mapped chunk to the workers in pieces, each holding
+     * the chunk while it runs; returns how far the chunk is asked for now.
      */
-    private void populate(MappedFile file, MappedBytesStore current, ReferenceOwner task, long from, long end) {
-        try {
-            long nextStart = current.safeLimit();
-            if (held != null && (heldFile != file || held.start() <= current.start())) {
-                release(); // the appender has that chunk now (or writes another file)
+    private long populate(MappedBytesStore chunk, long from, long end) {
+        for (long at = from; at < end; at += PIECE) {
+            long pieceEnd = Math.min(end, at + PIECE);
+            long pieceFrom = at;
+            ReferenceOwner task = ReferenceOwner.temporary("kvflow-journal-prefault");
+            if (!chunk.tryReserve(task)) {
+                return at; // released underneath: the appender maps it again itself
             }
-            populate(current, from, Math.min(end, current.realCapacity()));
-            if (end > nextStart) {
-                if (held == null) {
-                    held = file.acquireByteStore(this, nextStart);
-                    heldFile = file;
+            workers.execute(() -> {
+                try {
+                    fault(chunk, pieceFrom, pieceEnd);
+                } finally {
+                    chunk.release(task);
                 }
-                populate(held, Math.max(from, held.start()), Math.min(end, held.realCapacity()));
-            }
-        } catch (IOException | RuntimeException e) {
-            release(); // the file was closed or rolled: the appender maps its chunks itself
-        } finally {
-            current.release(task);
+            });
         }
+        return Math.max(from, end);
     }
 
-    /** The whole pages of [from, end) (file offsets) of one mapped chunk. */
-    private void populate(MappedBytesStore chunk, long from, long end) {
+    /** On a worker: the whole pages of [from, end) (file offsets) of one mapped chunk. */
+    private void fault(MappedBytesStore chunk, long from, long end) {
         if (end - from < PAGE) {
             return;
         }
@@ -132,7 +152,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
         }
     }
 
-    private void release() {
+    private void releaseHeld() {
         if (held != null) {
             held.release(this);
             held = null;
@@ -140,15 +160,15 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
         }
     }
 
-    /** Finishes what was asked for, gives back the chunk held ahead and stops the worker. */
+    /** Finishes what was asked for, stops the workers and gives back the chunk held ahead. */
     @Override
     public void close() {
-        worker.execute(this::release);
-        worker.shutdown();
+        workers.shutdown();
         try {
-            worker.awaitTermination(10, TimeUnit.SECONDS);
+            workers.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        releaseHeld();
     }
 }

@@ -25,7 +25,10 @@ import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.decode.TransferRejectedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.netty.util.ReferenceCountUtil;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.channel.AbortedException;
@@ -35,7 +38,9 @@ import reactor.netty.tcp.TcpServer;
  * The decode instance's TCP endpoint (non-CP, full layout, SPEC §8.1): answers the kvflow PD
  * protocol ({@link Frames}) for a {@link DecodeReceiver}. It refuses a prefill of another page
  * size or row layout at the handshake (E-PD-4), checks every page's CRC32C, and rejects (and
- * counts) pages for unknown requests or positions without writing them.
+ * counts) pages for unknown requests or positions without writing them. A connection's event loop
+ * only reads frames; each is checked and copied into the decode pages on a worker, in arrival
+ * order, with at most {@value #FRAMES_AHEAD} more read meanwhile.
  *
  * <p>It trusts nothing a peer sends. Every length, count and rank read from a frame is checked
  * against the frame's remaining bytes and the request's negotiated size before anything is
@@ -51,6 +56,8 @@ import reactor.netty.tcp.TcpServer;
  */
 public final class DecodeServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeServer.class);
+    /** Frames a connection reads ahead of the one being checked and copied (each at most {@link Frames#MAX_FRAME}). */
+    private static final int FRAMES_AHEAD = 2;
     /** Longest request id a frame may carry, in UTF-8 bytes. */
     static final int MAX_ID_BYTES = 256;
     /** Largest prefill CP size a client may announce: it bounds the senders of a request, so the state a rank's frames can grow. */
@@ -131,12 +138,26 @@ public final class DecodeServer implements AutoCloseable {
                         }, limits.handshake().toMillis(), TimeUnit.MILLISECONDS);
                     });
                     Session s = session[0];
-                    return out.sendByteArray(in.receive().map(s::answer)).then()
+                    // each frame is checked and copied into the decode pages on a worker, in arrival order, while the
+                    // event loop reads the next ones: reading and the checks then run side by side, not one after the other
+                    Flux<byte[]> replies = in.receive().retain()
+                            // a read failure is counted here, on the loop, before the worker could see the connection closed
                             .onErrorResume(e -> {
-                                if (!(e instanceof AbortedException)) { // aborted: closed here already, and counted then
-                                    refusals.refused(s.peer, "connection", e instanceof ReadTimeoutException
-                                            ? "idle for " + limits.idle().toMillis() + " ms" : e.toString());
+                                refusedRead(s, e, limits.idle());
+                                return Mono.empty();
+                            })
+                            .publishOn(Schedulers.boundedElastic(), FRAMES_AHEAD)
+                            .map(frame -> {
+                                try {
+                                    return s.answer(frame);
+                                } finally {
+                                    frame.release();
                                 }
+                            })
+                            .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+                    return out.sendByteArray(replies).then()
+                            .onErrorResume(e -> {
+                                refusedRead(s, e, limits.idle());
                                 return Mono.empty();
                             })
                             .doFinally(signal -> {
@@ -145,6 +166,13 @@ public final class DecodeServer implements AutoCloseable {
                             });
                 })
                 .bindNow();
+    }
+
+    /** A connection that failed (idle too long, or broken), counted and logged; one this side closed was counted when it closed it. */
+    private void refusedRead(Session s, Throwable e, Duration idle) {
+        if (!(e instanceof AbortedException)) {
+            refusals.refused(s.peer, "connection", e instanceof ReadTimeoutException ? "idle for " + idle.toMillis() + " ms" : e.toString());
+        }
     }
 
     private static boolean loopback(String host) {

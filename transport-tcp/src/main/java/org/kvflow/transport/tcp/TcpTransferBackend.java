@@ -27,6 +27,7 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
 
@@ -38,8 +39,9 @@ import reactor.netty.tcp.TcpClient;
  * request-wide calls (OPEN, ABORT, DIGEST, STATS) on rank 0's. Every connection's HELLO carries the
  * same random client id, so the decode side lets all of them act on the requests this backend
  * opened and no other peer. Runs are split into frames of at most
- * {@link #FRAME_BYTES}, built when they are written; at most four frames are in flight before the
- * next one is written, so the decode side's pace is the sender's (backpressure end to end) while
+ * {@link #FRAME_BYTES}, each built (its pages copied out of the store and checksummed) on a worker
+ * of Reactor's bounded-elastic scheduler, never on the connection's event loop, which only writes;
+ * at most four frames are built or in flight before the next one is, so the decode side's pace is the sender's (backpressure end to end) while
  * both sides work at once (per connection). The decode side answers every frame in order; replies
  * are matched to frames by that order. A call that gets no reply within {@code timeout}, or whose
  * connection breaks, fails with {@link DecodeUnreachableException} and drops that connection; the
@@ -129,7 +131,10 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .flatMapSequential(f -> {
                     int done = f * pagesPerFrame;
                     int length = Math.min(pagesPerFrame, run.length() - done);
-                    return call(lane(rank), () -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
+                    // built on a worker, not the connection's event loop: the window's frames are copied and checksummed side by side
+                    // while the loop writes
+                    return call(lane(rank), session(lane(rank)).publishOn(Schedulers.boundedElastic()),
+                            () -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
                             what).map(reply -> Optional.<TransferRejectedException>empty())
                             .onErrorResume(TransferRejectedException.class, e -> Mono.just(Optional.of(e)));
                 }, WINDOW, 1)
@@ -239,7 +244,12 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      * or a broken connection is a {@link DecodeUnreachableException} and drops the connection.
      */
     private Mono<Frames.Reader> call(int lane, Supplier<ByteBuf> frame, String what) {
-        return session(lane).flatMap(s -> s.exchange(frame, what))
+        return call(lane, session(lane), frame, what);
+    }
+
+    /** A call on lane {@code lane}'s session as {@code session} hands it over (the frame is built on the thread it emits on). */
+    private Mono<Frames.Reader> call(int lane, Mono<Session> session, Supplier<ByteBuf> frame, String what) {
+        return session.flatMap(s -> s.exchange(frame, what))
                 .timeout(timeout, Mono.defer(() -> {
                     drop(lane); // forget the connection: the next call on it reconnects
                     return Mono.error(unreachable(what, null));
@@ -350,11 +360,12 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         Mono<byte[]> exchange(Supplier<ByteBuf> frame, String what) {
             return Mono.defer(() -> {
                 Sinks.One<byte[]> reply = Sinks.one();
+                ByteBuf buf = frame.get(); // outside the lock: several frames of one connection are built at once
                 synchronized (this) {
                     if (isClosed()) {
+                        buf.release();
                         return Mono.error(unreachable(what, new IllegalStateException("decode at " + host + ":" + port + " closed the connection")));
                     }
-                    ByteBuf buf = frame.get();
                     bytesSent.addAndGet(buf.readableBytes());
                     pending.add(reply);
                     connection.channel().writeAndFlush(buf).addListener(done -> {
