@@ -49,6 +49,12 @@ class AbuseDrillTest {
                             .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)))).build())
                     .collectList().block(Duration.ofMinutes(2)));
 
+            // the flood fills the connection cap by design, so a client connecting during it is refused: the honest pipeline's
+            // connections (one per CP rank, made at its first OPEN) are let in first, and its transfers then run under the attacks
+            int honestConnections = 2 * DslTest.CONFIG.cpSize(); // the probe's and the pipeline's, one per CP rank each
+            for (int i = 0; i < 500 && server.connections() < honestConnections; i++) {
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
             RawPeer attacker = new RawPeer(server.port());
             attacker.hello(LAYOUT, 16, 2);
             List<RawPeer> mute = new ArrayList<>();
@@ -67,7 +73,6 @@ class AbuseDrillTest {
                 assertThat(digest.crc()).as("decode KV of %s", r.id()).isEqualTo(local.digest(r.id(), r.seqLen()));
             }
             assertThat(refused).isEqualTo(13);
-            int honestConnections = 2 * DslTest.CONFIG.cpSize(); // the probe's and the pipeline's, one per CP rank each
             for (int i = 0; i < 100 && server.connections() > honestConnections; i++) {
                 TimeUnit.MILLISECONDS.sleep(20);
             }
