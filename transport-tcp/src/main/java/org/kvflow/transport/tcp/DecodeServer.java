@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 import io.netty.util.ReferenceCountUtil;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.scheduler.Scheduler;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.channel.AbortedException;
@@ -38,9 +38,10 @@ import reactor.netty.tcp.TcpServer;
  * The decode instance's TCP endpoint (non-CP, full layout, SPEC §8.1): answers the kvflow PD
  * protocol ({@link Frames}) for a {@link DecodeReceiver}. It refuses a prefill of another page
  * size or row layout at the handshake (E-PD-4), checks every page's CRC32C, and rejects (and
- * counts) pages for unknown requests or positions without writing them. A connection's event loop
- * only reads frames; each is checked and copied into the decode pages on a worker, in arrival
- * order, with at most {@value #FRAMES_AHEAD} more read meanwhile.
+ * counts) pages for unknown requests or positions without writing them. Where the machine has
+ * cores to spare (see {@code FrameWorkers}), a connection's event loop only reads frames and each is
+ * checked and copied into the decode pages on a worker, in arrival order, with at most
+ * {@value #FRAMES_AHEAD} more read meanwhile.
  *
  * <p>It trusts nothing a peer sends. Every length, count and rank read from a frame is checked
  * against the frame's remaining bytes and the request's negotiated size before anything is
@@ -107,6 +108,7 @@ public final class DecodeServer implements AutoCloseable {
             throw new IllegalArgumentException("decode server on " + host + ": an address beyond loopback needs mutual TLS (the server's"
                     + " certificate and key, and the CA that signs the prefill clients' certificates)");
         }
+        Scheduler frameWork = FrameWorkers.scheduler();
         TcpServer tcp = TcpServer.create().host(host).port(port);
         if (tls != null) {
             SslContext context = tls.serverContext();
@@ -138,15 +140,15 @@ public final class DecodeServer implements AutoCloseable {
                         }, limits.handshake().toMillis(), TimeUnit.MILLISECONDS);
                     });
                     Session s = session[0];
-                    // each frame is checked and copied into the decode pages on a worker, in arrival order, while the
-                    // event loop reads the next ones: reading and the checks then run side by side, not one after the other
+                    // each frame is checked and copied into the decode pages on a worker (FrameWorkers), in arrival order,
+                    // while the event loop reads the next ones: reading and the checks then run side by side
                     Flux<byte[]> replies = in.receive().retain()
                             // a read failure is counted here, on the loop, before the worker could see the connection closed
                             .onErrorResume(e -> {
                                 refusedRead(s, e, limits.idle());
                                 return Mono.empty();
                             })
-                            .publishOn(Schedulers.boundedElastic(), FRAMES_AHEAD)
+                            .publishOn(frameWork, FRAMES_AHEAD)
                             .map(frame -> {
                                 try {
                                     return s.answer(frame);

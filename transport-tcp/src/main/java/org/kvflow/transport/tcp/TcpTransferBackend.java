@@ -27,7 +27,7 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.scheduler.Scheduler;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
 
@@ -39,9 +39,10 @@ import reactor.netty.tcp.TcpClient;
  * request-wide calls (OPEN, ABORT, DIGEST, STATS) on rank 0's. Every connection's HELLO carries the
  * same random client id, so the decode side lets all of them act on the requests this backend
  * opened and no other peer. Runs are split into frames of at most
- * {@link #FRAME_BYTES}, each built (its pages copied out of the store and checksummed) on a worker
- * of Reactor's bounded-elastic scheduler, never on the connection's event loop, which only writes;
- * at most four frames are built or in flight before the next one is, so the decode side's pace is the sender's (backpressure end to end) while
+ * {@link #FRAME_BYTES}, each built (its pages copied out of the store and checksummed) where the
+ * machine has cores to spare on a worker of Reactor's bounded-elastic scheduler, so the
+ * connection's event loop only writes (see {@code FrameWorkers}); at most four frames are built or
+ * in flight before the next one is, so the decode side's pace is the sender's (backpressure end to end) while
  * both sides work at once (per connection). The decode side answers every frame in order; replies
  * are matched to frames by that order. A call that gets no reply within {@code timeout}, or whose
  * connection breaks, fails with {@link DecodeUnreachableException} and drops that connection; the
@@ -65,6 +66,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final List<AtomicReference<@Nullable Mono<Session>>> lanes;
     private final byte[] clientId = new byte[Frames.CLIENT_ID_BYTES];
     private final AtomicLong bytesSent = new AtomicLong();
+    /** Where PAGES frames are built ({@link FrameWorkers}). */
+    private final Scheduler frameWork = FrameWorkers.scheduler();
 
     /**
      * @param layout the row layout of the pages, or null to send page placements only
@@ -131,9 +134,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .flatMapSequential(f -> {
                     int done = f * pagesPerFrame;
                     int length = Math.min(pagesPerFrame, run.length() - done);
-                    // built on a worker, not the connection's event loop: the window's frames are copied and checksummed side by side
-                    // while the loop writes
-                    return call(lane(rank), session(lane(rank)).publishOn(Schedulers.boundedElastic()),
+                    // built on a worker (FrameWorkers), not the connection's event loop: the window's frames are copied and
+                    // checksummed side by side while the loop writes
+                    return call(lane(rank), session(lane(rank)).publishOn(frameWork),
                             () -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
                             what).map(reply -> Optional.<TransferRejectedException>empty())
                             .onErrorResume(TransferRejectedException.class, e -> Mono.just(Optional.of(e)));
