@@ -14,13 +14,15 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import net.openhft.chronicle.bytes.MappedBytes;
+import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The map is faulted in ahead of the appender: pages of a fresh file that nothing wrote are in the
- * page cache after {@link MappingPrefault#wrote}, up to the end of the next chunk, and they still
- * read as zeros. Residency is read with {@code mincore} through a map of our own.
+ * page cache after {@link MappingPrefault#wrote}, up to the end of the next chunk, they still read
+ * as zeros, and once closed it holds no chunk (no map of the file is left). Residency is read with
+ * {@code mincore} through a map of our own.
  */
 class MappingPrefaultTest {
     private static final int PAGE = 4096;
@@ -31,20 +33,22 @@ class MappingPrefaultTest {
     Path dir;
 
     @Test
-    void pagesAheadOfTheAppenderAndInTheNextChunkAreFaultedInAndStayZero() throws Throwable {
+    void pagesAheadOfTheAppenderAndInTheNextChunkAreFaultedInStayZeroAndAreLetGoAtClose() throws Throwable {
         assumeTrue(System.getProperty("os.name").startsWith("Linux"), "madvise(MADV_POPULATE_WRITE) and mincore are Linux calls");
         File file = dir.resolve("cycle.cq4").toFile();
         int written = 100 << 10;
         MappedBytes bytes = MappedBytes.mappedBytes(file, CHUNK, OVERLAP);
         try {
             bytes.write(new byte[written]);
-            try (MappingPrefault prefault = new MappingPrefault()) {
-                assumeTrue(prefault.active(), "the C library's madvise could not be bound");
-                prefault.wrote(bytes);
-            } // close waits for the worker
+            MappingPrefault prefault = new MappingPrefault();
+            assumeTrue(prefault.active(), "the C library's madvise could not be bound");
+            prefault.wrote(bytes);
+            prefault.close(); // waits for the workers
+            assumeTrue(prefault.active(), "the kernel refused madvise(MADV_POPULATE_WRITE) (Linux before 5.14)");
         } finally {
             bytes.releaseLast();
         }
+        assertEquals(0, mapsOf(file), "maps of the file left after close: a chunk is still held");
         long nextChunkEnd = CHUNK + CHUNK + OVERLAP; // the next chunk's map: a chunk and its overlap
         boolean[] resident = resident(file.toPath(), nextChunkEnd);
         int firstAhead = (written + PAGE - 1) / PAGE;
@@ -59,6 +63,22 @@ class MappingPrefaultTest {
                 assertEquals(0, tail.get(), "a faulted-in page changed what the file holds");
             }
         }
+    }
+
+    /** This process's maps of {@code file} (Linux's {@code /proc/self/maps}), once Chronicle's background releases are done. */
+    private static long mapsOf(File file) throws Exception {
+        long maps = 0;
+        for (int i = 0; i < 50; i++) {
+            BackgroundResourceReleaser.releasePendingResources();
+            try (var lines = java.nio.file.Files.lines(Path.of("/proc/self/maps"))) {
+                maps = lines.filter(line -> line.endsWith(file.getPath())).count();
+            }
+            if (maps == 0) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        return maps;
     }
 
     /** Page-cache residency of the file's first {@code length} bytes, one flag per 4 KiB page. */
