@@ -97,6 +97,7 @@ public final class RankProcessPools implements RankPools {
             }
         });
         started.onRestart((rank, fresh) -> {
+            restartFailures.remove(rank); // however it came back (by hand after the background gave up, too), it is up now
             if (shareable) {
                 openView();
             }
@@ -110,7 +111,6 @@ public final class RankProcessPools implements RankPools {
         for (int attempt = 1; attempt <= RESTART_ATTEMPTS; attempt++) {
             try {
                 started.restart(rank);
-                restartFailures.remove(rank);
                 return;
             } catch (RankStartException e) {
                 restartFailures.put(rank, e);
@@ -125,7 +125,10 @@ public final class RankProcessPools implements RankPools {
         }
     }
 
-    /** Why the background restart of lost rank {@code rank} last failed; empty when it did not, or restarts are not automatic. */
+    /**
+     * Why the background restart of lost rank {@code rank} last failed; empty when it did not, when
+     * the rank has been restarted since (by hand or in the background), or when restarts are not automatic.
+     */
     public java.util.Optional<RuntimeException> restartFailure(int rank) {
         return java.util.Optional.ofNullable(restartFailures.get(rank));
     }

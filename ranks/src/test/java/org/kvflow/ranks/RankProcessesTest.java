@@ -134,6 +134,35 @@ class RankProcessesTest {
     }
 
     @Test
+    void aLostRankWhoseRestartKeepsFailingIsLeftLostWithTheLastReason() throws Exception {
+        String classPath = System.getProperty("java.class.path");
+        try (RankProcessPools pools = new RankProcessPools("java", TIMEOUT, false, true)) {
+            pools.open(new HeapPageMemory(), LAYOUT, 2, 4, 6);
+            RankProcesses ranks = pools.processes().orElseThrow();
+            // a rank JVM started from now on finds no classes: every restart fails the same way
+            System.setProperty("java.class.path", "/nonexistent/kvflow-classes");
+            RankFaults.kill(ranks, 1);
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            Duration attempts = RankProcessPools.RESTART_PAUSE.multipliedBy(RankProcessPools.RESTART_ATTEMPTS);
+            Thread.sleep(attempts.toMillis() + 2_000); // every attempt made, and paused after
+            while (pools.restartFailure(1).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(pools.restartFailure(1)).get().isInstanceOf(RankStartException.class).extracting(Throwable::getMessage)
+                    .isEqualTo("rank 1 did not start: its process exited before it listened");
+            assertThat(ranks.lost(1)).as("left lost").isPresent();
+            assertThat(pools.restartFailure(0)).as("rank 0 was not lost").isEmpty();
+            assertThat(ranks.digest(0, 0, KvComponent.MLA, 0).block(TIMEOUT)).as("the other rank keeps serving").isNotNull();
+            System.setProperty("java.class.path", classPath);
+            pools.restart(1); // by hand once the cause is gone
+            assertThat(ranks.lost(1)).isEmpty();
+            assertThat(pools.restartFailure(1)).as("a later success is not shadowed by the old failure").isEmpty();
+        } finally {
+            System.setProperty("java.class.path", classPath);
+        }
+    }
+
+    @Test
     void aRankThatStopsAnsweringIsLostWhenTheTimeoutPassesAndItsProcessEnded() throws Exception {
         Duration short_ = Duration.ofSeconds(2);
         try (RankProcesses ranks = RankProcesses.start(new RankSpec(0, "java:*", LAYOUT, 4, 6), 2, new HeapPageMemory(), TIMEOUT, short_)) {
