@@ -163,6 +163,38 @@ class RankProcessesTest {
     }
 
     @Test
+    void aRestartThatTheCoordinatorsCloseOvertakesIsUndoneAndItsProcessEnded() throws Exception {
+        RankProcesses ranks = RankProcesses.start(new RankSpec(0, "java", LAYOUT, 4, 6), 2, new HeapPageMemory(), TIMEOUT);
+        try {
+            RankFaults.kill(ranks, 1);
+            java.util.Set<Long> before = children();
+            var restart = java.util.concurrent.CompletableFuture.runAsync(() -> ranks.restart(1));
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            java.util.Set<Long> started = java.util.Set.of();
+            while (started.isEmpty() && System.nanoTime() < deadline) { // the fresh rank's JVM is starting: the restart is under way
+                started = new java.util.HashSet<>(children());
+                started.removeAll(before);
+                Thread.sleep(5);
+            }
+            assertThat(started).as("the restart started a process").hasSize(1);
+            ranks.close();
+            assertThatThrownBy(() -> restart.get(TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                    .cause().isInstanceOf(IllegalStateException.class).hasMessage("the rank processes closed while rank 1 restarted");
+            ProcessHandle fresh = ProcessHandle.of(started.iterator().next()).orElse(null);
+            assertThat(fresh == null || !fresh.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS).isAlive())
+                    .as("the process the restart started is ended").isTrue();
+        } finally {
+            ranks.close();
+        }
+    }
+
+    /** This JVM's live child processes. */
+    private static java.util.Set<Long> children() {
+        return ProcessHandle.current().children().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
+    @Test
     void aRankThatStopsAnsweringIsLostWhenTheTimeoutPassesAndItsProcessEnded() throws Exception {
         Duration short_ = Duration.ofSeconds(2);
         try (RankProcesses ranks = RankProcesses.start(new RankSpec(0, "java:*", LAYOUT, 4, 6), 2, new HeapPageMemory(), TIMEOUT, short_)) {
