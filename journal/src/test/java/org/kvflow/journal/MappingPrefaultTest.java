@@ -1,6 +1,7 @@
 package org.kvflow.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
@@ -34,17 +35,16 @@ class MappingPrefaultTest {
 
     @Test
     void pagesAheadOfTheAppenderAndInTheNextChunkAreFaultedInStayZeroAndAreLetGoAtClose() throws Throwable {
-        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "madvise(MADV_POPULATE_WRITE) and mincore are Linux calls");
+        assumeTrue(kernelPopulatesWrite(), "this kernel (or C library) has no madvise(MADV_POPULATE_WRITE): Linux 5.14 and later");
         File file = dir.resolve("cycle.cq4").toFile();
         int written = 100 << 10;
         MappedBytes bytes = MappedBytes.mappedBytes(file, CHUNK, OVERLAP);
         try {
             bytes.write(new byte[written]);
             MappingPrefault prefault = new MappingPrefault();
-            assumeTrue(prefault.active(), "the C library's madvise could not be bound");
             prefault.wrote(bytes);
             prefault.close(); // waits for the workers
-            assumeTrue(prefault.active(), "the kernel refused madvise(MADV_POPULATE_WRITE) (Linux before 5.14)");
+            assertTrue(prefault.active(), "the kernel refused a range the prefault asked for");
         } finally {
             bytes.releaseLast();
         }
@@ -62,6 +62,61 @@ class MappingPrefaultTest {
             while (tail.hasRemaining()) {
                 assertEquals(0, tail.get(), "a faulted-in page changed what the file holds");
             }
+        }
+    }
+
+    @Test
+    void asTheAppenderCrossesChunksEachNextChunkIsFaultedInAndWhatWasWrittenStays() throws Throwable {
+        assumeTrue(kernelPopulatesWrite(), "this kernel (or C library) has no madvise(MADV_POPULATE_WRITE): Linux 5.14 and later");
+        File file = dir.resolve("chunks.cq4").toFile();
+        byte[] record = new byte[100 << 10];
+        java.util.Arrays.fill(record, (byte) 7);
+        int records = 40; // 4,000 KiB: through chunks 0 to 3
+        MappedBytes bytes = MappedBytes.mappedBytes(file, CHUNK, OVERLAP);
+        long end;
+        try {
+            MappingPrefault prefault = new MappingPrefault();
+            for (int r = 0; r < records; r++) {
+                bytes.write(record);
+                prefault.wrote(bytes);
+            }
+            end = bytes.writePosition();
+            prefault.close();
+            assertTrue(prefault.active(), "the kernel refused a range the prefault asked for");
+        } finally {
+            bytes.releaseLast();
+        }
+        assertEquals(0, mapsOf(file), "maps of the file left after close: a chunk is still held");
+        long chunk = end / CHUNK;
+        long nextChunkEnd = (chunk + 1) * CHUNK + CHUNK + OVERLAP;
+        boolean[] resident = resident(file.toPath(), nextChunkEnd);
+        int missing = 0;
+        for (boolean page : resident) {
+            missing += page ? 0 : 1;
+        }
+        assertEquals(0, missing, "pages up to the end of chunk " + (chunk + 1) + " not faulted in");
+        try (FileChannel ch = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
+            var all = ch.map(FileChannel.MapMode.READ_ONLY, 0, nextChunkEnd);
+            for (long at = 0; at < nextChunkEnd; at++) {
+                assertEquals(at < end ? 7 : 0, all.get((int) at), "byte " + at);
+            }
+        }
+    }
+
+    /** Whether this kernel faults in a map of our own for {@code madvise(MADV_POPULATE_WRITE)}, asked directly. */
+    private boolean kernelPopulatesWrite() throws Throwable {
+        if (!System.getProperty("os.name").startsWith("Linux")) {
+            return false;
+        }
+        Linker linker = Linker.nativeLinker();
+        MethodHandle madvise = linker.downcallHandle(linker.defaultLookup().find("madvise").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        Path probe = dir.resolve("probe.bin");
+        try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            ch.truncate(PAGE);
+            MemorySegment map = ch.map(FileChannel.MapMode.READ_WRITE, 0, PAGE, arena);
+            return (int) madvise.invokeExact(map.address(), (long) PAGE, 23) == 0; // 23: MADV_POPULATE_WRITE
         }
     }
 
