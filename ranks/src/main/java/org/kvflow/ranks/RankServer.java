@@ -97,15 +97,12 @@ final class RankServer {
         if (bytes.length != (long) pages.length * pageBytes) {
             throw new IllegalArgumentException(bytes.length + " bytes for " + pages.length + " pages of " + pageBytes + " bytes");
         }
-        for (long page : pages) { // every page is checked before the first one is written
+        for (long page : pages) { // refused in the control protocol's own words (the store would refuse it too, before writing)
             if (page < 0 || page >= pool.pages()) {
                 throw new IllegalArgumentException("page " + page + " outside [0, " + pool.pages() + ")");
             }
         }
-        java.nio.ByteBuffer src = java.nio.ByteBuffer.wrap(bytes);
-        for (long page : pages) {
-            pool.writePage(layer, component, page, src);
-        }
+        pool.writePages(layer, component, pages, bytes);
     }
 
     private byte[] read(JsonNode request) {

@@ -340,13 +340,41 @@ public final class PageStore implements AutoCloseable {
         int bytes = pageBytes(component);
         byte[] out = new byte[Math.multiplyExact(pages.length, bytes)];
         PageBuffer buffer = buffer(layer, component);
+        forEachRun(pages, (start, end) -> memory.read(buffer, pages[start] * bytes, (end - start) * bytes, out, start * bytes));
+        return out;
+    }
+
+    /**
+     * Writes pages {@code pages} of {@code component} in {@code layer} from {@code src} (page
+     * {@code pages[i]} from {@code i · pageBytes}), the mirror of {@link #readPages}: every page is
+     * checked before the first is written, and there is one write per run of consecutive pages.
+     *
+     * @throws org.kvflow.kernels.gather.PageOutOfRangeException naming the first page outside the store
+     * @throws IllegalArgumentException if {@code src} does not hold exactly those pages
+     */
+    public void writePages(int layer, KvComponent component, long[] pages, byte[] src) {
+        PageCopyKernels.checkPages(label, pages, this.pages);
+        int bytes = pageBytes(component);
+        if (src.length != (long) pages.length * bytes) {
+            throw new IllegalArgumentException(label + ": " + src.length + " bytes for " + pages.length + " pages of " + bytes + " bytes");
+        }
+        PageBuffer buffer = buffer(layer, component);
+        forEachRun(pages, (start, end) -> memory.write(buffer, pages[start] * bytes, src, start * bytes, (end - start) * bytes));
+    }
+
+    /** What is done with list positions {@code [start, end)}, whose pages follow one another. */
+    private interface Run {
+        void apply(int start, int end);
+    }
+
+    /** Calls {@code run} once per run of consecutive pages of {@code pages}, in list order. */
+    private static void forEachRun(long[] pages, Run run) {
         for (int start = 0, i = 1; i <= pages.length; i++) {
             if (i == pages.length || pages[i] != pages[i - 1] + 1) {
-                memory.read(buffer, pages[start] * bytes, (i - start) * bytes, out, start * bytes);
+                run.apply(start, i);
                 start = i;
             }
         }
-        return out;
     }
 
     /** A copy of a whole layer buffer of {@code component} (every page), for host code that reads it row by row. */
@@ -440,15 +468,11 @@ public final class PageStore implements AutoCloseable {
         }
     }
 
-    /** Pages of a store in another memory through the host: each layer's pages read in runs of consecutive pages, written page by page. */
+    /** Pages of a store in another memory through the host: each layer's pages read and written in runs of consecutive pages. */
     private void stageFrom(PageStore src, long[] srcPages, long[] dstPages, KvComponent... components) {
         for (KvComponent component : components) {
-            int bytes = pageBytes(component);
             for (int l = 0; l < layers(); l++) {
-                byte[] staged = src.readPages(l, component, srcPages);
-                for (int i = 0; i < dstPages.length; i++) {
-                    memory.write(buffer(l, component), dstPages[i] * bytes, staged, i * bytes, bytes);
-                }
+                writePages(l, component, dstPages, src.readPages(l, component, srcPages));
             }
         }
     }

@@ -86,6 +86,36 @@ class PageStoreTest {
     }
 
     @Test
+    void listedPagesWrittenFromListOrderWithOneWritePerRunAfterCheckingEveryPage() {
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        HeapPageMemory heap = new HeapPageMemory();
+        PageMemory counting = (PageMemory) java.lang.reflect.Proxy.newProxyInstance(PageMemory.class.getClassLoader(),
+                new Class<?>[] {PageMemory.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("write")) {
+                        writes.incrementAndGet();
+                    }
+                    return method.invoke(heap, args);
+                });
+        PageStore store = PageStore.allocate(counting, "view", LAYOUT, PS, 6);
+        int bytes = store.mlaPageBytes();
+        long[] order = {3, 4, 5, 0, 2};
+        byte[] src = pattern(order.length * bytes, 5);
+        writes.set(0);
+        store.writePages(1, KvComponent.MLA, order, src);
+        assertThat(writes).as("runs 3-5, 0, 2").hasValue(3);
+        for (int i = 0; i < order.length; i++) {
+            assertThat(store.readPage(1, KvComponent.MLA, order[i])).as("position %d", i)
+                    .isEqualTo(java.util.Arrays.copyOfRange(src, i * bytes, (i + 1) * bytes));
+        }
+        byte[] before = store.readLayer(0, KvComponent.MLA);
+        assertThatThrownBy(() -> store.writePages(0, KvComponent.MLA, new long[] {1, 6}, pattern(2 * bytes, 9)))
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("view: entry 1 names page 6, outside [0, 6)");
+        assertThatThrownBy(() -> store.writePages(0, KvComponent.MLA, new long[] {1, 2}, pattern(bytes, 9)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("view: " + bytes + " bytes for 2 pages of " + bytes + " bytes");
+        assertThat(store.readLayer(0, KvComponent.MLA)).as("nothing of a refused list written").isEqualTo(before);
+    }
+
+    @Test
     void aViewGathersFromEveryOwnerInOneBatchAfterCheckingEveryList() {
         HeapPageMemory memory = new HeapPageMemory();
         PageStore a = PageStore.allocate(memory, "rank 0", LAYOUT, PS, 2);
