@@ -35,7 +35,7 @@ final class PrefixCache {
     int[] match(List<String> keys, int maxPages) {
         int n = 0;
         int limit = Math.min(maxPages, keys.size());
-        while (n < limit && byKey.containsKey(keys.get(n)) && !byKey.get(keys.get(n)).stale) {
+        while (n < limit && matchable(keys.get(n))) {
             n++;
         }
         int[] pages = new int[n];
@@ -43,6 +43,12 @@ final class PrefixCache {
             pages[i] = byKey.get(keys.get(i)).page;
         }
         return pages;
+    }
+
+    /** Whether {@code key} is cached and not forgotten (one lookup). */
+    private boolean matchable(String key) {
+        Entry e = byKey.get(key);
+        return e != null && !e.stale;
     }
 
     /** Locks the first {@code count} pages of {@code keys} (a prefix {@link #match} returned). */
