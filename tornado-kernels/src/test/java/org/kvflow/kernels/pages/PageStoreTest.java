@@ -57,17 +57,22 @@ class PageStoreTest {
         assertThatThrownBy(() -> staging.hostView(0, KvComponent.MLA, 2)).isInstanceOf(PageOutOfRangeException.class);
     }
 
+    /** The heap memory, counting its calls of {@code method} (every overload) in {@code calls}. */
+    private static PageMemory counting(String method, java.util.concurrent.atomic.AtomicInteger calls) {
+        HeapPageMemory heap = new HeapPageMemory();
+        return (PageMemory) java.lang.reflect.Proxy.newProxyInstance(PageMemory.class.getClassLoader(), new Class<?>[] {PageMemory.class},
+                (proxy, m, args) -> {
+                    if (m.getName().equals(method)) {
+                        calls.incrementAndGet();
+                    }
+                    return m.invoke(heap, args);
+                });
+    }
+
     @Test
     void listedPagesReadInListOrderWithOneReadPerRun() {
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        HeapPageMemory heap = new HeapPageMemory();
-        PageMemory counting = (PageMemory) java.lang.reflect.Proxy.newProxyInstance(PageMemory.class.getClassLoader(),
-                new Class<?>[] {PageMemory.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("read")) {
-                        reads.incrementAndGet();
-                    }
-                    return method.invoke(heap, args);
-                });
+        PageMemory counting = counting("read", reads);
         PageStore store = PageStore.allocate(counting, "view", LAYOUT, PS, 6);
         for (int p = 0; p < 6; p++) {
             store.writePage(KvComponent.MLA, p, pattern(store.layers() * store.mlaPageBytes(), p));
@@ -88,14 +93,7 @@ class PageStoreTest {
     @Test
     void listedPagesWrittenFromListOrderWithOneWritePerRunAfterCheckingEveryPage() {
         java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
-        HeapPageMemory heap = new HeapPageMemory();
-        PageMemory counting = (PageMemory) java.lang.reflect.Proxy.newProxyInstance(PageMemory.class.getClassLoader(),
-                new Class<?>[] {PageMemory.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("write")) {
-                        writes.incrementAndGet();
-                    }
-                    return method.invoke(heap, args);
-                });
+        PageMemory counting = counting("write", writes);
         PageStore store = PageStore.allocate(counting, "view", LAYOUT, PS, 6);
         int bytes = store.mlaPageBytes();
         long[] order = {3, 4, 5, 0, 2};
