@@ -124,7 +124,11 @@ public final class DecodeServer implements AutoCloseable {
                         return;
                     }
                     c.addHandlerFirst(new ReadTimeoutHandler(limits.idle().toMillis(), TimeUnit.MILLISECONDS));
-                    c.addHandlerLast(new FrameReader(Frames.MAX_FRAME + 16));
+                    FrameReader frames = new FrameReader(Frames.MAX_FRAME + 16);
+                    c.addHandlerLast(frames);
+                    if (tls == null) { // TLS decrypts into buffers of its own: only plain reads can land in the frame
+                        frames.readInPlace(c.channel());
+                    }
                 })
                 .handle((in, out) -> {
                     Session[] session = new Session[1];

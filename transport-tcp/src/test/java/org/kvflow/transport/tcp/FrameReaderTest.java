@@ -81,33 +81,99 @@ class FrameReaderTest {
 
     @Test
     void aFrameCutOffByTheConnectionClosingIsReleased() {
-        java.util.List<ByteBuf> allocated = new java.util.ArrayList<>();
         EmbeddedChannel ch = new EmbeddedChannel(new FrameReader(1024));
-        ch.config().setAllocator(new io.netty.buffer.AbstractByteBufAllocator(false) {
-            @Override
-            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-                ByteBuf b = Unpooled.buffer(initialCapacity, maxCapacity);
-                allocated.add(b);
-                return b;
-            }
-
-            @Override
-            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-                ByteBuf b = Unpooled.directBuffer(initialCapacity, maxCapacity);
-                allocated.add(b);
-                return b;
-            }
-
-            @Override
-            public boolean isDirectBufferPooled() {
-                return false;
-            }
-        });
+        RecordingAllocator recording = new RecordingAllocator();
+        java.util.List<ByteBuf> allocated = recording.buffers;
+        ch.config().setAllocator(recording);
         ch.writeInbound(Unpooled.wrappedBuffer(frames(body(500, 3)), 0, 100));
         assertThat((Object) ch.readInbound()).isNull();
         assertThat(allocated).hasSize(1).allSatisfy(b -> assertThat(b.refCnt()).isEqualTo(1));
         ch.pipeline().removeFirst(); // what closing the channel does to its handlers
         assertThat(allocated.getFirst().refCnt()).as("the partial frame's buffer is released").isZero();
         assertThat(ch.finish()).isFalse();
+    }
+    @Test
+    void withReadsInPlaceTheKernelFillsTheOpenFrameAndOnlyLengthReadsAreCopied() throws Exception {
+        int frames = 6;
+        int size = 4 << 20;
+        long inPlace = bytesAllocatedToRead(frames, size, true);
+        long copied = bytesAllocatedToRead(frames, size, false);
+        long payload = (long) frames * size;
+        // in place: the frames themselves and one 64 KiB read per frame boundary; copied: every byte read into a buffer of its own first
+        assertThat(inPlace).as("bytes allocated with reads in place").isLessThan(payload + payload / 10);
+        assertThat(copied).as("bytes allocated with reads copied").isGreaterThan(2 * payload - payload / 10);
+    }
+
+    /**
+     * Sends {@code frames} frames of random bytes over loopback to a server whose connection reads
+     * them with a {@link FrameReader} (its reads in place or not); checks each frame arrives whole
+     * and returns the bytes the connection allocated.
+     */
+    private static long bytesAllocatedToRead(int frames, int size, boolean inPlace) throws Exception {
+        RecordingAllocator recording = new RecordingAllocator();
+        java.util.concurrent.BlockingQueue<Long> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        reactor.netty.DisposableServer server = reactor.netty.tcp.TcpServer.create().host("127.0.0.1").port(0)
+                .doOnConnection(c -> {
+                    c.channel().config().setAllocator(recording);
+                    FrameReader reader = new FrameReader(size);
+                    c.addHandlerLast(reader);
+                    if (inPlace) {
+                        reader.readInPlace(c.channel());
+                    }
+                })
+                .handle((in, out) -> in.receive().map(FrameReaderTest::crc).doOnNext(received::add).then())
+                .bindNow();
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            java.util.SplittableRandom random = new java.util.SplittableRandom(frames);
+            long[] sent = new long[frames];
+            var out = socket.getOutputStream();
+            for (int f = 0; f < frames; f++) {
+                byte[] body = new byte[size];
+                random.nextBytes(body);
+                sent[f] = crc(Unpooled.wrappedBuffer(body));
+                out.write(frames(body));
+            }
+            out.flush();
+            for (int f = 0; f < frames; f++) {
+                assertThat(received.poll(10, java.util.concurrent.TimeUnit.SECONDS)).as("frame %d", f).isEqualTo(sent[f]);
+            }
+        } finally {
+            server.disposeNow();
+        }
+        return recording.buffers.stream().mapToLong(ByteBuf::capacity).sum();
+    }
+
+    private static long crc(ByteBuf frame) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(frame.nioBuffer());
+        return crc.getValue();
+    }
+
+    /** Unpooled buffers, each one kept to be looked at afterwards. */
+    private static final class RecordingAllocator extends io.netty.buffer.AbstractByteBufAllocator {
+        final java.util.List<ByteBuf> buffers = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+        RecordingAllocator() {
+            super(false);
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            ByteBuf b = Unpooled.buffer(initialCapacity, maxCapacity);
+            buffers.add(b);
+            return b;
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            ByteBuf b = Unpooled.directBuffer(initialCapacity, maxCapacity);
+            buffers.add(b);
+            return b;
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
     }
 }
