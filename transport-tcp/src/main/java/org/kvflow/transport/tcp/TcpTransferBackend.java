@@ -23,7 +23,6 @@ import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
-import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -103,9 +102,12 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     /** Every lane from {@code first} on connected and past HELLO (a lane already up costs nothing). */
     private Mono<Void> connectLanes(int first) {
-        return Flux.range(first, lanes.size() - first).flatMap(this::session).then()
-                // several lanes refused at once arrive as one composite: the caller gets the first lane's typed error
-                .onErrorMap(Exceptions::isMultiple, e -> Exceptions.unwrapMultiple(e).getFirst())
+        return Flux.range(first, lanes.size() - first)
+                // each lane's refusal as a value: the first one fails the call and the others, arriving later, are let go
+                // (as errors they would reach a flatMap that has already failed, which Reactor reports as dropped)
+                .flatMap(lane -> session(lane).then(Mono.<Throwable>empty()).onErrorResume(Mono::just))
+                .next()
+                .flatMap(Mono::<Void>error)
                 .timeout(timeout, Mono.error(() -> unreachable("HELLO", null)));
     }
 
@@ -334,7 +336,6 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                         .map(reply -> {
                             int decodeCp = parse(reply, "HELLO").i32();
                             if (decodeCp != 1) {
-                                s.dispose();
                                 throw new TransferHandshakeException("E-PD-3", "decode side must be non-CP (it advertises attn_cp_size " + decodeCp + ")");
                             }
                             return s;
