@@ -57,8 +57,12 @@ import reactor.netty.tcp.TcpServer;
  */
 public final class DecodeServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeServer.class);
-    /** Frames a connection reads ahead of the one being checked and copied (each at most {@link Frames#MAX_FRAME}). */
-    private static final int FRAMES_AHEAD = 2;
+    /**
+     * Frames a connection reads ahead of the one being checked and copied (each at most
+     * {@link Frames#MAX_FRAME}): four, so a client's window of eight keeps the socket full while the
+     * worker checks (docs/benchmarks.md, the fourth I/O round).
+     */
+    private static final int FRAMES_AHEAD = 4;
     /** Longest request id a frame may carry, in UTF-8 bytes. */
     static final int MAX_ID_BYTES = 256;
     /** Largest prefill CP size a client may announce: it bounds the senders of a request, so the state a rank's frames can grow. */

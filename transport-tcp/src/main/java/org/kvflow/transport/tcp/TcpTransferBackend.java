@@ -40,7 +40,7 @@ import reactor.netty.tcp.TcpClient;
  * opened and no other peer. Runs are split into frames of at most
  * {@link #FRAME_BYTES}, each built (its pages copied out of the store and checksummed) where the
  * machine has cores to spare on a worker of Reactor's bounded-elastic scheduler, so the
- * connection's event loop only writes (see {@code FrameWorkers}); at most four frames are built or
+ * connection's event loop only writes (see {@code FrameWorkers}); at most {@value #WINDOW} frames are built or
  * in flight before the next one is, so the decode side's pace is the sender's (backpressure end to end) while
  * both sides work at once (per connection). The decode side answers every frame in order; replies
  * are matched to frames by that order. A call that gets no reply within {@code timeout}, or whose
@@ -51,8 +51,13 @@ import reactor.netty.tcp.TcpClient;
 public final class TcpTransferBackend implements TransferBackend, AutoCloseable {
     /** Largest frame the backend sends; larger runs are split into frames of whole pages. */
     public static final int FRAME_BYTES = Frames.MAX_FRAME;
-    /** PAGES frames in flight before the sender waits for the oldest reply. */
-    private static final int WINDOW = 4;
+    /**
+     * PAGES frames in flight before the sender waits for the oldest reply (at most 32 MiB a
+     * connection). With eight, and the decode server reading four ahead, one connection on the
+     * 16-core host moved 3.19–3.55 GB/s (0.98–1.10 of a plain socket) where four moved 2.15–2.87
+     * (0.76–0.89), same runs (docs/benchmarks.md): with four, the sender waited on replies.
+     */
+    private static final int WINDOW = 8;
 
     private final String host;
     private final int port;
