@@ -50,6 +50,8 @@ final class FrameReader extends ChannelInboundHandlerAdapter {
      * buffer would write into the frame); call it before the channel's first read.
      */
     void readInPlace(Channel channel) {
+        // one read per turn of the event loop (this allocator's default, where Netty's own reads up to 16 small buffers):
+        // a read here is up to a MiB, and this is the setting docs/benchmarks.md measured
         channel.config().setRecvByteBufAllocator(new DefaultMaxMessagesRecvByteBufAllocator() {
             @Override
             public Handle newHandle() {
