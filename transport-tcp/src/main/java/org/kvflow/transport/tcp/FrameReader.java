@@ -58,25 +58,31 @@ final class FrameReader extends ChannelInboundHandlerAdapter {
                 return new MaxMessageHandle() {
                     @Override
                     public ByteBuf allocate(ByteBufAllocator alloc) {
-                        ByteBuf rest = lendRest();
-                        return rest != null ? rest : alloc.ioBuffer(HEADER_READ_BYTES);
+                        return canLend() ? lendRest() : alloc.ioBuffer(HEADER_READ_BYTES);
                     }
 
                     @Override
                     public int guess() {
-                        return frame != null ? Math.min(READ_IN_PLACE_BYTES, frame.writableBytes()) : HEADER_READ_BYTES;
+                        return nextReadBytes();
                     }
                 };
             }
         });
     }
 
-    /** The open frame's unfilled rest as an empty buffer over the frame's own memory (retained), or null with no frame open. */
-    private @Nullable ByteBuf lendRest() {
-        if (frame == null || !frame.isWritable() || !frame.hasMemoryAddress()) {
-            return null;
-        }
-        lent = frame.retainedSlice(frame.writerIndex(), Math.min(READ_IN_PLACE_BYTES, frame.writableBytes())).clear();
+    /** Whether the next read can land in the open frame: one is open, not yet full, and its memory has an address the kernel can fill. */
+    private boolean canLend() {
+        return frame != null && frame.isWritable() && frame.hasMemoryAddress();
+    }
+
+    /** Bytes the next read asks for: the open frame's rest up to {@value #READ_IN_PLACE_BYTES}, or a buffer of {@value #HEADER_READ_BYTES}. */
+    private int nextReadBytes() {
+        return canLend() ? Math.min(READ_IN_PLACE_BYTES, frame.writableBytes()) : HEADER_READ_BYTES;
+    }
+
+    /** The next read's share of the open frame's rest, as an empty buffer over the frame's own memory (retained); only when {@link #canLend}. */
+    private ByteBuf lendRest() {
+        lent = frame.retainedSlice(frame.writerIndex(), nextReadBytes()).clear();
         return lent;
     }
 
@@ -89,9 +95,7 @@ final class FrameReader extends ChannelInboundHandlerAdapter {
         try {
             if (in == lent) { // the read filled the frame's own memory: only the frame's fill mark moves
                 lent = null;
-                ByteBuf open = frame;
-                open.writerIndex(open.writerIndex() + in.readableBytes());
-                in.skipBytes(in.readableBytes());
+                frame.writerIndex(frame.writerIndex() + in.readableBytes());
                 deliverIfFull(ctx);
                 return;
             }
