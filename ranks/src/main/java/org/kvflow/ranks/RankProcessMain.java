@@ -31,7 +31,7 @@ public final class RankProcessMain {
         try {
             selector = PageMemories.forRank(spec.memory(), spec.rank());
             memory = PageMemories.open(selector);
-            String label = "rank " + spec.rank() + " pool";
+            String label = "pool"; // every reply and the FAILED line already name the rank
             pool = spec.shareable() ? PageStore.allocateShared(memory, label, spec.layout(), spec.pageSize(), spec.pages())
                     : PageStore.allocate(memory, label, spec.layout(), spec.pageSize(), spec.pages());
         } catch (RuntimeException e) {

@@ -87,22 +87,9 @@ final class RankServer {
         }
     }
 
-    /** The listed pages of one layer and component, from the bytes the request carries, page after page. */
+    /** The listed pages of one layer and component, from the bytes the request carries, page after page; the store checks every page and the byte count before it writes. */
     private void writePages(JsonNode request) {
-        int layer = layer(request);
-        KvComponent component = component(request);
-        long[] pages = pages(request);
-        byte[] bytes = bytes(request);
-        int pageBytes = pool.pageBytes(component);
-        if (bytes.length != (long) pages.length * pageBytes) {
-            throw new IllegalArgumentException(bytes.length + " bytes for " + pages.length + " pages of " + pageBytes + " bytes");
-        }
-        for (long page : pages) { // refused in the control protocol's own words (the store would refuse it too, before writing)
-            if (page < 0 || page >= pool.pages()) {
-                throw new IllegalArgumentException("page " + page + " outside [0, " + pool.pages() + ")");
-            }
-        }
-        pool.writePages(layer, component, pages, bytes);
+        pool.writePages(layer(request), component(request), pages(request), bytes(request));
     }
 
     private byte[] read(JsonNode request) {

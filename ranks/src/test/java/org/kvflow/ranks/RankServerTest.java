@@ -21,7 +21,7 @@ import org.kvflow.kernels.pages.PageStore;
 class RankServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final KvLayout LAYOUT = new KvLayout(new ModelShape("toy", ModelKind.TOY_MLA, 2, 16, 4, 8), KvDtype.FP8_E4M3);
-    private final PageStore pool = PageStore.onHeap("rank 1 pool", LAYOUT, 4, 6);
+    private final PageStore pool = PageStore.onHeap("pool", LAYOUT, 4, 6);
     private final RankServer server = new RankServer(new RankSpec(1, "java", LAYOUT, 4, 6), "java", pool, () -> { });
 
     private JsonNode answer(String line) throws Exception {
@@ -41,13 +41,14 @@ class RankServerTest {
         refused("{\"id\":2,\"op\":\"read\",\"layer\":9,\"component\":\"MLA\",\"offset\":0,\"length\":4}", "rank 1: layer 9 outside [0, 2)");
         refused("{\"id\":3,\"op\":\"read\",\"layer\":0,\"component\":\"MLA\",\"offset\":0,\"length\":-1}", "rank 1: length -1 is not a byte count");
         refused("{\"id\":4,\"op\":\"read\",\"layer\":0,\"component\":\"MLA\",\"offset\":" + (6L * mla - 2) + ",\"length\":4}",
-                "rank 1: rank 1 pool mla layer 0: bytes [" + (6L * mla - 2) + ", " + (6L * mla + 2) + ") lie outside [0, " + 6L * mla + ")");
+                "rank 1: pool mla layer 0: bytes [" + (6L * mla - 2) + ", " + (6L * mla + 2) + ") lie outside [0, " + 6L * mla + ")");
         refused("{\"id\":5,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0],\"bytes\":\"AAAA\"}",
-                "rank 1: 3 bytes for 1 pages of " + mla + " bytes");
+                "rank 1: pool: 3 bytes for 1 pages of " + mla + " bytes");
         byte[] two = new byte[2 * mla];
         java.util.Arrays.fill(two, (byte) 5);
         refused("{\"id\":6,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0,99],\"bytes\":\"" + Base64.getEncoder().encodeToString(two) + "\"}",
-                "rank 1: page 99 outside [0, 6)");
+                "rank 1: pool: entry 1 names page 99, outside [0, 6)");
+        refused("{\"id\":10,\"op\":\"pages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[5,6]}", "rank 1: pool: entry 1 names page 6, outside [0, 6)");
         assertThat(pool.readPage(0, KvComponent.MLA, 0)).as("nothing of a refused writePages is written").containsOnly(0);
         assertThat(answer("not json").path("error").asText()).startsWith("rank 1: ");
 
