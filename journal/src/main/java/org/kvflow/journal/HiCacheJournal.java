@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -34,7 +36,10 @@ public final class HiCacheJournal implements AutoCloseable {
     private final JournalOptions options;
     private final SingleChronicleQueue queue;
     private final ExcerptAppender appender;
-    private final RecordCodec codec = new RecordCodec();
+    /** Computes each backup's checksum while the appending thread copies the record into the map. */
+    private final ExecutorService checksums = Executors.newSingleThreadExecutor(
+            task -> Thread.ofPlatform().daemon().name("kvflow-journal-checksum").unstarted(task));
+    private final RecordCodec codec = new RecordCodec(checksums);
     private final Map<Integer, File> cycleFiles = new TreeMap<>();
     private final long reserveBytes;
     private final MappingPrefault prefault = new MappingPrefault();
@@ -294,6 +299,7 @@ public final class HiCacheJournal implements AutoCloseable {
     @Override
     public synchronized void close() {
         prefault.close();
+        checksums.shutdown();
         claimAppender();
         appender.close();
         queue.close();

@@ -15,17 +15,17 @@ import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
 
 /**
- * Faults in the appender's memory map ahead of it, on threads of its own. Chronicle writes each
+ * Faults in the appender's memory map ahead of it, on a thread of its own. Chronicle writes each
  * record through a shared map of the cycle file, one mapped chunk (a block plus an overlap) at a
  * time, and the first write to each page of a chunk takes a page fault on the appending thread (the
  * kernel allocates, zeroes and maps the page), where a {@code write} into the page cache takes
- * none. After each record, the next {@link #AHEAD} bytes are faulted in writable by a small pool of
- * workers ({@code madvise(MADV_POPULATE_WRITE)}, Linux 5.14 and later), in pieces side by side,
- * since the kernel spends about as long on a page for them as for the appender: in the chunk the
- * appender writes to and, near its end, in the next chunk, which is mapped here through Chronicle's
+ * none. After each record, the next {@link #AHEAD} bytes are faulted in writable by one worker
+ * ({@code madvise(MADV_POPULATE_WRITE)}, Linux 5.14 and later), piece after piece: one thread
+ * faults a file's pages in faster than several at once, which contend in the kernel. That is done
+ * in the chunk the appender writes to and, near its end, in the next chunk, which is mapped here through Chronicle's
  * own file (so the appender, reaching it, is handed the same, already faulted-in map) and held until
  * the appender has it. Nothing is read or written: what the file holds is never changed, and a
- * chunk is reserved while a worker works on it, so Chronicle cannot unmap it underneath. Where the
+ * chunk is reserved while the worker works on it, so Chronicle cannot unmap it underneath. Where the
  * kernel or the C library does not offer the call, it stops asking ({@link #active()}) and the
  * appender faults its pages in itself, as with Chronicle alone.
  */
@@ -38,12 +38,14 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     private static final int MADV_POPULATE_WRITE = 23;
     private static final MethodHandle MADVISE = bindMadvise();
 
-    /** Faulting in pages costs the kernel about as much per page as the appender's own writes, so pieces run side by side. */
-    private static final int WORKERS = Math.clamp(Runtime.getRuntime().availableProcessors() / 4, 1, 4);
-    /** Each worker's share of a range is cut into pieces of this size. */
+    /** A range is faulted in as pieces of this size, each holding its chunk only while it runs. */
     private static final long PIECE = 4L << 20;
 
-    private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS,
+    /**
+     * One thread: on the 16-core host a file's pages were faulted in at 3.8–4.4 GB/s by one thread
+     * and 2.0–2.9 GB/s by two to eight side by side (docs/benchmarks.md, fifth round).
+     */
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(
             task -> Thread.ofPlatform().daemon().name("kvflow-journal-prefault").unstarted(task));
     /** The chunk the appender wrote to last and how far it is asked for; confined to the appending thread (the journal's lock), as are the next three. */
     private MappedBytesStore written;
@@ -52,7 +54,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     private MappedBytesStore held;
     private MappedFile heldFile;
     private long heldDone;
-    /** Cleared when the kernel refuses the call (an older kernel): written by a worker, read by the appender. */
+    /** Cleared when the kernel refuses the call (an older kernel): written by the worker, read by the appender. */
     private volatile boolean kernelAccepts = true;
 
     private static MethodHandle bindMadvise() {
@@ -73,7 +75,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     /**
      * The appender has written {@code bytes} up to its write position: once less than
      * {@code AHEAD - STEP} bytes ahead of it are faulted in, the bytes up to {@link #AHEAD} past its
-     * position are, by the workers: through the chunk it writes to and, past that chunk's end,
+     * position are, by the worker: through the chunk it writes to and, past that chunk's end,
      * through the next chunk, which is mapped here and held until the appender has it. Each chunk
      * is a map of its own, so what is faulted in is tracked per chunk.
      *
@@ -113,7 +115,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     }
 
     /**
-     * Hands [from, end) (file offsets) of one mapped chunk to the workers in pieces, each holding
+     * Hands [from, end) (file offsets) of one mapped chunk to the worker in pieces, each holding
      * the chunk while it runs; returns how far the chunk is asked for now.
      */
     private long populate(MappedBytesStore chunk, long from, long end) {
@@ -124,7 +126,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
             if (!chunk.tryReserve(task)) {
                 return at; // released underneath: the appender maps it again itself
             }
-            workers.execute(() -> {
+            worker.execute(() -> {
                 try {
                     fault(chunk, pieceFrom, pieceEnd);
                 } finally {
@@ -135,7 +137,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
         return Math.max(from, end);
     }
 
-    /** On a worker: the whole pages of [from, end) (file offsets) of one mapped chunk. */
+    /** On the worker: the whole pages of [from, end) (file offsets) of one mapped chunk. */
     private void fault(MappedBytesStore chunk, long from, long end) {
         if (end - from < PAGE) {
             return;
@@ -160,12 +162,12 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
         }
     }
 
-    /** Finishes what was asked for, stops the workers and gives back the chunk held ahead. */
+    /** Finishes what was asked for, stops the worker and gives back the chunk held ahead. */
     @Override
     public void close() {
-        workers.shutdown();
+        worker.shutdown();
         try {
-            workers.awaitTermination(10, TimeUnit.SECONDS);
+            worker.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

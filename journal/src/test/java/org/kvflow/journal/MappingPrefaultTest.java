@@ -43,7 +43,7 @@ class MappingPrefaultTest {
             bytes.write(new byte[written]);
             MappingPrefault prefault = new MappingPrefault();
             prefault.wrote(bytes);
-            prefault.close(); // waits for the workers
+            prefault.close(); // waits for the worker
             assertTrue(prefault.active(), "the kernel refused a range the prefault asked for");
         } finally {
             bytes.releaseLast();

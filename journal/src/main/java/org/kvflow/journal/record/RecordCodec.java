@@ -4,6 +4,10 @@ import java.nio.ByteBuffer;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.zip.CRC32C;
 import net.openhft.chronicle.bytes.Bytes;
 import org.jspecify.annotations.Nullable;
@@ -31,9 +35,23 @@ public final class RecordCodec {
     private final CRC32C crc = new CRC32C();
     private final ByteBuffer scratch = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer tokens = ByteBuffer.allocate(4 * 64).order(ByteOrder.LITTLE_ENDIAN);
+    /** Where a {@code BACKUP}'s checksum is computed while its bytes are written. */
+    private final Executor checksums;
 
-    /** A codec with its own scratch buffers, for one thread. */
+    /** A codec with its own scratch buffers, for one thread; a backup's checksum is computed before it is written. */
     public RecordCodec() {
+        this(Runnable::run);
+    }
+
+    /**
+     * A codec whose {@code BACKUP} checksum is computed on {@code checksums} while the appending
+     * thread writes the record's bytes, both reading the payload at once; the checksum is written
+     * last, once computed. Still one codec per appending thread.
+     *
+     * @param checksums where the checksums run (a thread of its own pays where a core is free)
+     */
+    public RecordCodec(Executor checksums) {
+        this.checksums = Objects.requireNonNull(checksums, "checksums");
     }
 
     /**
@@ -48,8 +66,21 @@ public final class RecordCodec {
         byte[] parent = page.parentHash() == null ? NO_PARENT : page.parentHash();
         int[] tokenIds = page.tokenIds();
         byte[] payload = page.payloadView();
-        int checksum = backupCrc(FORMAT_VERSION, page.pageHash(), parent, tokenIds, page.layerCount(), page.pool().code(),
-                payload, payload.length, page.ownerRank(), page.position(), timestampMillis);
+        CompletableFuture<Integer> pending = CompletableFuture.supplyAsync(() -> backupCrc(FORMAT_VERSION, page.pageHash(), parent, tokenIds,
+                page.layerCount(), page.pool().code(), payload, payload.length, page.ownerRank(), page.position(), timestampMillis), checksums);
+        try {
+            writeBackupFields(out, page, parent, tokenIds, payload, timestampMillis);
+        } catch (RuntimeException e) {
+            settle(pending); // the scratch buffers are the checksum's until it is done
+            throw e;
+        }
+        int checksum = pending.join();
+        out.writeInt(checksum);
+        return checksum;
+    }
+
+    /** Every field of a {@code BACKUP} but its trailing checksum. */
+    private static void writeBackupFields(Bytes<?> out, PageBackup page, byte[] parent, int[] tokenIds, byte[] payload, long timestampMillis) {
         out.writeByte((byte) BACKUP);
         out.writeShort((short) FORMAT_VERSION);
         out.write(page.pageHash());
@@ -65,8 +96,15 @@ public final class RecordCodec {
         out.writeByte((byte) page.pool().code());
         out.writeInt(payload.length);
         out.write(payload);
-        out.writeInt(checksum);
-        return checksum;
+    }
+
+    /** Waits for a checksum that is no longer wanted, whatever its outcome. */
+    private static void settle(CompletableFuture<Integer> pending) {
+        try {
+            pending.join();
+        } catch (CompletionException e) {
+            // the write's own failure is the one reported
+        }
     }
 
     /**

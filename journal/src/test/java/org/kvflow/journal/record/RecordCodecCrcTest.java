@@ -59,6 +59,44 @@ class RecordCodecCrcTest {
     }
 
     @Test
+    void aBackupsCrcComputedOnAnotherThreadWhileItIsWrittenGivesTheSameRecord() {
+        PageBackup page = new PageBackup(filled(PageHashChain.HASH_BYTES, 1), filled(PageHashChain.HASH_BYTES, 2), new int[] {5, 70_000, 0, 9},
+                3, 17, 2, HiCachePool.KV, filled(1 << 20, 3));
+        Bytes<?> inline = Bytes.allocateElasticOnHeap();
+        int expected = new RecordCodec().writeBackup(inline, page, 11L);
+        java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        RecordCodec sideways = new RecordCodec(task -> Thread.ofPlatform().name("checksum").start(() -> {
+            threads.add(Thread.currentThread().getName());
+            task.run();
+        }));
+        for (int round = 0; round < 3; round++) { // the codec's scratch buffers are reused record after record
+            Bytes<?> out = Bytes.allocateElasticOnHeap();
+            assertThat(sideways.writeBackup(out, page, 11L)).isEqualTo(expected);
+            assertThat(out.toByteArray()).isEqualTo(inline.toByteArray());
+        }
+        assertThat(threads).containsExactly("checksum");
+    }
+
+    @Test
+    void aBackupWhoseWriteFailsWaitsForItsChecksumAndTheCodecStaysUsable() {
+        PageBackup page = new PageBackup(filled(PageHashChain.HASH_BYTES, 1), null, new int[] {1}, 0, 0, 1, HiCachePool.KV, filled(4096, 5));
+        int expected = new RecordCodec().writeBackup(Bytes.allocateElasticOnHeap(), page, 3L);
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        RecordCodec codec = new RecordCodec(task -> Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(100); // the write fails long before the checksum is done
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            task.run();
+            done.set(true);
+        }));
+        assertThatThrownBy(() -> codec.writeBackup(Bytes.wrapForWrite(new byte[64]), page, 3L)).isInstanceOf(java.nio.BufferOverflowException.class);
+        assertThat(done).as("the failed write returned only after its checksum, which uses the codec's buffers, was done").isTrue();
+        assertThat(codec.writeBackup(Bytes.allocateElasticOnHeap(), page, 3L)).isEqualTo(expected);
+    }
+
+    @Test
     void aBackupWithoutParentHashesZeros() {
         byte[] hash = filled(PageHashChain.HASH_BYTES, 4);
         PageBackup page = new PageBackup(hash, null, new int[] {1}, 0, 0, 1, HiCachePool.KV, new byte[] {9});
