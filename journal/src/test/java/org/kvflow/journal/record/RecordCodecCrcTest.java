@@ -125,6 +125,23 @@ class RecordCodecCrcTest {
     }
 
     @Test
+    void aCodecReusedForEveryKindOfRecordStartsEachChecksumAfresh() {
+        byte[] hash = filled(PageHashChain.HASH_BYTES, 6);
+        PageBackup page = new PageBackup(hash, null, new int[] {1}, 0, 0, 1, HiCachePool.KV, filled(64, 7));
+        RecordCodec reused = new RecordCodec(); // as the journal's appender reuses its one codec
+        int[] kinds = new int[6];
+        for (int round = 0; round < 2; round++) {
+            kinds[3 * round] = reused.writeBackup(Bytes.allocateElasticOnHeap(), page, 5L);
+            kinds[3 * round + 1] = reused.writeEvict(Bytes.allocateElasticOnHeap(), hash, 1234L);
+            kinds[3 * round + 2] = reused.writeCheckpoint(Bytes.allocateElasticOnHeap(), 42L, 0xCAFE, 99L);
+        }
+        int backup = new RecordCodec().writeBackup(Bytes.allocateElasticOnHeap(), page, 5L);
+        int evict = new RecordCodec().writeEvict(Bytes.allocateElasticOnHeap(), hash, 1234L);
+        int checkpoint = new RecordCodec().writeCheckpoint(Bytes.allocateElasticOnHeap(), 42L, 0xCAFE, 99L);
+        assertThat(kinds).containsExactly(backup, evict, checkpoint, backup, evict, checkpoint);
+    }
+
+    @Test
     void aFlippedByteInAnyFieldIsRefused() {
         PageBackup page = new PageBackup(filled(PageHashChain.HASH_BYTES, 8), filled(PageHashChain.HASH_BYTES, 9), new int[] {1, 2},
                 1, 2, 1, HiCachePool.KV, filled(8, 10));
