@@ -22,9 +22,9 @@ import net.openhft.chronicle.core.io.ReferenceOwner;
  * none. After each record, the next {@link #AHEAD} bytes are faulted in writable by one worker
  * ({@code madvise(MADV_POPULATE_WRITE)}, Linux 5.14 and later), piece after piece: one thread
  * faults a file's pages in faster than several at once, which contend in the kernel. That is done
- * in the chunk the appender writes to and, near its end, in the next chunk, which is mapped here through Chronicle's
- * own file (so the appender, reaching it, is handed the same, already faulted-in map) and held until
- * the appender has it. Nothing is read or written: what the file holds is never changed, and a
+ * in the chunk the appender writes to and, near its end, in the next chunk, which is mapped here
+ * through Chronicle's own file (so the appender, reaching it, is handed the same, already
+ * faulted-in map) and held until the appender has it. Nothing is read or written: what the file holds is never changed, and a
  * chunk is reserved while the worker works on it, so Chronicle cannot unmap it underneath. Where the
  * kernel or the C library does not offer the call, it stops asking ({@link #active()}) and the
  * appender faults its pages in itself, as with Chronicle alone.
@@ -43,7 +43,7 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
 
     /**
      * One thread: on the 16-core host a file's pages were faulted in at 3.8–4.4 GB/s by one thread
-     * and 2.0–2.9 GB/s by two to eight side by side (docs/benchmarks.md, fifth round).
+     * and 2.0–2.9 GB/s by two to eight side by side (docs/benchmarks.md, sixth round; D29).
      */
     private final ExecutorService worker = Executors.newSingleThreadExecutor(
             task -> Thread.ofPlatform().daemon().name("kvflow-journal-prefault").unstarted(task));

@@ -163,17 +163,17 @@ class FrameReaderTest {
 
         @Override
         protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-            ByteBuf b = Unpooled.buffer(initialCapacity, maxCapacity);
-            buffers.add(b);
-            bytes.addAndGet(initialCapacity);
-            return b;
+            return kept(Unpooled.buffer(initialCapacity, maxCapacity));
         }
 
         @Override
         protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-            ByteBuf b = Unpooled.directBuffer(initialCapacity, maxCapacity);
+            return kept(Unpooled.directBuffer(initialCapacity, maxCapacity));
+        }
+
+        private ByteBuf kept(ByteBuf b) {
             buffers.add(b);
-            bytes.addAndGet(initialCapacity);
+            bytes.addAndGet(b.capacity());
             return b;
         }
 
