@@ -5,7 +5,8 @@
 # pages of DeepSeek V3.2 fp8, three runs), and (on the GPU) a 100K-token prefix of all 61 layers
 # restored from the journal into CP8 device pools against the disk read and a pinned host->device
 # copy of the same bytes (PrefixRestoreBench, three runs, warm and cold), each ratio from one run
-# with its same-run baselines.
+# with its same-run baselines (the tcp transfer and the cold replay each timed between two baseline
+# passes and set against their mean time).
 # Writes $OUT/io-speed.jsonl and $OUT/io-speed.json (date, machine, command, figures: the lowest
 # ratio of the runs, as bench/results/io-speed.json keeps them). Expects the unpacked runtime at
 # $KVFLOW_DEVICE (default /tmp/d/device).
@@ -44,7 +45,11 @@ runs = {"tcp": ratios("tcp"), "journal_append": ratios("journal", "append"), "jo
 record = {"date": datetime.date.today().isoformat(), "machine": machine, "command": "bench/device/io-speed.sh", "figures": figures,
           "runs": runs,
           "prefix_restore": [r for r in rows if r["bench"] == "restore" and r.get("name") in ("setup", "recompute_rows", "check")],
-          "tcp_gbps": {b: [[r["kvflowGBps"], r["plainSocketGBps"]] for r in rows if r["bench"] == b and "ratio" in r] for b in ("tcp", "tcp4", "tcp8")}}
+          "tcp_gbps": {b: [[r["kvflowGBps"], r["plainSocketGBps"]] for r in rows if r["bench"] == b and "ratio" in r] for b in ("tcp", "tcp4", "tcp8")},
+          "tcp_plain_before_after_gbps": {b: [[r["plainBeforeGBps"], r["plainAfterGBps"]] for r in rows if r["bench"] == b and "ratio" in r]
+                                          for b in ("tcp", "tcp4", "tcp8")},
+          "journal_cold_baseline_before_after_mbps": [[r["fileChannelMBpsBefore"], r["fileChannelMBpsAfter"]] for r in rows
+                                                      if r["bench"] == "journal" and r.get("name") == "replay_cold_baselines"]}
 json.dump(record, open(os.path.join(out, "io-speed.json"), "w"), indent=2)
 print(json.dumps(record, indent=2))
 PY

@@ -32,7 +32,8 @@ import org.kvflow.journal.replay.ReplayStart;
  * HiCache journal throughput against plain sequential {@code FileChannel} I/O of the same bytes in
  * the same run: page records at page size 64 with the fp8 MLA + indexer layout of all 61 layers of
  * DeepSeek V3.2 (2,561,024 B kv and 515,328 B indexer payloads, SPEC §11.4 granularity), appended,
- * then replayed warm (page cache) and cold (caches dropped, needs root). Reports MB/s, records/s,
+ * then replayed warm (page cache) and cold (caches dropped, needs root; the cold replay is timed
+ * between two cold baseline reads and set against their mean time). Reports MB/s, records/s,
  * ratios and the append latency percentiles (HdrHistogram). One untimed round on 128 records first
  * compiles every timed path. Usage: {@code JournalBench DIR [pages]}.
  */
@@ -67,11 +68,15 @@ public final class JournalBench {
             long fcRead = timeFileChannelRead(plain, records);
             long replay = timeReplay(queue, records.size());
             report("replay_warm", run, bytes, records.size(), replay, fcRead);
-            if (dropCaches()) {
-                fcRead = timeFileChannelRead(plain, records);
+            if (dropCaches()) { // the cold replay between two cold baseline reads, so the disk's drift within a run hits both sides
+                long fcBefore = timeFileChannelRead(plain, records);
                 dropCaches();
                 replay = timeReplay(queue, records.size());
-                report("replay_cold", run, bytes, records.size(), replay, fcRead);
+                dropCaches();
+                long fcAfter = timeFileChannelRead(plain, records);
+                report("replay_cold", run, bytes, records.size(), replay, (fcBefore + fcAfter) / 2);
+                System.out.printf(Locale.ROOT, "{\"name\":\"replay_cold_baselines\",\"run\":%d,\"fileChannelMBpsBefore\":%.0f,\"fileChannelMBpsAfter\":%.0f}%n",
+                        run, mbps(bytes, fcBefore), mbps(bytes, fcAfter));
             } else {
                 System.out.println("{\"name\":\"replay_cold\",\"skipped\":\"cannot drop the page cache (not root?)\"}");
             }
@@ -163,10 +168,14 @@ public final class JournalBench {
     }
 
     private static void report(String name, int run, long bytes, int records, long nanos, long baselineNanos) {
-        double mbps = bytes / 1e6 / (nanos / 1e9);
-        double baseline = bytes / 1e6 / (baselineNanos / 1e9);
+        double mbps = mbps(bytes, nanos);
+        double baseline = mbps(bytes, baselineNanos);
         System.out.printf(Locale.ROOT, "{\"name\":\"%s\",\"run\":%d,\"MBps\":%.0f,\"recordsPerSec\":%.0f,\"fileChannelMBps\":%.0f,\"ratio\":%.3f}%n",
                 name, run, mbps, records / (nanos / 1e9), baseline, mbps / baseline);
+    }
+
+    private static double mbps(long bytes, long nanos) {
+        return bytes / 1e6 / (nanos / 1e9);
     }
 
     /**

@@ -23,7 +23,9 @@ import org.kvflow.operators.transfer.PageRun;
 /**
  * PD transfer over loopback: pages of the fp8 MLA + indexer layout (page 64, 2 layers) sent by
  * the {@code tcp} backend to a {@link DecodeServer} in this JVM, against a plain blocking socket
- * copy of the same bytes in the same frame sizes with a one-byte reply per frame, in the same run.
+ * copy of the same bytes in the same frame sizes with a one-byte reply per frame, in the same run:
+ * each run times the plain copy just before and just after the transfer and sets the transfer
+ * against their mean time, so a machine that speeds up or slows down during a run moves both sides.
  * With {@code ranks} above 1, the pages are split into that many CP ranks' shares, each sent on the
  * rank's own connection at once, against as many plain sockets in parallel. A first, untimed run
  * of both paths compiles them before the timed runs.
@@ -62,6 +64,7 @@ public final class TcpTransferBench {
             client.connect().block();
             for (int run = -1; run < runs; run++) { // run -1: an untimed warm-up of both paths, as JMH's warm-up iterations
                 String id = "run" + run;
+                double plainBefore = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame, ranks) / 1e9;
                 long start = System.nanoTime();
                 long[] d = client.open(id, pages, ranks).block();
                 reactor.core.publisher.Flux.range(0, ranks).flatMap(r -> {
@@ -71,10 +74,12 @@ public final class TcpTransferBench {
                 }, ranks).blockLast();
                 double kvflow = payload / ((System.nanoTime() - start) / 1e9) / 1e9;
                 client.abort(id).block();
-                double plain = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame, ranks) / 1e9;
+                double plainAfter = sink.copy(mla, index, source.mlaPageBytes(), source.indexPageBytes(), pagesPerFrame, ranks) / 1e9;
+                double plain = 2 / (1 / plainBefore + 1 / plainAfter); // the two copies' mean time, as throughput
                 if (run >= 0) {
-                    System.out.printf(Locale.ROOT, "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f}%n",
-                            run, kvflow, plain, kvflow / plain);
+                    System.out.printf(Locale.ROOT,
+                            "{\"run\":%d,\"kvflowGBps\":%.2f,\"plainSocketGBps\":%.2f,\"ratio\":%.3f,\"plainBeforeGBps\":%.2f,\"plainAfterGBps\":%.2f}%n",
+                            run, kvflow, plain, kvflow / plain, plainBefore, plainAfter);
                 }
             }
         }
