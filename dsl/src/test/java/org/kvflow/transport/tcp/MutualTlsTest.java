@@ -2,12 +2,19 @@ package org.kvflow.transport.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslContext;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.DslTest;
 import org.kvflow.dsl.PdTransfer;
@@ -25,7 +32,8 @@ import reactor.test.StepVerifier;
 
 /**
  * Who may connect: beyond loopback the decode server needs mutual TLS, and then only a client whose
- * certificate its CA signed gets through; pages sent over TLS arrive intact.
+ * certificate its CA signed gets through; pages sent over TLS arrive intact, on BoringSSL and on the
+ * JDK's TLS alike.
  */
 class MutualTlsTest {
     private static final KvLayout LAYOUT = DslTest.MODEL.layout();
@@ -50,8 +58,18 @@ class MutualTlsTest {
                         + " (the server's certificate and key, and the CA that signs the prefill clients' certificates)");
     }
 
-    @Test
-    void aClientTheCaSignedTransfersAndOthersAreTurnedAway() {
+    @AfterEach
+    void clearProvider() {
+        System.clearProperty(TlsProvider.PROPERTY);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"openssl", "jdk"})
+    void aClientTheCaSignedTransfersAndOthersAreTurnedAway(String provider) {
+        assumeTrue(!provider.equals("openssl") || OpenSsl.isAvailable(), "BoringSSL does not load here: " + OpenSsl.unavailabilityCause());
+        System.setProperty(TlsProvider.PROPERTY, provider);
+        assertThat(side("server").serverContext()).as("the provider asked for")
+                .isInstanceOf(provider.equals("jdk") ? JdkSslContext.class : OpenSslContext.class);
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
         PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 2);
         source.writeBytes(0, KvComponent.MLA, 9, new byte[] {77});

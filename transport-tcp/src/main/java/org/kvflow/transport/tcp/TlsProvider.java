@@ -1,0 +1,43 @@
+package org.kvflow.transport.tcp;
+
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslProvider;
+
+/**
+ * Which TLS implementation the transfer's connections run on: BoringSSL (Netty's native
+ * {@code OPENSSL} provider, shipped for Linux x86-64 and aarch64) or the JDK's own. On the H200
+ * host one connection moved about 1.3x and four connections about 1.8x as much on BoringSSL
+ * (docs/benchmarks.md, D31), so by default it is used wherever its native library loads, and the
+ * JDK's elsewhere. The system property
+ * {@value #PROPERTY} ({@code auto}, {@code openssl} or {@code jdk}) overrides that, for example
+ * where only the JDK's certified provider may be used; it is read when a server starts or a client
+ * is built.
+ */
+final class TlsProvider {
+    /** The system property that chooses: {@code auto} (the default), {@code openssl} or {@code jdk}. */
+    static final String PROPERTY = "kvflow.transfer.tls";
+
+    private TlsProvider() {}
+
+    /**
+     * The provider the property and the platform say.
+     *
+     * @return {@link SslProvider#OPENSSL} or {@link SslProvider#JDK}
+     * @throws IllegalArgumentException if the property has another value, or asks for
+     *                                  {@code openssl} where BoringSSL does not load (naming why)
+     */
+    static SslProvider choose() {
+        String choice = System.getProperty(PROPERTY, "auto");
+        return switch (choice) {
+            case "auto" -> OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+            case "jdk" -> SslProvider.JDK;
+            case "openssl" -> {
+                if (!OpenSsl.isAvailable()) {
+                    throw new IllegalArgumentException(PROPERTY + "=openssl, but BoringSSL does not load here: " + OpenSsl.unavailabilityCause());
+                }
+                yield SslProvider.OPENSSL;
+            }
+            default -> throw new IllegalArgumentException(PROPERTY + " must be auto, openssl or jdk, was \"" + choice + "\"");
+        };
+    }
+}
