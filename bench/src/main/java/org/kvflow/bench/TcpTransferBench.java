@@ -7,13 +7,28 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import javax.net.ServerSocketFactory;
+import javax.net.SocketFactory;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.transport.tcp.DecodeServer;
 import org.kvflow.transport.tcp.TcpTransferBackend;
+import org.kvflow.transport.tcp.TransferTls;
 import org.kvflow.kernels.pages.KvComponent;
 import org.kvflow.kernels.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
@@ -23,13 +38,18 @@ import org.kvflow.operators.transfer.PageRun;
 /**
  * PD transfer over loopback: pages of the fp8 MLA + indexer layout (page 64, 2 layers) sent by
  * the {@code tcp} backend to a {@link DecodeServer} in this JVM, against a plain blocking socket
- * copy of the same bytes in the same frame sizes with a one-byte reply per frame, in the same run:
+ * copy of the same bytes in the same frame sizes with a one-byte reply per frame (both ends with
+ * {@code TCP_NODELAY}, as the transfer's connections have it), in the same run:
  * each run times the plain copy just before and just after the transfer and sets the transfer
  * against their mean time, so a machine that speeds up or slows down during a run moves both sides.
  * With {@code ranks} above 1, the pages are split into that many CP ranks' shares, each sent on the
- * rank's own connection at once, against as many plain sockets in parallel. A first, untimed run
- * of both paths compiles them before the timed runs.
- * Usage: {@code TcpTransferBench [pages] [runs] [ranks]}.
+ * rank's own connection at once, against as many plain sockets in parallel. With {@code tlsDir}
+ * (PEM files {@code ca.crt}, {@code server.crt}, {@code server.key}, {@code client.crt},
+ * {@code client.key}; a server certificate for 127.0.0.1), both paths run over mutual TLS: the
+ * decode server and the client with those files, the plain sockets as JSSE sockets of the same
+ * certificates, protocols and cipher suites. A first, untimed run of both paths compiles them (and
+ * makes the handshakes) before the timed runs.
+ * Usage: {@code TcpTransferBench [pages] [runs] [ranks] [tlsDir]}.
  */
 public final class TcpTransferBench {
     private TcpTransferBench() {}
@@ -39,6 +59,7 @@ public final class TcpTransferBench {
         int pages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         int ranks = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        Path tlsDir = args.length > 3 ? Path.of(args[3]) : null;
         var layout = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 2);
         PageStore source = PageStore.onHeap("prefill rank", layout, 64, pages);
         SplittableRandom random = new SplittableRandom(3);
@@ -55,12 +76,15 @@ public final class TcpTransferBench {
         long perPage = 2L * (source.mlaPageBytes() + source.indexPageBytes());
         long payload = perPage * pages;
         int pagesPerFrame = (int) Math.max(1, TcpTransferBackend.FRAME_BYTES / perPage); // the same frames as the tcp backend
-        System.out.printf(Locale.ROOT, "{\"pages\":%d,\"payloadBytes\":%d,\"pagesPerFrame\":%d,\"ranks\":%d}%n", pages, payload, pagesPerFrame,
-                ranks);
+        TransferTls serverTls = tlsDir == null ? null : new TransferTls(tlsDir.resolve("server.crt"), tlsDir.resolve("server.key"), tlsDir.resolve("ca.crt"));
+        TransferTls clientTls = tlsDir == null ? null : new TransferTls(tlsDir.resolve("client.crt"), tlsDir.resolve("client.key"), tlsDir.resolve("ca.crt"));
+        PlainSockets sockets = tlsDir == null ? PlainSockets.plain() : PlainSockets.tls(serverTls, clientTls);
+        System.out.printf(Locale.ROOT, "{\"pages\":%d,\"payloadBytes\":%d,\"pagesPerFrame\":%d,\"ranks\":%d,\"tls\":%b}%n", pages, payload,
+                pagesPerFrame, ranks, tlsDir != null);
         DecodeReceiver receiver = new DecodeReceiver(pages + 1, 64, layout);
-        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
-             TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 64, layout, ranks, Duration.ofSeconds(60));
-             PlainSink sink = new PlainSink()) {
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, serverTls);
+             TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 64, layout, ranks, Duration.ofSeconds(60), clientTls);
+             PlainSink sink = new PlainSink(sockets)) {
             client.connect().block();
             for (int run = -1; run < runs; run++) { // run -1: an untimed warm-up of both paths, as JMH's warm-up iterations
                 String id = "run" + run;
@@ -82,6 +106,9 @@ public final class TcpTransferBench {
                             run, kvflow, plain, kvflow / plain, plainBefore, plainAfter);
                 }
             }
+            if (tlsDir != null) {
+                System.out.printf(Locale.ROOT, "{\"name\":\"tls\",\"plainSocketSession\":\"%s\"}%n", sockets.describe());
+            }
         }
     }
 
@@ -90,16 +117,82 @@ public final class TcpTransferBench {
         return (int) ((long) pages * r / ranks);
     }
 
-    /** Plain blocking sockets: frames of the same bytes, a one-byte reply after each; a reader thread per connection. */
+    /**
+     * How the baseline's blocking sockets are made: plain, or JSSE sockets over mutual TLS with the
+     * SSL contexts Netty builds from the transfer's own files (its JDK provider), so both paths
+     * offer the same protocols and cipher suites.
+     */
+    private static final class PlainSockets {
+        private final ServerSocketFactory servers;
+        private final SocketFactory clients;
+        private final @Nullable SslContext serverContext;
+        private final @Nullable SslContext clientContext;
+        private volatile String negotiated = "off";
+
+        private PlainSockets(ServerSocketFactory servers, SocketFactory clients, @Nullable SslContext serverContext,
+                             @Nullable SslContext clientContext) {
+            this.servers = servers;
+            this.clients = clients;
+            this.serverContext = serverContext;
+            this.clientContext = clientContext;
+        }
+
+        static PlainSockets plain() {
+            return new PlainSockets(ServerSocketFactory.getDefault(), SocketFactory.getDefault(), null, null);
+        }
+
+        static PlainSockets tls(TransferTls server, TransferTls client) throws SSLException {
+            SslContext s = SslContextBuilder.forServer(server.certificate().toFile(), server.privateKey().toFile())
+                    .trustManager(server.trustedCa().toFile()).clientAuth(ClientAuth.REQUIRE).sslProvider(SslProvider.JDK).build();
+            SslContext c = SslContextBuilder.forClient().keyManager(client.certificate().toFile(), client.privateKey().toFile())
+                    .trustManager(client.trustedCa().toFile()).sslProvider(SslProvider.JDK).build();
+            return new PlainSockets(((JdkSslContext) s).context().getServerSocketFactory(), ((JdkSslContext) c).context().getSocketFactory(), s, c);
+        }
+
+        ServerSocket listen() throws IOException {
+            ServerSocket socket = servers.createServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            if (socket instanceof SSLServerSocket secure) {
+                SSLEngine like = serverContext.newEngine(ByteBufAllocator.DEFAULT); // what the decode server's connections get
+                secure.setNeedClientAuth(true);
+                secure.setEnabledProtocols(like.getEnabledProtocols());
+                secure.setEnabledCipherSuites(like.getEnabledCipherSuites());
+            }
+            return socket;
+        }
+
+        Socket connect(int port) throws IOException {
+            Socket socket = clients.createSocket(java.net.InetAddress.getLoopbackAddress(), port);
+            socket.setTcpNoDelay(true); // as reactor-netty sets on the transfer's connections: no write waits for an ACK
+            if (socket instanceof SSLSocket secure) {
+                SSLEngine like = clientContext.newEngine(ByteBufAllocator.DEFAULT); // what the transfer client's connections get
+                secure.setEnabledProtocols(like.getEnabledProtocols());
+                secure.setEnabledCipherSuites(like.getEnabledCipherSuites());
+                secure.startHandshake();
+                negotiated = secure.getSession().getProtocol() + " " + secure.getSession().getCipherSuite();
+            }
+            return socket;
+        }
+
+        /** "off", or the protocol and cipher suite the baseline's connections agreed on. */
+        String describe() {
+            return negotiated;
+        }
+    }
+
+    /** Blocking sockets: frames of the same bytes, a one-byte reply after each; a reader thread per connection. */
     private static final class PlainSink implements AutoCloseable {
-        private final ServerSocket server = new ServerSocket(0);
+        private final PlainSockets sockets;
+        private final ServerSocket server;
         private final java.util.List<Socket> clients = new java.util.ArrayList<>();
 
-        PlainSink() throws IOException {
+        PlainSink(PlainSockets sockets) throws IOException {
+            this.sockets = sockets;
+            this.server = sockets.listen();
             Thread acceptor = new Thread(() -> {
                 try {
                     while (true) {
                         Socket s = server.accept();
+                        s.setTcpNoDelay(true); // the one-byte replies go out at once, as the decode server's do
                         Thread reader = new Thread(() -> read(s), "plain-sink");
                         reader.setDaemon(true);
                         reader.start();
@@ -129,7 +222,7 @@ public final class TcpTransferBench {
         /** Bytes per second of copying every page in frames of {@code pagesPerFrame}, the pages split over {@code streams} sockets sent at once. */
         double copy(byte[][] mla, byte[][] index, int mlaPageBytes, int indexPageBytes, int pagesPerFrame, int streams) throws Exception {
             while (clients.size() < streams) {
-                clients.add(new Socket("127.0.0.1", server.getLocalPort()));
+                clients.add(sockets.connect(server.getLocalPort()));
             }
             int pages = mla[0].length / mlaPageBytes;
             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(streams);
