@@ -78,7 +78,7 @@ public final class TcpTransferBench {
         int pagesPerFrame = (int) Math.max(1, TcpTransferBackend.FRAME_BYTES / perPage); // the same frames as the tcp backend
         TransferTls serverTls = tlsDir == null ? null : new TransferTls(tlsDir.resolve("server.crt"), tlsDir.resolve("server.key"), tlsDir.resolve("ca.crt"));
         TransferTls clientTls = tlsDir == null ? null : new TransferTls(tlsDir.resolve("client.crt"), tlsDir.resolve("client.key"), tlsDir.resolve("ca.crt"));
-        PlainSockets sockets = tlsDir == null ? PlainSockets.plain() : PlainSockets.tls(serverTls, clientTls);
+        BaselineSockets sockets = tlsDir == null ? BaselineSockets.plain() : BaselineSockets.tls(serverTls, clientTls);
         System.out.printf(Locale.ROOT, "{\"pages\":%d,\"payloadBytes\":%d,\"pagesPerFrame\":%d,\"ranks\":%d,\"tls\":%b}%n", pages, payload,
                 pagesPerFrame, ranks, tlsDir != null);
         DecodeReceiver receiver = new DecodeReceiver(pages + 1, 64, layout);
@@ -122,14 +122,14 @@ public final class TcpTransferBench {
      * SSL contexts Netty builds from the transfer's own files (its JDK provider), so both paths
      * offer the same protocols and cipher suites.
      */
-    private static final class PlainSockets {
+    private static final class BaselineSockets {
         private final ServerSocketFactory servers;
         private final SocketFactory clients;
         private final @Nullable SslContext serverContext;
         private final @Nullable SslContext clientContext;
         private volatile String negotiated = "off";
 
-        private PlainSockets(ServerSocketFactory servers, SocketFactory clients, @Nullable SslContext serverContext,
+        private BaselineSockets(ServerSocketFactory servers, SocketFactory clients, @Nullable SslContext serverContext,
                              @Nullable SslContext clientContext) {
             this.servers = servers;
             this.clients = clients;
@@ -137,16 +137,16 @@ public final class TcpTransferBench {
             this.clientContext = clientContext;
         }
 
-        static PlainSockets plain() {
-            return new PlainSockets(ServerSocketFactory.getDefault(), SocketFactory.getDefault(), null, null);
+        static BaselineSockets plain() {
+            return new BaselineSockets(ServerSocketFactory.getDefault(), SocketFactory.getDefault(), null, null);
         }
 
-        static PlainSockets tls(TransferTls server, TransferTls client) throws SSLException {
+        static BaselineSockets tls(TransferTls server, TransferTls client) throws SSLException {
             SslContext s = SslContextBuilder.forServer(server.certificate().toFile(), server.privateKey().toFile())
                     .trustManager(server.trustedCa().toFile()).clientAuth(ClientAuth.REQUIRE).sslProvider(SslProvider.JDK).build();
             SslContext c = SslContextBuilder.forClient().keyManager(client.certificate().toFile(), client.privateKey().toFile())
                     .trustManager(client.trustedCa().toFile()).sslProvider(SslProvider.JDK).build();
-            return new PlainSockets(((JdkSslContext) s).context().getServerSocketFactory(), ((JdkSslContext) c).context().getSocketFactory(), s, c);
+            return new BaselineSockets(((JdkSslContext) s).context().getServerSocketFactory(), ((JdkSslContext) c).context().getSocketFactory(), s, c);
         }
 
         ServerSocket listen() throws IOException {
@@ -181,11 +181,11 @@ public final class TcpTransferBench {
 
     /** Blocking sockets: frames of the same bytes, a one-byte reply after each; a reader thread per connection. */
     private static final class PlainSink implements AutoCloseable {
-        private final PlainSockets sockets;
+        private final BaselineSockets sockets;
         private final ServerSocket server;
         private final java.util.List<Socket> clients = new java.util.ArrayList<>();
 
-        PlainSink(PlainSockets sockets) throws IOException {
+        PlainSink(BaselineSockets sockets) throws IOException {
             this.sockets = sockets;
             this.server = sockets.listen();
             Thread acceptor = new Thread(() -> {

@@ -8,10 +8,9 @@ import io.netty.handler.ssl.SslProvider;
  * {@code OPENSSL} provider, shipped for Linux x86-64 and aarch64) or the JDK's own. On the H200
  * host one connection moved about 1.3x and four connections about 1.8x as much on BoringSSL
  * (docs/benchmarks.md, D31), so by default it is used wherever its native library loads, and the
- * JDK's elsewhere. The system property
- * {@value #PROPERTY} ({@code auto}, {@code openssl} or {@code jdk}) overrides that, for example
- * where only the JDK's certified provider may be used; it is read when a server starts or a client
- * is built.
+ * JDK's elsewhere. The system property {@value #PROPERTY} ({@code auto}, {@code openssl} or
+ * {@code jdk}) overrides that, for example where only the JDK's certified provider may be used; it
+ * is read when a server starts or a client is built.
  */
 final class TlsProvider {
     /** The system property that chooses: {@code auto} (the default), {@code openssl} or {@code jdk}. */
