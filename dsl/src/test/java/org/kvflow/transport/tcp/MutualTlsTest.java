@@ -75,6 +75,7 @@ class MutualTlsTest {
         source.writeBytes(0, KvComponent.MLA, 9, new byte[] {77});
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, side("server"));
              TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, side("client"))) {
+            assertThat(server.tlsProvider()).isEqualTo(provider);
             long[] d = prefill.open("a", 2, 1).block();
             prefill.send("a", 0, new PageRun(0, d[0], 2), source).block();
             prefill.complete("a", 0).block();

@@ -91,18 +91,23 @@ final class DecodeServerCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code LISTENING <port>} (then {@code METRICS <port>} when metrics are served), or with
-     * {@code json} one object naming the address, port, pool and metrics port.
+     * {@code LISTENING <port>} (then {@code METRICS <port>} when metrics are served, and
+     * {@code TLS openssl|jdk} when it runs TLS), or with {@code json} one object naming the
+     * address, port, pool, metrics port and TLS provider.
      */
     static String readyLine(DecodeServer server, String bind, boolean json, Integer metricsPort) {
+        String tls = server.tlsProvider();
         if (!json) {
-            return "LISTENING " + server.port() + (metricsPort == null ? "" : " METRICS " + metricsPort);
+            return "LISTENING " + server.port() + (metricsPort == null ? "" : " METRICS " + metricsPort) + (tls == null ? "" : " TLS " + tls);
         }
         DecodeReceiver r = server.receiver();
         com.fasterxml.jackson.databind.node.ObjectNode o = JsonNodeFactory.instance.objectNode().put("listening", server.port()).put("bind", bind)
                 .put("pages", r.capacityPages()).put("pageSize", r.pageSize()).put("layers", r.layout() == null ? 0 : r.layout().shape().layers());
         if (metricsPort != null) {
             o.put("metrics", metricsPort);
+        }
+        if (tls != null) {
+            o.put("tls", tls);
         }
         return o.toString();
     }

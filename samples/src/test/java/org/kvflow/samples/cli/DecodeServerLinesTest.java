@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.TransferTls;
 
-/** decode-server's ready line and statistics line, as text and as JSON, on a live server. */
+/** decode-server's ready line and statistics line, as text and as JSON, on a live server, with and without TLS. */
 class DecodeServerLinesTest {
     @Test
     void readyAndStatisticsLinesSayWhatTheServerHolds() throws Exception {
@@ -17,6 +19,8 @@ class DecodeServerLinesTest {
             assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false, null)).isEqualTo("LISTENING " + server.port());
             assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false, 9400)).isEqualTo("LISTENING " + server.port() + " METRICS 9400");
             assertThat(new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, null)).has("metrics")).isFalse();
+            assertThat(server.tlsProvider()).isNull();
+            assertThat(new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, null)).has("tls")).isFalse();
             JsonNode ready = new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, 9400));
             assertThat(ready.get("metrics").asInt()).isEqualTo(9400);
             assertThat(ready.get("listening").asInt()).isEqualTo(server.port());
@@ -29,6 +33,20 @@ class DecodeServerLinesTest {
             assertThat(stats.get("openSessions").asInt()).isEqualTo(1);
             assertThat(stats.get("pagesInUse").asInt()).isEqualTo(3);
             assertThat(stats.get("refusedPages").asLong()).isZero();
+        }
+    }
+
+    @Test
+    void theReadyLineNamesTheTlsTheServerRunsOn() throws Exception {
+        Path certs = Path.of("../dsl/src/test/resources/tls"); // the repository's test-only certificates for 127.0.0.1
+        TransferTls tls = new TransferTls(certs.resolve("server.crt"), certs.resolve("server.key"), certs.resolve("ca.crt"));
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, tls)) {
+            String provider = server.tlsProvider();
+            assertThat(provider).isIn("openssl", "jdk");
+            assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false, 9400))
+                    .isEqualTo("LISTENING " + server.port() + " METRICS 9400 TLS " + provider);
+            assertThat(new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, null)).get("tls").asText())
+                    .isEqualTo(provider);
         }
     }
 

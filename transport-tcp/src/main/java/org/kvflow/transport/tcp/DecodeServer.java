@@ -97,6 +97,8 @@ public final class DecodeServer implements AutoCloseable {
     private final AtomicLong rejectedPages = new AtomicLong();
     private final AtomicInteger connections = new AtomicInteger();
     private final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
+    /** {@code openssl} or {@code jdk}, null without TLS ({@link #tlsProvider()}). */
+    private final @Nullable String tlsProvider;
     /** Prefill clients with a connection open, by client id; guarded by itself. */
     private final Map<String, Client> clients = new HashMap<>();
 
@@ -117,6 +119,9 @@ public final class DecodeServer implements AutoCloseable {
         if (tls != null) {
             SslContext context = tls.serverContext();
             tcp = tcp.secure(spec -> spec.sslContext(context));
+            this.tlsProvider = TlsProvider.nameOf(context);
+        } else {
+            this.tlsProvider = null;
         }
         this.server = tcp
                 .doOnConnection(c -> {
@@ -223,6 +228,15 @@ public final class DecodeServer implements AutoCloseable {
 
     public DecodeReceiver receiver() {
         return receiver;
+    }
+
+    /**
+     * The TLS the server's connections run on, in the words of {@code kvflow.transfer.tls}.
+     *
+     * @return {@code openssl} (BoringSSL) or {@code jdk}; null for a server without TLS
+     */
+    public @Nullable String tlsProvider() {
+        return tlsProvider;
     }
 
     /** Pages refused so far (unknown request or position, checksum mismatch), never written. */

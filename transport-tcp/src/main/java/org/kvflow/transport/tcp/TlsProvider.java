@@ -1,6 +1,8 @@
 package org.kvflow.transport.tcp;
 
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslProvider;
 
 /**
@@ -38,5 +40,15 @@ final class TlsProvider {
             }
             default -> throw new IllegalArgumentException(PROPERTY + " must be auto, openssl or jdk, was \"" + choice + "\"");
         };
+    }
+
+    /**
+     * The provider a context was built on, in the property's words.
+     *
+     * @param context a context {@link TransferTls} built
+     * @return {@code jdk} or {@code openssl}
+     */
+    static String nameOf(SslContext context) {
+        return context instanceof JdkSslContext ? "jdk" : "openssl";
     }
 }
