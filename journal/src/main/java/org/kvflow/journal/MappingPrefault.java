@@ -24,10 +24,10 @@ import net.openhft.chronicle.core.io.ReferenceOwner;
  * faults a file's pages in faster than several at once, which contend in the kernel. That is done
  * in the chunk the appender writes to and, near its end, in the next chunk, which is mapped here
  * through Chronicle's own file (so the appender, reaching it, is handed the same, already
- * faulted-in map) and held until the appender has it. Nothing is read or written: what the file holds is never changed, and a
- * chunk is reserved while the worker works on it, so Chronicle cannot unmap it underneath. Where the
- * kernel or the C library does not offer the call, it stops asking ({@link #active()}) and the
- * appender faults its pages in itself, as with Chronicle alone.
+ * faulted-in map) and held until the appender has it. Nothing is read or written: what the file
+ * holds is never changed, and a chunk is reserved while the worker works on it, so Chronicle cannot
+ * unmap it underneath. Where the kernel or the C library does not offer the call, it stops asking
+ * ({@link #active()}) and the appender faults its pages in itself, as with Chronicle alone.
  */
 final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     /** How far ahead of the last record's end the map is faulted in. */

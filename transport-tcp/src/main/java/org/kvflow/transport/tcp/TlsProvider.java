@@ -4,6 +4,7 @@ import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslProvider;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which TLS implementation the transfer's connections run on: BoringSSL (Netty's native
@@ -28,13 +29,17 @@ final class TlsProvider {
      *                                  {@code openssl} where BoringSSL does not load (naming why)
      */
     static SslProvider choose() {
-        String choice = System.getProperty(PROPERTY, "auto");
+        return choose(System.getProperty(PROPERTY, "auto"), OpenSsl.isAvailable(), OpenSsl.unavailabilityCause());
+    }
+
+    /** {@link #choose()} for a given value of the property and a given outcome of loading BoringSSL. */
+    static SslProvider choose(String choice, boolean boringSslLoads, @Nullable Throwable whyNot) {
         return switch (choice) {
-            case "auto" -> OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+            case "auto" -> boringSslLoads ? SslProvider.OPENSSL : SslProvider.JDK;
             case "jdk" -> SslProvider.JDK;
             case "openssl" -> {
-                if (!OpenSsl.isAvailable()) {
-                    throw new IllegalArgumentException(PROPERTY + "=openssl, but BoringSSL does not load here: " + OpenSsl.unavailabilityCause());
+                if (!boringSslLoads) {
+                    throw new IllegalArgumentException(PROPERTY + "=openssl, but BoringSSL does not load here: " + whyNot);
                 }
                 yield SslProvider.OPENSSL;
             }

@@ -40,12 +40,18 @@ class TlsProviderTest {
 
     @Test
     void openSslIsChosenWhereItLoadsAndRefusedByCauseWhereItDoesNot() {
-        System.setProperty(TlsProvider.PROPERTY, "openssl");
+        assertThat(TlsProvider.choose("openssl", true, null)).isEqualTo(SslProvider.OPENSSL);
+        UnsatisfiedLinkError cause = new UnsatisfiedLinkError("no netty_tcnative_linux_x86_64 in java.library.path");
+        assertThatThrownBy(() -> TlsProvider.choose("openssl", false, cause)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("kvflow.transfer.tls=openssl, but BoringSSL does not load here: java.lang.UnsatisfiedLinkError: "
+                        + "no netty_tcnative_linux_x86_64 in java.library.path");
+        assertThat(TlsProvider.choose("auto", false, cause)).as("auto falls back to the JDK's TLS").isEqualTo(SslProvider.JDK);
+        assertThat(TlsProvider.choose("auto", true, null)).isEqualTo(SslProvider.OPENSSL);
+        System.setProperty(TlsProvider.PROPERTY, "openssl"); // and the property reaches it, on this platform
         if (OpenSsl.isAvailable()) {
             assertThat(TlsProvider.choose()).isEqualTo(SslProvider.OPENSSL);
         } else {
-            assertThatThrownBy(TlsProvider::choose).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageStartingWith("kvflow.transfer.tls=openssl, but BoringSSL does not load here: ");
+            assertThatThrownBy(TlsProvider::choose).hasMessageStartingWith("kvflow.transfer.tls=openssl, but BoringSSL does not load here: ");
         }
     }
 
