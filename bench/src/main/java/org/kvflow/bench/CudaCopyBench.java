@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
 import org.kvflow.cuda.CudaPageMemory;
-import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.pages.PageBuffer;
 
 /**
  * Page copies on a CUDA GPU at page size 64 with the fp8 MLA (41,984 B) and indexer (8,448 B)

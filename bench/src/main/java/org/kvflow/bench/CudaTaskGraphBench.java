@@ -21,7 +21,7 @@ import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
-import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.pages.PageBuffer;
 import org.kvflow.kernels.gather.GatherKernels;
 import org.kvflow.kernels.nsa.AttentionChain;
 import org.kvflow.kernels.nsa.AttentionKernels;

@@ -15,12 +15,12 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.nsa.AttentionChain;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticRows;
-import org.kvflow.kernels.pages.HostTraffic;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.DeviceRows;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.RowWrites;
+import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.kernels.rows.DeviceRows;
+import org.kvflow.pages.PageStore;
+import org.kvflow.kernels.rows.RowWrites;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
@@ -28,6 +28,7 @@ import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.ranks.RankProcesses;
 import org.kvflow.ranks.RankSpec;
+import org.kvflow.kernels.rows.StoreRows;
 
 /**
  * One layer of a long prefill at real shapes on the GPU, the pipeline's own operations stage by
@@ -159,12 +160,12 @@ public final class GpuPrefillBench {
         double rowsMs = ms(t0);
         t0 = System.nanoTime();
         HostTraffic.during(OwnerWriteOperator.STAGE, () -> {
-            PageStore.storeRows(owners, 0, chunkRows, shared);
+            StoreRows.store(owners, 0, chunkRows, shared);
             return null;
         });
         double sharedMs = ms(t0);
         t0 = System.nanoTime();
-        PageStore.storeRows(replicas, 0, chunkRows, replicated);
+        StoreRows.store(replicas, 0, chunkRows, replicated);
         double replicatedMs = ms(t0);
 
         int viewPages = to / PS;
@@ -190,7 +191,7 @@ public final class GpuPrefillBench {
             Arrays.setAll(all, i -> i);
             t0 = System.nanoTime();
             HostTraffic.during(MaterializeOperator.STAGE, () -> {
-                chain.loadKeys((codes, scales) -> view.readIndexKeys(0, pages, to, codes, scales), out -> view.readKeyRows(0, pages, all, out));
+                chain.loadKeys((codes, scales) -> StoreRows.readIndexKeys(view, 0, pages, to, codes, scales), out -> StoreRows.readKeyRows(view, 0, pages, all, out));
                 return null;
             });
             keyRead = ms(t0);

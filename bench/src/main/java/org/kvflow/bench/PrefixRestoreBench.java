@@ -28,8 +28,8 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 import org.kvflow.kernels.nsa.SyntheticRows;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageBuffer;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.backup.JournalPrefixRestore;
 

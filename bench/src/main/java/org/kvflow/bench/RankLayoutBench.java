@@ -13,7 +13,7 @@ import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.cuda.CudaPageMemory;
-import org.kvflow.kernels.pages.PageBuffer;
+import org.kvflow.pages.PageBuffer;
 
 /**
  * CP ranks as disjoint pools of one GPU (the single-device case of the multi-GPU layout):

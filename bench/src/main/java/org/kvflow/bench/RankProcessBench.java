@@ -12,11 +12,12 @@ import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.cuda.CudaPageMemory;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageStore;
 import org.kvflow.ranks.RankProcesses;
 import org.kvflow.ranks.RankSpec;
+import org.kvflow.kernels.rows.StoreRows;
 
 /**
  * CP ranks as processes on one GPU: {@code cp} rank processes each hold their pool of DeepSeek
@@ -162,7 +163,7 @@ public final class RankProcessBench {
                     PageStore from = throughView ? virtual : local;
                     long[] pages = throughView ? virtualPages : localPages;
                     long t0 = System.nanoTime();
-                    chain.loadKeys((codes, scales) -> from.readIndexKeys(0, pages, tokens, codes, scales), out -> from.readKeyRows(0, pages, all, out));
+                    chain.loadKeys((codes, scales) -> StoreRows.readIndexKeys(from, 0, pages, tokens, codes, scales), out -> StoreRows.readKeyRows(from, 0, pages, all, out));
                     double read = (System.nanoTime() - t0) / 1e6;
                     for (int q = 0; q < runs; q++) {
                         chain.run(indexQueries, queries);

@@ -8,9 +8,9 @@ import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.cuda.CudaPageMemory;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageStore;
 
 /**
  * The pipeline's own materialization path on the GPU: CP ranks' pools as {@link PageStore}s in

@@ -58,19 +58,23 @@ import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.DeviceRegion;
-import org.kvflow.kernels.pages.ByteRangeException;
-import org.kvflow.kernels.pages.DeviceRows;
-import org.kvflow.kernels.pages.RowGeometry;
-import org.kvflow.kernels.pages.ForeignBufferException;
-import org.kvflow.kernels.pages.HostTraffic;
-import org.kvflow.kernels.pages.MemoryUnavailableException;
-import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
-import org.kvflow.kernels.pages.NotHostMemoryException;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageCopies;
-import org.kvflow.kernels.pages.PageCopy;
-import org.kvflow.kernels.pages.Residency;
+import org.kvflow.pages.ByteRangeException;
+import org.kvflow.kernels.rows.DeviceRows;
+import org.kvflow.kernels.rows.RowGeometry;
+import org.kvflow.pages.ForeignBufferException;
+import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.MemoryUnavailableException;
+import org.kvflow.pages.OutOfDeviceMemoryException;
+import org.kvflow.pages.NotHostMemoryException;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageCopies;
+import org.kvflow.pages.PageCopy;
+import org.kvflow.pages.Residency;
+import org.kvflow.kernels.rows.DeviceRowAccess;
+import org.kvflow.pages.BufferExport;
+import org.kvflow.pages.BufferImport;
+import org.kvflow.pages.SideBySideViews;
 
 /**
  * The {@code cuda} page memory: device and pinned host buffers on one CUDA context (the device's primary context) and one stream.
@@ -81,7 +85,7 @@ import org.kvflow.kernels.pages.Residency;
  * asynchronously, so a copy costs one small DMA and one launch. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share one memory).
  */
-public final class CudaPageMemory implements PageMemory {
+public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess {
     private static final int BLOCK = 128;
     /** Blocks per page: each block copies a quarter page (bench/device/copy_variants.cu). */
     private static final int SLICES = 4;

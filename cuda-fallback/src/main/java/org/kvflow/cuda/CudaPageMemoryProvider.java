@@ -1,7 +1,7 @@
 package org.kvflow.cuda;
 
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageMemoryProvider;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageMemoryProvider;
 
 /** Registers the {@code cuda} page memory ({@code cuda:<ordinal>}) with {@link java.util.ServiceLoader}. */
 public final class CudaPageMemoryProvider implements PageMemoryProvider {

@@ -3,8 +3,8 @@ package org.kvflow.cuda;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.Residency;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.Residency;
 
 /** A page buffer in device memory, or in pinned host memory mapped into the device's address space. */
 final class DeviceBuffer implements PageBuffer {

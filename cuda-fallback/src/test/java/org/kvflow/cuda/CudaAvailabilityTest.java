@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.kvflow.kernels.pages.MemoryUnavailableException;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.pages.MemoryUnavailableException;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageMemories;
 
 /** Without a driver the cuda page memory fails with a typed error the caller can act on; by name through ServiceLoader. */
 class CudaAvailabilityTest {

@@ -21,10 +21,11 @@ import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SparseAttention;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 import org.kvflow.kernels.nsa.SyntheticRows;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.RowWrites;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
+import org.kvflow.kernels.rows.RowWrites;
+import org.kvflow.kernels.rows.StoreRows;
 
 /**
  * On the GPU machine: rows computed by the cuda task-graph device and stored in place into device
@@ -81,7 +82,7 @@ class CudaInPlaceRowsGpuTest {
         }
         try (SyntheticRows rows = new SyntheticRows(layer, layout, kernels)) {
             long before = cuda.hostTraffic().total();
-            PageStore.storeRows(device, 0, rows.rowsOnDevice(tokens, positions), writes);
+            StoreRows.store(device, 0, rows.rowsOnDevice(tokens, positions), writes);
             assertThat(cuda.hostTraffic().total()).as("page bytes the in-place store moved across the host").isEqualTo(before);
             SyntheticRows.Rows host = rows.rows(tokens, positions);
             for (int t = 0; t < n; t++) {
@@ -140,7 +141,7 @@ class CudaInPlaceRowsGpuTest {
         int topK = Math.min(dims.topk(), keys / 2);
         try (IndexScorer scorer = new IndexScorer(dimI, kernels); SparseAttention attention = new SparseAttention(width, dims.latent(), kernels)) {
             int[][] onHost = scorer.topK(queries, codes, scales, counts, topK);
-            int[][] inPlace = scorer.topK(queries, keys, (c, s) -> view.readIndexKeys(0, viewPages, keys, c, s), counts, topK);
+            int[][] inPlace = scorer.topK(queries, keys, (c, s) -> StoreRows.readIndexKeys(view, 0, viewPages, keys, c, s), counts, topK);
             assertThat(inPlace).isDeepEqualTo(onHost);
             int selected = onHost[3].length;
             float[] q = new float[2 * width];
@@ -154,7 +155,7 @@ class CudaInPlaceRowsGpuTest {
                 System.arraycopy(keyRows, (int) chosen[k] * width, picked, k * width, width);
             }
             float[] expected = attention.attend(q, picked, selected);
-            assertThat(attention.attend(q, selected, out -> view.readKeyRows(0, viewPages, chosen, out))).isEqualTo(expected);
+            assertThat(attention.attend(q, selected, out -> StoreRows.readKeyRows(view, 0, viewPages, chosen, out))).isEqualTo(expected);
         }
     }
 }

@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.core.validate.PageGroupValidationException;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.PageCopies;
-import org.kvflow.kernels.pages.PageCopy;
-import org.kvflow.kernels.gather.PageOutOfRangeException;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageCopies;
+import org.kvflow.pages.PageCopy;
+import org.kvflow.pages.PageOutOfRangeException;
 
 /**
  * On the GPU machine ({@code -Dgroups=cuda} or the console launcher with {@code --include-tag cuda}):
@@ -220,7 +220,7 @@ class CudaPageMemoryGpuTest {
         return t;
     }
 
-    private static byte[] readAll(org.kvflow.kernels.pages.PageMemory copier, PageBuffer b) {
+    private static byte[] readAll(org.kvflow.pages.PageMemory copier, PageBuffer b) {
         byte[] out = new byte[(int) b.bytes()];
         copier.readPages(b, 0, (int) b.pages(), out, 0);
         return out;
@@ -229,25 +229,25 @@ class CudaPageMemoryGpuTest {
     @Test
     void hostTrafficCountsOnlyBytesThatCrossBetweenHostAndDevice() {
         try (CudaPageMemory own = new CudaPageMemory(0)) {
-            org.kvflow.kernels.pages.HostTraffic traffic = own.hostTraffic();
+            org.kvflow.pages.HostTraffic traffic = own.hostTraffic();
             PageBuffer a = own.allocate("rank 0 mla", 8, 4096);
             PageBuffer b = own.allocate("view mla", 8, 4096);
             PageBuffer pinned = own.allocateHost("hicache host pool", 8, 4096);
-            org.kvflow.kernels.pages.HostTraffic.during("kvflow.write", () -> {
+            org.kvflow.pages.HostTraffic.during("kvflow.write", () -> {
                 own.write(a, 0, random(3, 3 * 4096), 0, 3 * 4096);
                 return null;
             });
-            org.kvflow.kernels.pages.HostTraffic.during("kvflow.materialize", () -> {
+            org.kvflow.pages.HostTraffic.during("kvflow.materialize", () -> {
                 own.copyPages(a, new long[] {0, 1, 2}, b, new long[] {5, 6, 7}); // device to device: nothing crosses
                 own.copyPages(List.of(new PageCopy(a, new long[] {0}, b, new long[] {0})));
                 return null;
             });
-            org.kvflow.kernels.pages.HostTraffic.during("kvflow.backup", () -> {
+            org.kvflow.pages.HostTraffic.during("kvflow.backup", () -> {
                 own.copyPages(List.of(new PageCopy(a, new long[] {0, 1}, pinned, new long[] {0, 1}))); // device to pinned host: crosses
                 own.write(pinned, 0, new byte[100], 0, 100); // heap to pinned host: both on the host
                 return null;
             });
-            org.kvflow.kernels.pages.HostTraffic.during("kvflow.transfer", () -> {
+            org.kvflow.pages.HostTraffic.during("kvflow.transfer", () -> {
                 own.checksum(b, 5 * 4096, 4096, new java.util.zip.CRC32C());
                 own.read(b, 6 * 4096, java.nio.ByteBuffer.allocateDirect(4096));
                 return null;

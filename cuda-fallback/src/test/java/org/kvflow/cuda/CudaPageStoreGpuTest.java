@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.gather.PageOutOfRangeException;
+import org.kvflow.pages.PageOutOfRangeException;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.NotHostMemoryException;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.Residency;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.NotHostMemoryException;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.Residency;
 
 /**
  * On the GPU machine: a {@link PageStore} whose pages live in device memory does what the heap
@@ -152,8 +152,8 @@ class CudaPageStoreGpuTest {
                     fromB[1] = 1;
                 }
                 if (round == 3) { // a plain page copy sends its own lists through the device scratch the table lives in
-                    org.kvflow.kernels.pages.PageBuffer x = cuda.allocate("x", 64, 16);
-                    org.kvflow.kernels.pages.PageBuffer y = cuda.allocate("y", 64, 16);
+                    org.kvflow.pages.PageBuffer x = cuda.allocate("x", 64, 16);
+                    org.kvflow.pages.PageBuffer y = cuda.allocate("y", 64, 16);
                     cuda.copyPages(x, java.util.stream.LongStream.range(0, 64).toArray(), y, java.util.stream.LongStream.range(0, 64).toArray());
                     cuda.free(x);
                     cuda.free(y);
@@ -170,13 +170,13 @@ class CudaPageStoreGpuTest {
     }
     @Test
     void aTableSentBeforeIsNotCheckedAgainButListsChangedInPlaceAre() {
-        org.kvflow.kernels.pages.PageBuffer x = cuda.allocate("x", 4, 16);
-        org.kvflow.kernels.pages.PageBuffer y = cuda.allocate("y", 4, 16);
+        org.kvflow.pages.PageBuffer x = cuda.allocate("x", 4, 16);
+        org.kvflow.pages.PageBuffer y = cuda.allocate("y", 4, 16);
         try {
             cuda.write(x, 0, random(5, 64), 0, 64);
             long[] src = {0, 1};
             long[] dst = {2, 3};
-            java.util.List<org.kvflow.kernels.pages.PageCopy> batch = java.util.List.of(new org.kvflow.kernels.pages.PageCopy(x, src, y, dst));
+            java.util.List<org.kvflow.pages.PageCopy> batch = java.util.List.of(new org.kvflow.pages.PageCopy(x, src, y, dst));
             cuda.copyPages(batch);
             cuda.copyPages(batch); // the same table: sent already, checked then
             src[1] = 4;

@@ -6,8 +6,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.pool.PageAllocator;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 
 /**
  * A non-CP decode instance's receiving side (SPEC §8.1): its own allocator and full-layout KV

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.kvflow.core.KvflowException;
-import org.kvflow.kernels.pages.HostTraffic;
+import org.kvflow.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillResult;
@@ -52,15 +52,15 @@ final class KvflowMetrics {
     }
 
     /** Counts each rank process {@code pools} lose and each one restarted ({@code kvflow.ranks.lost}, {@code kvflow.ranks.restarted}, tag {@code rank}). */
-    void watch(org.kvflow.operators.RankPools pools) {
-        pools.listen(new org.kvflow.operators.RankPools.Listener() {
+    void watch(org.kvflow.pages.RankPools pools) {
+        pools.listen(new org.kvflow.pages.RankPools.Listener() {
             @Override
             public void lost(int rank, RuntimeException why) {
                 rankCounter("kvflow.ranks.lost", "rank processes that died, closed their connection or stopped answering", rank).increment();
             }
 
             @Override
-            public void replaced(int rank, org.kvflow.kernels.pages.PageStore fresh) {
+            public void replaced(int rank, org.kvflow.pages.PageStore fresh) {
                 rankCounter("kvflow.ranks.restarted", "lost rank processes started again with a fresh pool", rank).increment();
             }
         });

@@ -2,7 +2,7 @@ package org.kvflow.dsl;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.transfer.PageRun;
 import org.kvflow.operators.transfer.TransferBackend;
 import reactor.core.publisher.Mono;

@@ -15,9 +15,9 @@ import org.kvflow.core.config.WritePolicy;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.DeviceNotFoundException;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.pages.MemoryUnavailableException;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.pages.MemoryUnavailableException;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
 import org.kvflow.operators.KvModel;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalIoException;
@@ -25,6 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import org.kvflow.kernels.rows.DevicePools;
 
 /**
  * An immutable, partly built prefill flow: the config, the model, the device, and the stages in
@@ -278,7 +279,7 @@ public final class PrefillFlow {
         if (!device.equals("java")) {
             try {
                 kernelDevice = Devices.select(device);
-                try (PageMemory pools = PageMemories.forDevice(kernelDevice)) {
+                try (PageMemory pools = DevicePools.memoryFor(kernelDevice)) {
                     LOG.debug("device={}: kernels on {}, rank pools in {}", device, kernelDevice, pools.deviceName());
                 }
             } catch (DeviceNotFoundException | MemoryUnavailableException e) {

@@ -8,9 +8,9 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.kernels.api.Device;
-import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.pages.PageMemories;
 import org.kvflow.ranks.RankProcessPools;
-import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.pages.PageMemory;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -31,6 +31,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.core.scheduler.Scheduler;
+import org.kvflow.kernels.rows.DevicePools;
 
 /**
  * A built, validated prefill pipeline: a reusable {@code Function<Flux<PrefillRequest>,
@@ -124,7 +125,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
 
     private Flux<PrefillResult> runOnce(Flux<PrefillRequest> requests, PrefillRun run) {
         OwnSpec own = spec(OwnSpec.class);
-        PageMemory memory = PageMemories.forDevice(device);
+        PageMemory memory = DevicePools.memoryFor(device);
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());

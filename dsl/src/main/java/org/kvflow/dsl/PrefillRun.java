@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.HostTraffic;
+import org.kvflow.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillResult;
 import reactor.core.publisher.Flux;

@@ -16,8 +16,9 @@ import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.RankPools;
 
 /**
  * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's
@@ -180,7 +181,7 @@ public final class KvGroup implements AutoCloseable {
          * Allocates the pools (and, with a model, the rank stores).
          *
          * @return the group
-         * @throws org.kvflow.kernels.pages.OutOfDeviceMemoryException naming the sizes when the memory cannot hold the stores
+         * @throws org.kvflow.pages.OutOfDeviceMemoryException naming the sizes when the memory cannot hold the stores
          */
         public KvGroup build() {
             return new KvGroup(config, layout, capacity, model, prefixCaching, hostCache, memory, rankPools);

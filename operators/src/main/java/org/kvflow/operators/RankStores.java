@@ -8,9 +8,10 @@ import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.OutOfDeviceMemoryException;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.RankPools;
 
 /**
  * Where a CP group's KV bytes live: one {@link PageStore} per rank, all used through one

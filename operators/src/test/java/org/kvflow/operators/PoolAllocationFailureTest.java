@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
-import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.OutOfDeviceMemoryException;
+import org.kvflow.pages.PageMemory;
 
 /** A device without room for every rank's pools: the group is not built, the error names the sizes, and nothing stays allocated. */
 class PoolAllocationFailureTest {

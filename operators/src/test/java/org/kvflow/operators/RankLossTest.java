@@ -11,11 +11,12 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageRunner;
+import org.kvflow.pages.RankPools;
 
 /**
  * A rank's pool lost under a running group (as when a rank process dies): the requests holding a

@@ -12,7 +12,7 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.pages.PageMemories;
+import org.kvflow.pages.PageMemories;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
@@ -22,6 +22,7 @@ import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
+import org.kvflow.kernels.rows.DevicePools;
 
 /** Test fixtures: configs, seeded workloads, and pipelines wired to an in-memory decode receiver. */
 public final class Workloads {
@@ -78,7 +79,7 @@ public final class Workloads {
                           boolean prefixCaching, QuerySampler sampler, int decodePages) {
         Device device = testDevice();
         KvGroup.Builder builder = KvGroup.builder(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize())).prefixCaching(prefixCaching)
-                .memory(PageMemories.forDevice(device));
+                .memory(DevicePools.memoryFor(device));
         KvGroup group = (model == null ? builder : builder.model(model)).build();
         DecodeReceiver receiver = new DecodeReceiver(decodePages, config.pageSize(), model == null ? null : model.layout());
         CpPrefillPipeline pipeline = new CpPrefillPipeline(group, 32, CpPrefillPipeline.standardStages(group, sampler, device),

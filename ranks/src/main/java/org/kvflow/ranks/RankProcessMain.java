@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageStore;
 import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpServer;
 

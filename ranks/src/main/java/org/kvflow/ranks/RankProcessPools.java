@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.operators.RankPools;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.RankPools;
 
 /**
  * CP ranks' pools held by rank processes ({@link RankProcesses}), as a group's {@link RankPools}:

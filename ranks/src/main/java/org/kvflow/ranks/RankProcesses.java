@@ -15,12 +15,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.StoreHandles;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.StoreHandles;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import org.kvflow.pages.MissingCapabilityException;
 
 /**
  * The coordinator's side of CP ranks as processes: starts one {@link RankProcessMain} per rank
@@ -172,7 +173,7 @@ public final class RankProcesses implements AutoCloseable {
         StoreHandles handles = new StoreHandles(pageSize, pages, mla, index);
         try {
             return new Rank(process, channel, PageStore.open(memory, label, spec.layout(), handles), null, handles, hello.path("memory").asText());
-        } catch (UnsupportedOperationException e) {
+        } catch (MissingCapabilityException e) {
             return stagedRank(rank, process, channel, label, e.getMessage(), handles, hello);
         }
     }
@@ -294,7 +295,7 @@ public final class RankProcesses implements AutoCloseable {
      * closes it; it must not outlive the ranks.
      *
      * @throws RankLostException naming the first lost rank
-     * @throws UnsupportedOperationException if the memory cannot map the ranks' pools side by side
+     * @throws org.kvflow.pages.MissingCapabilityException if the memory cannot map the ranks' pools side by side
      */
     public synchronized PageStore openView(String label) {
         List<StoreHandles> all = new ArrayList<>();

@@ -6,9 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Base64;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.StoreHandles;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.StoreHandles;
+import org.kvflow.pages.MissingCapabilityException;
 
 /**
  * The rank side of the control protocol: one rank's pool and the answers to the coordinator's
@@ -71,7 +72,7 @@ final class RankServer {
             handles.mla().forEach(h -> reply.withArray("mla").add(b64.encodeToString(h)));
             handles.index().forEach(h -> reply.withArray("index").add(b64.encodeToString(h)));
             reply.put("shared", true);
-        } catch (UnsupportedOperationException e) {
+        } catch (MissingCapabilityException e) {
             reply.put("shared", false).put("why", e.getMessage());
         }
     }

@@ -12,7 +12,7 @@ import org.kvflow.core.model.ModelShape;
  * What a rank process holds: its rank, the page memory its pools live in ({@code java},
  * {@code cuda}, {@code cuda:1}, or {@code cuda:*} for one rank per GPU: rank {@code r} on GPU
  * {@code r mod n}), the KV layout, the page size, its pool's pages, and whether the pool is
- * allocated shareable ({@link org.kvflow.kernels.pages.PageStore#allocateShared}: exported as
+ * allocated shareable ({@link org.kvflow.pages.PageStore#allocateShared}: exported as
  * POSIX descriptors, so the coordinator can also map every rank's pool side by side in one virtual
  * view) instead of exported by CUDA IPC handles. Travels as the process's command-line arguments
  * ({@link #arguments()}, {@link #parse}).

@@ -7,16 +7,17 @@ import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.Objects;
 import java.util.zip.Checksum;
-import org.kvflow.kernels.pages.ByteRangeException;
-import org.kvflow.kernels.pages.ForeignBufferException;
-import org.kvflow.kernels.pages.HostTraffic;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.NotHostMemoryException;
-import org.kvflow.kernels.pages.PageBuffer;
-import org.kvflow.kernels.pages.PageCopies;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.Residency;
-import org.kvflow.kernels.pages.StoreHandles;
+import org.kvflow.pages.ByteRangeException;
+import org.kvflow.pages.ForeignBufferException;
+import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.NotHostMemoryException;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageCopies;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.Residency;
+import org.kvflow.pages.StoreHandles;
+import org.kvflow.pages.BufferImport;
 
 /**
  * The memory of rank pools this process cannot open in place (the ranks' memory exports no
@@ -27,7 +28,7 @@ import org.kvflow.kernels.pages.StoreHandles;
  * but every stage works on such pools; a copy to or from another memory goes through the host as
  * between any two memories. Allocates nothing. Thread-safe.
  */
-final class StagedRankMemory implements PageMemory {
+final class StagedRankMemory implements PageMemory, BufferImport {
     /** Largest payload of one control line, before base64 (well under {@link RankChannel#MAX_LINE}). */
     static final int CHUNK = 4 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,7 +58,7 @@ final class StagedRankMemory implements PageMemory {
         this.calls = Objects.requireNonNull(calls, "calls");
     }
 
-    /** What {@link org.kvflow.kernels.pages.PageStore#open} needs to open rank {@code rank}'s pool here. */
+    /** What {@link org.kvflow.pages.PageStore#open} needs to open rank {@code rank}'s pool here. */
     static StoreHandles handles(int rank, int layers, int pageSize, int pages) {
         java.util.List<byte[]> mla = new java.util.ArrayList<>();
         java.util.List<byte[]> index = new java.util.ArrayList<>();

@@ -10,11 +10,11 @@ import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.api.Device;
-import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.pages.PageMemory;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
-import org.kvflow.operators.RankPools;
+import org.kvflow.pages.RankPools;
 import org.kvflow.operators.Workloads;
 
 /** A rank process killed while the pipeline runs, then restarted: the fault proof shared by the heap and GPU tests. */

@@ -11,10 +11,10 @@ import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageMemory;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
 import org.kvflow.operators.PrefillRequest;
-import org.kvflow.operators.RankPools;
+import org.kvflow.pages.RankPools;
 import org.kvflow.operators.Workloads;
 
 /**

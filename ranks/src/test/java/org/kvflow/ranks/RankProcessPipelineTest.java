@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.pages.HeapPageMemory;
+import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.operators.PrefillRequest;
-import org.kvflow.operators.RankPools;
+import org.kvflow.pages.RankPools;
 import org.kvflow.operators.Workloads;
 
 /**
@@ -46,7 +46,7 @@ class RankProcessPipelineTest {
         static Map<String, Long> last = Map.of();
 
         @Override
-        public List<org.kvflow.kernels.pages.PageStore> open(org.kvflow.kernels.pages.PageMemory memory, org.kvflow.core.model.KvLayout kv, int ranks,
+        public List<org.kvflow.pages.PageStore> open(org.kvflow.pages.PageMemory memory, org.kvflow.core.model.KvLayout kv, int ranks,
                                                              int pageSize, int pagesPerRank) {
             return pools.open(memory, kv, ranks, pageSize, pagesPerRank);
         }

@@ -13,10 +13,10 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageStore;
 
 /**
  * On the GPU machine: three rank processes hold their pools in device memory and export them by

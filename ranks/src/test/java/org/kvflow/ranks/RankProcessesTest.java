@@ -12,9 +12,9 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 
 /**
  * Rank processes on the heap memory (no GPU): each starts, answers over its control connection,
@@ -216,14 +216,14 @@ class RankProcessesTest {
     void stagedCopiesCheckEveryRangeBeforeAskingTheRankAndTheRankRefusesWhatItCannotServe() {
         try (RankProcesses ranks = RankProcesses.start(SPEC, 1, new HeapPageMemory(), TIMEOUT)) {
             PageStore pool = ranks.pools().getFirst();
-            assertThat(pool.residency()).isEqualTo(org.kvflow.kernels.pages.Residency.REMOTE);
+            assertThat(pool.residency()).isEqualTo(org.kvflow.pages.Residency.REMOTE);
             byte[] row = new byte[LAYOUT.mlaRowBytes()];
             java.util.Arrays.fill(row, (byte) 7);
             pool.writeMlaRows(1, 9, row, 0, 1);
             assertThat(pool.readBytes(1, KvComponent.MLA, 9L * row.length, row.length)).isEqualTo(row);
             assertThatThrownBy(() -> pool.readBytes(0, KvComponent.MLA, pool.pageBytes(KvComponent.MLA) * 6L - 1, 2))
-                    .isInstanceOf(org.kvflow.kernels.pages.ByteRangeException.class);
-            assertThatThrownBy(() -> pool.hostView(0, KvComponent.MLA, 0)).isInstanceOf(org.kvflow.kernels.pages.NotHostMemoryException.class)
+                    .isInstanceOf(org.kvflow.pages.ByteRangeException.class);
+            assertThatThrownBy(() -> pool.hostView(0, KvComponent.MLA, 0)).isInstanceOf(org.kvflow.pages.NotHostMemoryException.class)
                     .hasMessage("rank 0 (process " + ranks.pid(0) + "), staged mla layer 0 lies in another process: only heap and pinned host buffers"
                             + " can be written in place from the host");
             assertThat(ranks.stagedBytes()).isEqualTo(2L * row.length);

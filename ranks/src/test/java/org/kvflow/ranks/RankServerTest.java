@@ -10,8 +10,8 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 
 /**
  * The rank's side of the control lines without a process: every bad request is refused with

@@ -11,7 +11,7 @@ import jcuda.driver.CUstream;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.gather.GatherKernels;
-import org.kvflow.kernels.gather.PageOutOfRangeException;
+import org.kvflow.pages.PageOutOfRangeException;
 
 /**
  * {@code GatherKernels.gatherPages}, {@code scatterPages} and {@code copyPages} on the cuda

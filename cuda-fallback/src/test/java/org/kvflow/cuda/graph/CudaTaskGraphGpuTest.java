@@ -25,7 +25,7 @@ import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
 import org.kvflow.kernels.gather.GatherKernels;
-import org.kvflow.kernels.gather.PageOutOfRangeException;
+import org.kvflow.pages.PageOutOfRangeException;
 
 /**
  * On the GPU machine (tag {@code cuda}): what only the cuda device promises. A pool over 2 GiB is

@@ -21,7 +21,7 @@ import org.kvflow.dsl.PdTransfer;
 import org.kvflow.dsl.TcpTarget;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;

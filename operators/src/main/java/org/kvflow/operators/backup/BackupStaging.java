@@ -3,9 +3,9 @@ package org.kvflow.operators.backup;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.Residency;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.Residency;
 import org.kvflow.operators.RankStores;
 
 /**

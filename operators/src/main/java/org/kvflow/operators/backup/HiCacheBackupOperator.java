@@ -17,7 +17,7 @@ import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalOptions;
 import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.PageBackup;
-import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.pages.KvComponent;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;

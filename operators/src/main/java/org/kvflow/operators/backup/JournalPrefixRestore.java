@@ -22,9 +22,9 @@ import org.kvflow.journal.replay.JournalReadAhead;
 import org.kvflow.journal.replay.JournalReader;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
-import org.kvflow.kernels.pages.HostTraffic;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.RankStores;
 
 /**

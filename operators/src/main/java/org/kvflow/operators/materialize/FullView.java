@@ -1,7 +1,7 @@
 package org.kvflow.operators.materialize;
 
 import java.util.Map;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 
 /**
  * A batch's full view (SPEC §7): the pages of its referenced set {@code R} gathered into one

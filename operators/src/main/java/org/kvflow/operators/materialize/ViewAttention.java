@@ -17,10 +17,11 @@ import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SparseAttention;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.RequestState;
+import org.kvflow.kernels.rows.StoreRows;
 
 /**
  * The attention step on a full view (SPEC §3.8 steps 6–7), run on a kernel device: for each
@@ -58,7 +59,7 @@ final class ViewAttention implements AutoCloseable {
         int nq = positions.length;
         int keyCount = (int) positions[nq - 1] + 1;
         PageStore store = view.store();
-        boolean inPlace = store.reaches(device); // else the keys are read to the heap and decoded there
+        boolean inPlace = StoreRows.reaches(store, device); // else the keys are read to the heap and decoded there
         byte[] codesBuffer = inPlace ? new byte[0] : new byte[keyCount * dimI];
         float[] scalesBuffer = inPlace ? new float[0] : new float[keyCount * blocks];
         float[] keys = inPlace ? new float[0] : new float[keyCount * width];
@@ -88,7 +89,7 @@ final class ViewAttention implements AutoCloseable {
             }
             int[][] selected;
             if (inPlace) {
-                selected = scorer.topK(indexQueries, keyCount, (codes, scales) -> store.readIndexKeys(layerIndex, viewPages, keyCount, codes, scales),
+                selected = scorer.topK(indexQueries, keyCount, (codes, scales) -> StoreRows.readIndexKeys(store, layerIndex, viewPages, keyCount, codes, scales),
                         counts, dims.topk());
             } else {
                 byte[] mla = store.readPages(l, KvComponent.MLA, viewPages);
@@ -105,7 +106,7 @@ final class ViewAttention implements AutoCloseable {
                 bySize.computeIfAbsent(selected[i].length, n -> new ArrayList<>()).add(prepend(i, selected[i]));
             }
             for (Map.Entry<Integer, List<int[]>> group : bySize.entrySet()) {
-                KeyRows rows = inPlace ? (chosen, out) -> store.readKeyRows(layerIndex, viewPages, chosen, out) : null;
+                KeyRows rows = inPlace ? (chosen, out) -> StoreRows.readKeyRows(store, layerIndex, viewPages, chosen, out) : null;
                 attend(group.getKey(), group.getValue(), l, width, dims.latent(), queries, keys, rows, positions, state, outputs);
             }
         }

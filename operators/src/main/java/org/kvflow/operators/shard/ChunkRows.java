@@ -4,7 +4,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.nsa.SyntheticRows;
-import org.kvflow.kernels.pages.DeviceRows;
+import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.operators.KvModel;
 
 /**

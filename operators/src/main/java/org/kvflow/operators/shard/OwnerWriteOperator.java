@@ -12,9 +12,9 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
-import org.kvflow.kernels.pages.RowWrites;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
+import org.kvflow.kernels.rows.RowWrites;
 import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
@@ -26,6 +26,7 @@ import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageOperator;
 import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
+import org.kvflow.kernels.rows.StoreRows;
 
 /**
  * Computes each chunk's KV rows with the synthetic layer on a kernel device (floats and fp8 quantisation,
@@ -185,7 +186,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             runs.add(new Run((int) (t - from), count, loc, row, page));
             t += count;
         }
-        if (stores.reference() == null && stores.rank(0).reaches(device)) {
+        if (stores.reference() == null && StoreRows.reaches(stores.rank(0), device)) {
             storeInPlace(model, rows, stores, runs, tokenIds, positions);
         } else {
             storeFromHost(model, rows, stores, runs, tokenIds, positions);
@@ -214,7 +215,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             ranks.add(stores.rank(r));
         }
         for (int l = 0; l < model.layerCount(); l++) {
-            PageStore.storeRows(ranks, l, rows.onDevice(l, tokenIds, positions), writes);
+            StoreRows.store(ranks, l, rows.onDevice(l, tokenIds, positions), writes);
         }
     }
 

@@ -1,7 +1,7 @@
 package org.kvflow.operators.stage;
 
 import java.util.Objects;
-import org.kvflow.kernels.pages.HostTraffic;
+import org.kvflow.pages.HostTraffic;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import reactor.core.publisher.Mono;

@@ -3,8 +3,8 @@ package org.kvflow.operators.transfer;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.kernels.pages.HostTraffic;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.PageStore;
 import reactor.core.publisher.Mono;
 
 /** Transfer to a {@link DecodeReceiver} in the same process: pages are copied straight into its store when a call is subscribed. */

@@ -1,7 +1,7 @@
 package org.kvflow.operators.transfer;
 
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 import reactor.core.publisher.Mono;
 
 /**
@@ -14,7 +14,7 @@ import reactor.core.publisher.Mono;
 public interface TransferBackend {
     /**
      * The transfer stage's name: page bytes a backend reads across the host, on whatever thread it
-     * builds its frames, are counted under it ({@link org.kvflow.kernels.pages.HostTraffic#during}).
+     * builds its frames, are counted under it ({@link org.kvflow.pages.HostTraffic#during}).
      */
     String STAGE = "kvflow.transfer";
 

@@ -13,7 +13,7 @@ import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillResult;

@@ -3,7 +3,7 @@ package org.kvflow.operators.transfer;
 import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.core.ownership.OwnershipMap;
-import org.kvflow.kernels.pages.PageListMismatchException;
+import org.kvflow.pages.PageListMismatchException;
 
 /**
  * The PD sender algorithm of SPEC §8.2 for CP shared KV: each rank keeps only the positions whose

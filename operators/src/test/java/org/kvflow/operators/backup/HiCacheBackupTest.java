@@ -24,9 +24,9 @@ import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -36,6 +36,7 @@ import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
+import org.kvflow.kernels.rows.DevicePools;
 
 class HiCacheBackupTest {
     private static final CpSharedKvConfig CONFIG = Workloads.sharedBsGt1(4, 16, 4, 64L);
@@ -49,7 +50,7 @@ class HiCacheBackupTest {
     private Run run(List<PrefillRequest> requests, WritePolicy policy) {
         // -Dkvflow.test.device=cuda: the pools in GPU memory, backed up through pinned staging
         KvGroup group = KvGroup.builder(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(64, 16)).model(MODEL).prefixCaching(true)
-                .memory(PageMemories.forDevice(Workloads.testDevice())).build();
+                .memory(DevicePools.memoryFor(Workloads.testDevice())).build();
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
@@ -100,7 +101,7 @@ class HiCacheBackupTest {
         long staged = run.backup().pagesJournaled() / 2 * rank0.layers() * (rank0.mlaPageBytes() + rank0.indexPageBytes());
         assertThat(rank0.memory().hostTraffic().bytes(HiCacheBackupOperator.STAGE))
                 .as("device pools: each journaled page crossed once, in the staging gather; heap pools: nothing crosses")
-                .isEqualTo(rank0.residency() == org.kvflow.kernels.pages.Residency.DEVICE ? staged : 0L);
+                .isEqualTo(rank0.residency() == org.kvflow.pages.Residency.DEVICE ? staged : 0L);
         assertThat(run.backup().failures()).isZero();
         assertThat(run.group().leakCheck()).isEmpty();
     }

@@ -18,11 +18,12 @@ import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.journal.TestPages;
 import org.kvflow.journal.record.PageBackup;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.KvComponent;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.Workloads;
+import org.kvflow.kernels.rows.DevicePools;
 
 /**
  * A prefix restored from the journal lands, byte for byte, where the rank stores keep each page;
@@ -42,7 +43,7 @@ class JournalPrefixRestoreTest {
 
     /** The test device's page memory: the heap in CI, the GPU with {@code -Dkvflow.test.device=cuda} (staging then pinned). */
     private static PageMemory memory() {
-        return PageMemories.forDevice(Workloads.testDevice());
+        return DevicePools.memoryFor(Workloads.testDevice());
     }
 
     private static RankStores stores(PageMemory memory, PoolLayout layout) {

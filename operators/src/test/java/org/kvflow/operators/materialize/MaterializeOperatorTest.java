@@ -13,8 +13,8 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.core.validate.PageGroupViolation;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.CpSharedKvBatchException;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
@@ -98,16 +98,16 @@ class MaterializeOperatorTest {
     void readingInPlaceMapsEveryPageToItsOwnersPageInTheVirtualView() {
         CpSharedKvConfig config = Workloads.sharedBsGt1(4, 2, 8, null);
         int stride = 10;
-        org.kvflow.kernels.pages.PageStore virtual = org.kvflow.kernels.pages.PageStore.onHeap("virtual view", MODEL.layout(), 2, 4 * stride);
-        org.kvflow.operators.RankPools sideBySide = new org.kvflow.operators.RankPools() {
+        org.kvflow.pages.PageStore virtual = org.kvflow.pages.PageStore.onHeap("virtual view", MODEL.layout(), 2, 4 * stride);
+        org.kvflow.pages.RankPools sideBySide = new org.kvflow.pages.RankPools() {
             @Override
-            public List<org.kvflow.kernels.pages.PageStore> open(org.kvflow.kernels.pages.PageMemory memory, org.kvflow.core.model.KvLayout kv,
+            public List<org.kvflow.pages.PageStore> open(org.kvflow.pages.PageMemory memory, org.kvflow.core.model.KvLayout kv,
                                                                  int ranks, int pageSize, int pagesPerRank) {
-                return org.kvflow.operators.RankPools.inProcess().open(memory, kv, ranks, pageSize, pagesPerRank);
+                return org.kvflow.pages.RankPools.inProcess().open(memory, kv, ranks, pageSize, pagesPerRank);
             }
 
             @Override
-            public java.util.Optional<org.kvflow.kernels.pages.PageStore> virtualView() {
+            public java.util.Optional<org.kvflow.pages.PageStore> virtualView() {
                 return java.util.Optional.of(virtual);
             }
 

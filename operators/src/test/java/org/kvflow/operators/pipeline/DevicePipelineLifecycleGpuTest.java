@@ -19,7 +19,7 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.kernels.pages.OutOfDeviceMemoryException;
+import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;

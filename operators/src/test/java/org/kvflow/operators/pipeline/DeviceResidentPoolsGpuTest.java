@@ -15,11 +15,11 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.pages.HeapPageMemory;
-import org.kvflow.kernels.pages.HostTraffic;
-import org.kvflow.kernels.pages.PageMemories;
-import org.kvflow.kernels.pages.PageMemory;
-import org.kvflow.kernels.pages.Residency;
+import org.kvflow.pages.HeapPageMemory;
+import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.Residency;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -29,6 +29,7 @@ import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.kernels.rows.DeviceRowAccess;
 
 /**
  * On the GPU machine: the pipeline with every CP rank's pools in device memory (the {@code cuda}
@@ -91,7 +92,7 @@ class DeviceResidentPoolsGpuTest {
         Run reference = run(config, requests, new HeapPageMemory(), Residency.HEAP);
         Run hostPath = run(config, requests, new HeapPageMemory(), Residency.HEAP, kernels);
         try (PageMemory cuda = PageMemories.open("cuda")) {
-            assertThat(cuda.reaches(kernels)).isTrue();
+            assertThat(cuda.capability(DeviceRowAccess.class).map(a -> a.reaches(kernels))).contains(true);
             Run inPlace = run(config, requests, cuda, Residency.DEVICE, kernels);
             assertThat(inPlace.digests()).as("rows stored in place: the same bytes as the java rows").isEqualTo(reference.digests())
                     .hasSize(requests.size());

@@ -14,7 +14,7 @@ import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 import org.kvflow.operators.AdmissionRejectedException;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;

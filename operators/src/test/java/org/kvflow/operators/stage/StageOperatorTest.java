@@ -115,7 +115,7 @@ class StageOperatorTest {
 
     @Test
     void hostTrafficAStageMovesIsCountedUnderItsNameAndNothingOutsideIt() {
-        org.kvflow.kernels.pages.HostTraffic traffic = new org.kvflow.kernels.pages.HostTraffic();
+        org.kvflow.pages.HostTraffic traffic = new org.kvflow.pages.HostTraffic();
         Probe write = new Probe(b -> {
             traffic.add(656L * b.entries().size());
             return b;
@@ -130,14 +130,14 @@ class StageOperatorTest {
                 .expectNextCount(2).verifyComplete();
         traffic.add(7); // on this thread, after the stages: nobody's
         assertThat(traffic.byStage()).containsExactly(java.util.Map.entry("kvflow.materialize", 200L), java.util.Map.entry("kvflow.write", 1968L),
-                java.util.Map.entry(org.kvflow.kernels.pages.HostTraffic.UNATTRIBUTED, 7L));
+                java.util.Map.entry(org.kvflow.pages.HostTraffic.UNATTRIBUTED, 7L));
         assertThat(traffic.total()).isEqualTo(2175);
         group.releaseAll();
     }
 
     @Test
     void anAsyncStagesSynchronousWorkIsCountedUnderItsName() {
-        org.kvflow.kernels.pages.HostTraffic traffic = new org.kvflow.kernels.pages.HostTraffic();
+        org.kvflow.pages.HostTraffic traffic = new org.kvflow.pages.HostTraffic();
         AsyncBatchStage send = b -> {
             traffic.add(41_984);
             return reactor.core.publisher.Mono.just(b);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.function.Function;
 import org.kvflow.core.ownership.OwnershipMap;
-import org.kvflow.kernels.pages.RowOutOfRangeException;
+import org.kvflow.pages.RowOutOfRangeException;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.shard.OwnerWriteOperator;

@@ -1,7 +1,7 @@
 package org.kvflow.operators.transfer;
 
 import org.jspecify.annotations.Nullable;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.PageStore;
 import reactor.core.publisher.Mono;
 
 /** A transfer backend that hands every call on to another, for tests to override the one call they fault or count. */

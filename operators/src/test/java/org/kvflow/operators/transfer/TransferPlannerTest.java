@@ -50,7 +50,7 @@ class TransferPlannerTest {
                 .containsExactly(new PageRun(1, 7, 1), new PageRun(2, 9, 2));
         assertThat(TransferPlanner.groupRuns(new long[0], new long[] {1})).isEmpty();
         assertThatThrownBy(() -> TransferPlanner.groupRuns(new long[] {1, 2}, new long[] {1}))
-                .isInstanceOf(org.kvflow.kernels.pages.PageListMismatchException.class).hasMessage("page lists differ in length: 2 source vs 1 destination pages");
+                .isInstanceOf(org.kvflow.pages.PageListMismatchException.class).hasMessage("page lists differ in length: 2 source vs 1 destination pages");
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
+import org.kvflow.pages.PageOutOfRangeException;
 
 /**
  * Full view ← owner pages on a kernel device: a pool of pages (in as many chunks as its size

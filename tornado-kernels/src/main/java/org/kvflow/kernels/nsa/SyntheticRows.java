@@ -12,7 +12,7 @@ import org.kvflow.kernels.api.ExecutionPlan;
 import org.kvflow.kernels.api.ExecutionResult;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.TaskGraph;
-import org.kvflow.kernels.pages.DeviceRows;
+import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.kernels.quant.QuantKernels;
 
 /**

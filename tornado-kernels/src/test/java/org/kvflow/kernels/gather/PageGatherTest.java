@@ -20,6 +20,7 @@ import org.kvflow.kernels.api.KernelFallbackException;
 import org.kvflow.kernels.api.LongArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
+import org.kvflow.pages.PageOutOfRangeException;
 
 /** Page gather, scatter and direct copy: the device against the Java reference, over one or several chunks, and bad page lists refused before launch. */
 class PageGatherTest {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.pages.KvComponent;
+import org.kvflow.pages.KvComponent;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.decode.TransferRejectedException;
 import org.slf4j.Logger;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 import org.kvflow.decode.DecodeReceiver;
 
 /** Frames the client never sends: a page whose bytes changed on the way, a frame before the handshake, COMPLETE after a refused page. */

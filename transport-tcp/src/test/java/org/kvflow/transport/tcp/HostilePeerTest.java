@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.kernels.pages.KvComponent;
-import org.kvflow.kernels.pages.PageStore;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.transfer.PageRun;
 

@@ -1,0 +1,567 @@
+package org.kvflow.pages;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.zip.Checksum;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+
+/**
+ * The KV pages of one holder (a CP rank, a full view, a decode instance): per layer one MLA buffer
+ * of {@code pages·ps} rows and one indexer buffer of {@code pages} indexer pages (SPEC §3.2,
+ * §3.3), all in one {@link PageMemory}. Page {@code k} occupies bytes
+ * {@code [k·pageBytes, (k+1)·pageBytes)} of each buffer. Every read, write and copy of a page goes
+ * through here and is done by the memory that owns the bytes; a bad page or range is refused
+ * before anything moves. Closing frees the buffers (not the memory). Not thread-safe; writers of
+ * disjoint pages of a heap store may run concurrently.
+ */
+public final class PageStore implements AutoCloseable {
+    private final PageMemory memory;
+    private final String label;
+    private final KvLayout layout;
+    private final int pageSize;
+    private final int pages;
+    private final PageBuffer[] mla;
+    private final PageBuffer[] index;
+    private final Residency residency;
+    /** What a use after {@link #closeWith} throws; null while open. */
+    private volatile @Nullable Supplier<? extends RuntimeException> closedError;
+
+    /**
+     * A store over buffers other processes exported ({@link #exportHandles}), opened in
+     * {@code memory}: one store's as they are, several side by side with one stride in pages for
+     * every buffer, so page {@code i·stride + k} is store {@code i}'s page {@code k} in every
+     * layer and component.
+     */
+    private PageStore(PageMemory memory, String label, KvLayout layout, List<StoreHandles> stores) {
+        StoreHandles handles = stores.getFirst();
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.label = Objects.requireNonNull(label, "label");
+        this.layout = Objects.requireNonNull(layout, "layout");
+        int layers = layout.shape().layers();
+        if (handles.mla().size() != layers || handles.index().size() != layers) {
+            throw new IllegalArgumentException(label + ": " + handles.mla().size() + " MLA and " + handles.index().size()
+                    + " indexer handles for a layout of " + layers + " layers");
+        }
+        this.pageSize = handles.pageSize();
+        int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
+        int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
+        SideBySideViews views = stores.size() == 1 ? null : need(memory, SideBySideViews.class, "maps no buffers of other processes side by side");
+        BufferImport opener = views != null ? null : need(memory, BufferImport.class, "opens no buffer of another process");
+        long stride = views == null ? handles.pages() : views.sideBySideStride(handles.pages(), mlaBytes, indexBytes);
+        this.pages = Math.toIntExact(stride * stores.size());
+        this.mla = new PageBuffer[layers];
+        this.index = new PageBuffer[layers];
+        try {
+            for (int l = 0; l < layers; l++) {
+                int layer = l;
+                if (opener != null) {
+                    mla[l] = opener.importBuffer(label + " mla layer " + l, handles.mla().get(l), pages, mlaBytes);
+                    index[l] = opener.importBuffer(label + " index layer " + l, handles.index().get(l), pages, indexBytes);
+                } else if (views != null) {
+                    mla[l] = views.importSideBySide(label + " mla layer " + l, stores.stream().map(h -> h.mla().get(layer)).toList(),
+                            handles.pages(), mlaBytes, stride);
+                    index[l] = views.importSideBySide(label + " index layer " + l, stores.stream().map(h -> h.index().get(layer)).toList(),
+                            handles.pages(), indexBytes, stride);
+                }
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
+    }
+
+    /**
+     * @throws MissingCapabilityException saying that {@code memory} {@code what} where it lacks {@code type}
+     */
+    private static <C> C need(PageMemory memory, Class<C> type, String what) {
+        return memory.capability(type).orElseThrow(() -> new MissingCapabilityException(memory.name(), type, what));
+    }
+
+    /**
+     * The pages of a store that another process holds and exported ({@link #exportHandles}),
+     * opened in place in {@code memory}: reads, writes and copies touch the other process's
+     * memory; {@link #close()} closes the handles and leaves its pages alone.
+     *
+     * @throws MissingCapabilityException if {@code memory} cannot open other processes' buffers
+     * @throws IllegalArgumentException if the handles do not cover {@code layout}'s layers
+     */
+    public static PageStore open(PageMemory memory, String label, KvLayout layout, StoreHandles handles) {
+        return new PageStore(memory, label, layout, List.of(handles));
+    }
+
+    /**
+     * Handles another process opens this store's buffers by ({@link #open}): one per layer and
+     * component, valid while this store lives.
+     *
+     * @throws MissingCapabilityException if this store's memory shares no buffer with other processes
+     */
+    public StoreHandles exportHandles() {
+        BufferExport export = need(memory, BufferExport.class, "shares no buffer with other processes");
+        List<byte[]> m = new ArrayList<>();
+        List<byte[]> i = new ArrayList<>();
+        for (int l = 0; l < layers(); l++) {
+            m.add(export.exportBuffer(buffer(l, KvComponent.MLA)));
+            i.add(export.exportBuffer(buffer(l, KvComponent.INDEX)));
+        }
+        return new StoreHandles(pageSize, pages, m, i);
+    }
+
+    /** Where an allocated store's buffers come from. */
+    private enum Kind { OWN, HOST, SHARED }
+
+    private static PageBuffer allocate(PageMemory memory, Kind kind, String label, long pages, int pageBytes) {
+        return switch (kind) {
+            case OWN -> memory.allocate(label, pages, pageBytes);
+            case HOST -> memory.allocateHost(label, pages, pageBytes);
+            case SHARED -> memory.capability(BufferExport.class).map(e -> e.allocateShared(label, pages, pageBytes))
+                    .orElseGet(() -> memory.allocate(label, pages, pageBytes));
+        };
+    }
+
+    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, Kind kind) {
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.label = Objects.requireNonNull(label, "label");
+        this.layout = Objects.requireNonNull(layout, "layout");
+        if (!layout.shape().kind().hasIndexer()) {
+            throw new IllegalArgumentException("a KV page store holds NSA MLA layouts (latent + indexer), not "
+                    + layout.shape().kind().wireName());
+        }
+        if (pageSize < 1 || pages < 0) {
+            throw new IllegalArgumentException(label + ": pageSize must be >= 1 and pages >= 0, were " + pageSize + ", " + pages);
+        }
+        this.pageSize = pageSize;
+        this.pages = pages;
+        int layers = layout.shape().layers();
+        this.mla = new PageBuffer[layers];
+        this.index = new PageBuffer[layers];
+        try {
+            for (int l = 0; l < layers; l++) {
+                int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
+                int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
+                mla[l] = allocate(memory, kind, label + " mla layer " + l, pages, mlaBytes);
+                index[l] = allocate(memory, kind, label + " index layer " + l, pages, indexBytes);
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
+    }
+
+    /** {@code pages} zeroed pages of {@code layout} in {@code memory}'s own kind of memory. */
+    public static PageStore allocate(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(memory, label, layout, pageSize, pages, Kind.OWN);
+    }
+
+    /**
+     * {@code pages} zeroed pages that other processes can open in place, also side by side with
+     * other stores' ({@link BufferExport#allocateShared}; an ordinary store where the memory has no such kind).
+     */
+    public static PageStore allocateShared(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(memory, label, layout, pageSize, pages, Kind.SHARED);
+    }
+
+    /**
+     * The stores of several processes (their {@link #exportHandles}, from {@link #allocateShared}
+     * stores of one layout and size) opened side by side in one store of {@code memory}: store
+     * {@code i}'s page {@code k} is page {@code i·(pages() ÷ stores) + k}. A virtual view of
+     * every rank's pool, read in place; nothing is copied.
+     *
+     * @throws MissingCapabilityException if {@code memory} cannot map other processes' buffers side by side
+     * @throws IllegalArgumentException if the stores differ in page size or pages, or do not cover the layout's layers
+     */
+    public static PageStore openSideBySide(PageMemory memory, String label, KvLayout layout, List<StoreHandles> stores) {
+        StoreHandles first = stores.getFirst();
+        int layers = layout.shape().layers();
+        for (int i = 0; i < stores.size(); i++) {
+            StoreHandles h = stores.get(i);
+            if (h.pageSize() != first.pageSize() || h.pages() != first.pages() || h.mla().size() != layers) {
+                throw new IllegalArgumentException(label + ": store " + i + " has " + h.pages() + " pages of " + h.pageSize() + " tokens and "
+                        + h.mla().size() + " layers; store 0 has " + first.pages() + " of " + first.pageSize() + " and the layout " + layers);
+            }
+        }
+        return new PageStore(memory, label, layout, stores);
+    }
+
+    /**
+     * {@code pages} zeroed pages in {@code memory}'s host staging memory (pinned for {@code cuda},
+     * so copies to and from its device stores are DMA): HiCache backups and loads, transfer staging.
+     */
+    public static PageStore allocateHost(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(memory, label, layout, pageSize, pages, Kind.HOST);
+    }
+
+    /** {@code pages} zeroed pages on the Java heap. */
+    public static PageStore onHeap(String label, KvLayout layout, int pageSize, int pages) {
+        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages, Kind.OWN);
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public KvLayout layout() {
+        return layout;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public int pages() {
+        return pages;
+    }
+
+    public int layers() {
+        return mla.length;
+    }
+
+    /** The memory that owns these pages. */
+    public PageMemory memory() {
+        return memory;
+    }
+
+    /** Where the bytes live. */
+    public Residency residency() {
+        return residency;
+    }
+
+    /** Bytes of one page of {@code component} in one layer. */
+    public int pageBytes(KvComponent component) {
+        return component == KvComponent.MLA ? mlaPageBytes() : indexPageBytes();
+    }
+
+    public int mlaPageBytes() {
+        return (int) layout.mlaPageBytes(pageSize);
+    }
+
+    public int indexPageBytes() {
+        return (int) layout.indexPageBytes(pageSize);
+    }
+
+    /**
+     * Stores the MLA rows of {@code count} consecutive tokens ({@link KvLayout#mlaRowBytes()} bytes
+     * each, from {@code src[srcOffset]}) at rows {@code firstRow ..} of {@code layer}: one copy.
+     */
+    public void writeMlaRows(int layer, long firstRow, byte[] src, int srcOffset, int count) {
+        checkRows(firstRow, count);
+        int rowBytes = layout.mlaRowBytes();
+        memory.write(buffer(layer, KvComponent.MLA), firstRow * rowBytes, src, srcOffset, count * rowBytes);
+    }
+
+    /**
+     * Stores the quantised index keys of {@code count} consecutive tokens at rows
+     * {@code firstRow ..} of {@code layer}, all in one page (SPEC §3.3): their fp8 codes at slots
+     * {@code firstRow % ps ..} of the page, their per-128 scales in the page's scale region. Two copies.
+     *
+     * @throws RowOutOfRangeException if the rows leave the store or cross a page boundary
+     */
+    public void writeIndexRows(int layer, long firstRow, byte[] codes, int codesOffset, float[] scales, int scalesOffset, int count) {
+        checkRows(firstRow, count);
+        if (firstRow / pageSize != (firstRow + count - 1) / pageSize) {
+            throw new RowOutOfRangeException(label, firstRow + count - 1, (firstRow / pageSize + 1) * pageSize);
+        }
+        int dim = layout.shape().indexDim();
+        int blocks = KvLayout.tiles(dim);
+        int slot = (int) (firstRow % pageSize);
+        long pageStart = firstRow / pageSize * indexPageBytes();
+        memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) slot * dim, codes, codesOffset, count * dim);
+        byte[] scaleBytes = new byte[count * blocks * KvLayout.SCALE_BYTES];
+        ByteBuffer.wrap(scaleBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(scales, scalesOffset, count * blocks);
+        memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) pageSize * dim + (long) slot * blocks * KvLayout.SCALE_BYTES, scaleBytes, 0,
+                scaleBytes.length);
+    }
+
+    /** Page {@code page} of {@code component} in every layer, layer-major: the payload of a HiCache record (SPEC §11.4). */
+    public byte[] readPage(KvComponent component, long page) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        byte[] payload = new byte[layers() * bytes];
+        for (int l = 0; l < layers(); l++) {
+            memory.read(buffer(l, component), page * bytes, bytes, payload, l * bytes);
+        }
+        return payload;
+    }
+
+    /** Page {@code page} of {@code component} in {@code layer}. */
+    public byte[] readPage(int layer, KvComponent component, long page) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        byte[] out = new byte[bytes];
+        memory.read(buffer(layer, component), page * bytes, bytes, out, 0);
+        return out;
+    }
+
+    /** Writes a layer-major payload ({@link #readPage(KvComponent, long)}'s form) into page {@code page} of every layer. */
+    public void writePage(KvComponent component, long page, byte[] payload) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        if (payload.length != layers() * bytes) {
+            throw new ByteRangeException(label + " " + component + " payload of page " + page, 0, payload.length, (long) layers() * bytes);
+        }
+        for (int l = 0; l < layers(); l++) {
+            memory.write(buffer(l, component), page * bytes, payload, l * bytes, bytes);
+        }
+    }
+
+    /**
+     * Page {@code page} of {@code component} in {@code layer} as a writable view of the store's own
+     * bytes, for decoders that fill a host store in place (no copy).
+     *
+     * @throws NotHostMemoryException if the store lies in device memory
+     */
+    public ByteBuffer hostView(int layer, KvComponent component, long page) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        return memory.hostView(buffer(layer, component), page * bytes, bytes);
+    }
+
+    /** Reads {@code count} pages of {@code component} in {@code layer} from {@code firstPage} into {@code dst} (filling {@code count} pages of it). */
+    public void readPages(int layer, KvComponent component, long firstPage, int count, ByteBuffer dst) {
+        checkRun(firstPage, count);
+        int bytes = pageBytes(component);
+        memory.read(buffer(layer, component), firstPage * bytes, dst.slice(dst.position(), count * bytes));
+        dst.position(dst.position() + count * bytes);
+    }
+
+    /** Writes one page of {@code component} in {@code layer} from the next {@code pageBytes} bytes of {@code src}. */
+    public void writePage(int layer, KvComponent component, long page, ByteBuffer src) {
+        checkPage(page);
+        int bytes = pageBytes(component);
+        memory.write(buffer(layer, component), page * bytes, src.slice(src.position(), bytes));
+        src.position(src.position() + bytes);
+    }
+
+    /**
+     * Pages {@code pages} of {@code component} in {@code layer}, in list order, as one array (page
+     * {@code pages[i]} at {@code i · pageBytes}): one read per run of consecutive pages.
+     *
+     * @throws PageOutOfRangeException naming the first page outside the store
+     */
+    public byte[] readPages(int layer, KvComponent component, long[] pages) {
+        PageLists.check(label, pages, this.pages);
+        int bytes = pageBytes(component);
+        byte[] out = new byte[Math.multiplyExact(pages.length, bytes)];
+        PageBuffer buffer = buffer(layer, component);
+        forEachRun(pages, (start, end) -> memory.read(buffer, pages[start] * bytes, (end - start) * bytes, out, start * bytes));
+        return out;
+    }
+
+    /**
+     * Writes pages {@code pages} of {@code component} in {@code layer} from {@code src} (page
+     * {@code pages[i]} from {@code i · pageBytes}), the mirror of {@link #readPages}: every page is
+     * checked before the first is written, and there is one write per run of consecutive pages.
+     *
+     * @throws PageOutOfRangeException naming the first page outside the store
+     * @throws IllegalArgumentException if {@code src} does not hold exactly those pages
+     */
+    public void writePages(int layer, KvComponent component, long[] pages, byte[] src) {
+        PageLists.check(label, pages, this.pages);
+        int bytes = pageBytes(component);
+        if (src.length != (long) pages.length * bytes) {
+            throw new IllegalArgumentException(label + ": " + src.length + " bytes for " + pages.length + " pages of " + bytes + " bytes");
+        }
+        PageBuffer buffer = buffer(layer, component);
+        forEachRun(pages, (start, end) -> memory.write(buffer, pages[start] * bytes, src, start * bytes, (end - start) * bytes));
+    }
+
+    /** What is done with list positions {@code [start, end)}, whose pages follow one another. */
+    private interface Run {
+        void apply(int start, int end);
+    }
+
+    /** Calls {@code run} once per run of consecutive pages of {@code pages}, in list order. */
+    private static void forEachRun(long[] pages, Run run) {
+        for (int start = 0, i = 1; i <= pages.length; i++) {
+            if (i == pages.length || pages[i] != pages[i - 1] + 1) {
+                run.apply(start, i);
+                start = i;
+            }
+        }
+    }
+
+    /** A copy of a whole layer buffer of {@code component} (every page), for host code that reads it row by row. */
+    public byte[] readLayer(int layer, KvComponent component) {
+        PageBuffer buffer = buffer(layer, component);
+        return readBytes(layer, component, 0, Math.toIntExact(buffer.bytes()));
+    }
+
+    /** A copy of bytes {@code [offset, offset + length)} of a layer buffer of {@code component}. */
+    public byte[] readBytes(int layer, KvComponent component, long offset, int length) {
+        byte[] out = new byte[length];
+        memory.read(buffer(layer, component), offset, length, out, 0);
+        return out;
+    }
+
+    /** Overwrites bytes of a layer buffer of {@code component} from {@code offset} with {@code src}. */
+    public void writeBytes(int layer, KvComponent component, long offset, byte[] src) {
+        memory.write(buffer(layer, component), offset, src, 0, src.length);
+    }
+
+    /** Feeds bytes {@code [offset, offset + length)} of a layer buffer of {@code component} to {@code checksum}. */
+    public void checksum(int layer, KvComponent component, long offset, int length, Checksum checksum) {
+        memory.checksum(buffer(layer, component), offset, length, checksum);
+    }
+
+    /**
+     * {@code this[dstPages[i]] ← src[srcPages[i]]}, every layer, both components: done by the
+     * memory owning both stores (all of a store's buffers in as few launches as it can), or staged
+     * through the host when they live in different memories.
+     * Every page of both lists is checked first.
+     *
+     * @throws IncompatibleStoresException if the stores differ in layout or page size
+     * @throws PageOutOfRangeException naming the first page outside its store
+     */
+    public void copyPagesFrom(PageStore src, long[] srcPages, long[] dstPages) {
+        gatherFrom(List.of(src), List.of(srcPages), List.of(dstPages));
+    }
+
+    /**
+     * {@link #copyPagesFrom} from several stores at once ({@code sources.get(k)}'s pages
+     * {@code srcPages.get(k)} to this store's {@code dstPages.get(k)}): a full view from every owner.
+     * Every list is checked first; stores in this store's memory are copied as one batch.
+     *
+     * @throws IncompatibleStoresException if a source differs in layout or page size
+     * @throws PageOutOfRangeException naming the first page outside its store
+     */
+    public void gatherFrom(List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages) {
+        gatherFrom(sources, srcPages, dstPages, KvComponent.values());
+    }
+
+    /**
+     * {@link #copyPagesFrom} of one component only (every layer): a restore that has one pool of a
+     * page staged and the other not yet.
+     *
+     * @throws IncompatibleStoresException if the stores differ in layout or page size
+     * @throws PageOutOfRangeException naming the first page outside its store
+     */
+    public void copyPagesFrom(PageStore src, KvComponent component, long[] srcPages, long[] dstPages) {
+        gatherFrom(List.of(src), List.of(srcPages), List.of(dstPages), component);
+    }
+
+    private void gatherFrom(List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages, KvComponent... components) {
+        if (sources.size() != srcPages.size() || sources.size() != dstPages.size()) {
+            throw new IllegalArgumentException(sources.size() + " sources with " + srcPages.size() + " source and " + dstPages.size()
+                    + " destination page lists");
+        }
+        for (int k = 0; k < sources.size(); k++) {
+            PageStore src = sources.get(k);
+            if (!src.layout.equals(layout) || src.pageSize != pageSize) {
+                throw new IncompatibleStoresException(src, this);
+            }
+            PageListMismatchException.check(srcPages.get(k), dstPages.get(k));
+            PageLists.check(src.label, srcPages.get(k), src.pages);
+            PageLists.check(label, dstPages.get(k), pages);
+        }
+        List<PageCopy> batch = new ArrayList<>();
+        for (int k = 0; k < sources.size(); k++) {
+            PageStore src = sources.get(k);
+            if (src.memory == memory) {
+                for (KvComponent component : components) {
+                    for (int l = 0; l < layers(); l++) {
+                        batch.add(new PageCopy(src.buffer(l, component), srcPages.get(k), buffer(l, component), dstPages.get(k)));
+                    }
+                }
+            } else {
+                stageFrom(src, srcPages.get(k), dstPages.get(k), components);
+            }
+        }
+        if (!batch.isEmpty()) {
+            memory.copyPages(batch);
+        }
+    }
+
+    /** Pages of a store in another memory through the host: each layer's pages read and written in runs of consecutive pages. */
+    private void stageFrom(PageStore src, long[] srcPages, long[] dstPages, KvComponent... components) {
+        for (KvComponent component : components) {
+            for (int l = 0; l < layers(); l++) {
+                writePages(l, component, dstPages, src.readPages(l, component, srcPages));
+            }
+        }
+    }
+
+    /** Frees the buffers in the memory; idempotent. */
+    @Override
+    public void close() {
+        closeWith(() -> new IllegalStateException(label + " is closed"));
+    }
+
+    /**
+     * Frees the buffers like {@link #close()}, and makes every later use throw what
+     * {@code onUse} makes instead of the plain "closed" error: a store opened from a process that
+     * died says so, with that error's type and code. Idempotent; the first reason stays.
+     *
+     * @param onUse the error each later use throws
+     */
+    public synchronized void closeWith(Supplier<? extends RuntimeException> onUse) {
+        if (closedError == null) {
+            closedError = Objects.requireNonNull(onUse, "onUse");
+        }
+        for (int l = 0; l < mla.length; l++) {
+            if (mla[l] != null) {
+                memory.free(mla[l]);
+                mla[l] = null;
+            }
+            if (index[l] != null) {
+                memory.free(index[l]);
+                index[l] = null;
+            }
+        }
+    }
+
+    /**
+     * The buffer of {@code component} in {@code layer}: a handle for capabilities of this store's
+     * memory that work on its buffers in place (the kernels' row access); its bytes move only
+     * through {@link #memory()}.
+     *
+     * @throws IllegalStateException (or the error of {@link #closeWith}) if the store is closed
+     */
+    public PageBuffer buffer(int layer, KvComponent component) {
+        PageBuffer buffer = component == KvComponent.MLA ? mla[layer] : index[layer];
+        if (buffer == null) {
+            Supplier<? extends RuntimeException> error = closedError;
+            throw error != null ? error.get() : new IllegalStateException(label + " is closed");
+        }
+        return buffer;
+    }
+
+    /**
+     * @throws RowOutOfRangeException if rows {@code firstRow .. firstRow + count - 1} do not all lie in this store
+     */
+    public void checkRows(long firstRow, int count) {
+        long rows = (long) pages * pageSize;
+        if (firstRow < 0 || firstRow >= rows) {
+            throw new RowOutOfRangeException(label, firstRow, rows);
+        }
+        if (count < 1 || firstRow + count > rows) {
+            throw new RowOutOfRangeException(label, firstRow + count - 1, rows);
+        }
+    }
+
+    /**
+     * @throws PageOutOfRangeException naming this store and the first entry of {@code pages} outside it
+     */
+    public void checkPages(long[] pages) {
+        PageLists.check(label, pages, this.pages);
+    }
+
+    private void checkPage(long page) {
+        PageLists.check(label, new long[] {page}, pages);
+    }
+
+    private void checkRun(long firstPage, int count) {
+        if (count > 0) {
+            PageLists.check(label, new long[] {firstPage, firstPage + count - 1}, pages);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PageStore[" + label + ": " + pages + " pages of " + pageSize + " tokens, " + layers() + " layers, " + memory.name() + "]";
+    }
+}
