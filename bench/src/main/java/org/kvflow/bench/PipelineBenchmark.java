@@ -18,7 +18,7 @@ import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

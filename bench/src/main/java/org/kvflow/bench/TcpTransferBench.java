@@ -33,7 +33,7 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.PageRun;
+import org.kvflow.transfer.PageRun;
 
 /**
  * PD transfer over loopback: pages of the fp8 MLA + indexer layout (page 64, 2 layers) sent by

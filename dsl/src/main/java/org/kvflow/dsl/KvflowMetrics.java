@@ -16,7 +16,7 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
 import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.shard.OwnerWriteOperator;
-import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.transfer.TransferBackend;
 
 /**
  * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled

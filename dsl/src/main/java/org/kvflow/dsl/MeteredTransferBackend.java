@@ -3,8 +3,8 @@ package org.kvflow.dsl;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.pages.PageStore;
-import org.kvflow.operators.transfer.PageRun;
-import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.transfer.PageRun;
+import org.kvflow.transfer.TransferBackend;
 import reactor.core.publisher.Mono;
 
 /** A {@link TransferBackend} that reports pages, bytes and call latency to the pipeline's meters. */

@@ -3,7 +3,7 @@ package org.kvflow.dsl;
 import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 
 /** Factories for the transfer stage. */
 public final class PdTransfer {

@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.TransferBackendKind;
-import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.transfer.TransferBackend;
 
 /**
  * The PD transfer stage (SPEC §8): which backend kind, where it sends, and how to make a backend

@@ -14,7 +14,7 @@ import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.core.validate.PageGroupViolation;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
 

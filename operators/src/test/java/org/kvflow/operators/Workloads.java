@@ -19,8 +19,8 @@ import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.operators.shard.ShardOperator;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
-import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
 import org.kvflow.kernels.rows.DevicePools;
 

@@ -22,7 +22,7 @@ import org.kvflow.pages.RankPools;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 
 /** The whole pipeline over a group whose pools come from a given source, for the rank-process tests on the heap and on the GPU. */

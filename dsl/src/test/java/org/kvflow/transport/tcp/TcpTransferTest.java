@@ -26,7 +26,7 @@ import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.PageRun;
+import org.kvflow.transfer.PageRun;
 import org.kvflow.decode.TransferRejectedException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;

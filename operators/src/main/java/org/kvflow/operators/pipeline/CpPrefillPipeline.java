@@ -17,7 +17,7 @@ import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.operators.shard.ShardOperator;
 import org.kvflow.operators.split.SplitOperator;
-import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.transfer.TransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;

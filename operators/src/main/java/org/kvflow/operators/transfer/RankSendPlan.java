@@ -1,6 +1,7 @@
 package org.kvflow.operators.transfer;
 
 import java.util.List;
+import org.kvflow.transfer.PageRun;
 
 /**
  * What one prefill rank sends for one chunk (SPEC §8.2): its owned pages with their logical

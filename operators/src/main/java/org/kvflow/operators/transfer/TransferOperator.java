@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import org.kvflow.transfer.TransferBackend;
 
 /**
  * The PD transfer stage (SPEC §8) and the pipeline's end: after each chunk every prefill rank

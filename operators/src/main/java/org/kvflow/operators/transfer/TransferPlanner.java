@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.pages.PageListMismatchException;
+import org.kvflow.transfer.PageRun;
 
 /**
  * The PD sender algorithm of SPEC §8.2 for CP shared KV: each rank keeps only the positions whose

@@ -1,5 +1,7 @@
 /**
- * PD transfer (SPEC §8): the per-rank sender plan (owner filtering, logical page positions, contiguous runs), the TransferBackend SPI with its in-memory implementation, and the non-CP decode receiver.
+ * The transfer stage (SPEC §8): the per-rank sender plan (owner filtering, logical page positions,
+ * contiguous runs) and the operator that ships each chunk through a
+ * {@link org.kvflow.transfer.TransferBackend}.
  */
 @NullMarked
 package org.kvflow.operators.transfer;

@@ -33,7 +33,7 @@ import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import org.kvflow.kernels.rows.DevicePools;

@@ -26,7 +26,7 @@ import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.QuerySampler;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 

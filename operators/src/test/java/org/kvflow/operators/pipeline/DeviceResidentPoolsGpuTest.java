@@ -28,7 +28,7 @@ import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.shard.OwnerWriteOperator;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.kernels.rows.DeviceRowAccess;
 
 /**

@@ -10,7 +10,7 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.RequestState;
 import org.kvflow.operators.Workloads;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
 

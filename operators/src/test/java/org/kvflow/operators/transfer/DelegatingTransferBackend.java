@@ -3,6 +3,8 @@ package org.kvflow.operators.transfer;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.pages.PageStore;
 import reactor.core.publisher.Mono;
+import org.kvflow.transfer.PageRun;
+import org.kvflow.transfer.TransferBackend;
 
 /** A transfer backend that hands every call on to another, for tests to override the one call they fault or count. */
 public class DelegatingTransferBackend implements TransferBackend {

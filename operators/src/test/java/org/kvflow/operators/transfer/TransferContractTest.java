@@ -24,6 +24,9 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.PageRun;
+import org.kvflow.transfer.TransferBackend;
 
 /** The transfer stage's and the decode receiver's rules at their boundaries: digests, counts, the replicated path, failures. */
 class TransferContractTest {

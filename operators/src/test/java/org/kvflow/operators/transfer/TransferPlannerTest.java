@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.ownership.OwnershipMap;
+import org.kvflow.transfer.PageRun;
 
 /** SPEC §8 and §15 items 26–30, 32. */
 class TransferPlannerTest {

@@ -27,7 +27,7 @@ class CpDecodePeerTest {
                         .doOnConnection(c -> c.addHandlerLast(new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN, 1 << 16, 0, 4, 0, 4, true)))
                         .handle((in, out) -> out.sendByteArray(in.receive().map(f -> new Frames.Writer(Frames.HELLO_OK, 4).i32(2).bytes())))
                         .bindNow();
-                try (TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", cpDecode.port(), 16, TcpFixtures.MODEL.layout(), 4,
+                try (TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", cpDecode.port(), 16, TcpFixtures.LAYOUT, 4,
                         Duration.ofSeconds(2))) {
                     assertThatThrownBy(() -> client.connect().block()).isInstanceOfSatisfying(TransferHandshakeException.class, e -> {
                         assertThat(e.code()).isEqualTo("E-PD-3");

@@ -13,7 +13,7 @@ import org.kvflow.decode.DecodeReceiver;
 class FrameFaultTest {
     @Test
     void aPageThatChangedOnTheWayIsRefusedByItsChecksum() throws Exception {
-        KvLayout layout = TcpFixtures.MODEL.layout();
+        KvLayout layout = TcpFixtures.LAYOUT;
         DecodeReceiver receiver = new DecodeReceiver(64, 16, layout);
         PageStore source = PageStore.onHeap("prefill rank", layout, 16, 1);
         source.writeBytes(0, KvComponent.MLA, 5, new byte[] {9});

@@ -11,13 +11,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelShape;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
-import org.kvflow.operators.transfer.InMemoryTransferBackend;
-import org.kvflow.operators.transfer.PageRun;
-import org.kvflow.operators.transfer.TransferBackend;
+import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.PageRun;
+import org.kvflow.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
@@ -57,7 +57,7 @@ class FrameWorkersTest {
     @ValueSource(strings = {"on", "off"})
     void ranksSendingManyFramesAtOnceDeliverTheSameKvAsInProcess(String workers) {
         System.setProperty(FrameWorkers.PROPERTY, workers);
-        KvLayout layout = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 2);
+        KvLayout layout = new KvLayout(ModelShape.DEEPSEEK_V32.withLayers(2), KvDtype.FP8_E4M3);
         PageStore source = PageStore.onHeap("prefill rank", layout, PAGE_SIZE, PAGES);
         SplittableRandom random = new SplittableRandom(7);
         for (KvComponent component : KvComponent.values()) {

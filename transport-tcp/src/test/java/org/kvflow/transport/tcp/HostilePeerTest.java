@@ -14,14 +14,14 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.operators.transfer.PageRun;
+import org.kvflow.transfer.PageRun;
 
 /**
  * The attacks of a hostile peer on the decode server, each answered with a typed refusal that
  * costs no more than the frame, while an honest client's transfer goes through untouched.
  */
 class HostilePeerTest {
-    private static final KvLayout LAYOUT = TcpFixtures.MODEL.layout();
+    private static final KvLayout LAYOUT = TcpFixtures.LAYOUT;
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private static void assertRefused(Frames.Reader reply, String code, String message) {

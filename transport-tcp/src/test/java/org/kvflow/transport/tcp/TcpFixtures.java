@@ -1,12 +1,13 @@
 package org.kvflow.transport.tcp;
 
 import org.kvflow.core.model.KvDtype;
-import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.operators.KvModel;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.model.ModelShape;
 
-/** What the transport tests send: a one-layer toy NSA/MLA model in fp8. */
+/** What the transport tests send: the pages of a one-layer toy NSA/MLA layout in fp8 (latent 40, rope 8, index keys 24). */
 public final class TcpFixtures {
-    public static final KvModel MODEL = new KvModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 3);
+    public static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 1, 40, 8, 24), KvDtype.FP8_E4M3);
 
     private TcpFixtures() {}
 }

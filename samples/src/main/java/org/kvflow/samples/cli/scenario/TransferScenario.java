@@ -9,7 +9,7 @@ import org.kvflow.core.json.MalformedInputException;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.operators.transfer.PagePair;
-import org.kvflow.operators.transfer.PageRun;
+import org.kvflow.transfer.PageRun;
 import org.kvflow.operators.transfer.RankSendPlan;
 import org.kvflow.operators.transfer.TransferPlanner;
 

@@ -1,4 +1,4 @@
-package org.kvflow.operators.transfer;
+package org.kvflow.transfer;
 
 import org.jspecify.annotations.Nullable;
 import org.kvflow.pages.PageStore;

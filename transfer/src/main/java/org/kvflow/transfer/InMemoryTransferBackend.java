@@ -1,4 +1,4 @@
-package org.kvflow.operators.transfer;
+package org.kvflow.transfer;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
