@@ -123,9 +123,19 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     /** How long a rank process may take to start or to answer. */
     private static final java.time.Duration RANK_TIMEOUT = java.time.Duration.ofMinutes(1);
 
+    /**
+     * One run, its resources tied to its subscription: each is held from the moment it is acquired,
+     * and every way the run ends (completion, error, a failure while it is assembled, cancel)
+     * closes them all, last acquired first, after the decode-side aborts of a failed or cancelled run.
+     */
     private Flux<PrefillResult> runOnce(Flux<PrefillRequest> requests, PrefillRun run) {
+        return Flux.usingWhen(Mono.fromSupplier(RunResources::new), resources -> assemble(requests, run, resources),
+                RunResources::close, (resources, error) -> resources.close(), RunResources::close);
+    }
+
+    private Flux<PrefillResult> assemble(Flux<PrefillRequest> requests, PrefillRun run, RunResources resources) {
         OwnSpec own = spec(OwnSpec.class);
-        PageMemory memory = DevicePools.memoryFor(device);
+        PageMemory memory = resources.hold(DevicePools.memoryFor(device));
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
         long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
@@ -133,30 +143,25 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);
         if (own.rankProcesses()) {
             boolean inPlace = find(MaterializeSpec.class).map(MaterializeSpec::inPlace).orElse(false);
-            RankProcessPools ranks = new RankProcessPools(memory.name(), RANK_TIMEOUT, inPlace, true); // a rank that dies is started again
+            // a rank that dies is started again
+            RankProcessPools ranks = resources.hold(new RankProcessPools(memory.name(), RANK_TIMEOUT, inPlace, true));
             metrics.watch(ranks);
             pools.rankPools(ranks);
         }
-        KvGroup group;
-        try {
-            group = (model == null ? pools : pools.model(model)).build();
-        } catch (RuntimeException e) { // e.g. no room for the pools on the device: the run fails with nothing held
-            memory.close();
-            throw e;
-        }
+        KvGroup group = resources.hold((model == null ? pools : pools.model(model)).build());
         run.started(group, memory.hostTraffic());
         TransferSpec transfer = find(TransferSpec.class).orElse(null);
         RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
                 : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
                 config.pageSize(), null));
-        List<AutoCloseable> resources = new ArrayList<>(List.of(group, memory));
-        List<CpPrefillPipeline.Stage> operators = new ArrayList<>();
-        HiCacheBackupOperator backup = find(BackupSpec.class)
-                .map(b -> HiCacheBackupOperator.journaling(group, b.journalDir(), config.hicache().writePolicy())).orElse(null);
-        if (backup != null) {
-            resources.addFirst(backup); // its journal and staging pages go before the pools' memory
+        if (backend instanceof AutoCloseable closeable) {
+            resources.hold(closeable);
         }
+        List<CpPrefillPipeline.Stage> operators = new ArrayList<>();
+        // its journal and staging pages are closed before the pools' memory
+        HiCacheBackupOperator backup = find(BackupSpec.class)
+                .map(b -> resources.hold(HiCacheBackupOperator.journaling(group, b.journalDir(), config.hicache().writePolicy()))).orElse(null);
         for (StageSpec spec : stages) {
             switch (spec) {
                 case SplitSpec s -> operators.add(new SplitOperator(group)::apply);
@@ -173,7 +178,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 new MeteredTransferBackend(backend, metrics), scheduler, batch -> {
                     metrics.batch(batch);
                     run.viewBytes(metrics.peakViewBytes());
-                });
+                }, resources::finishFirst);
         // a warm start fills the prefix cache from the journal before the first request is admitted
         Mono<Void> warm = own.warmJournal() == null ? Mono.empty()
                 : Mono.fromRunnable(() -> run.warmStarted(WarmStart.restore(group, Objects.requireNonNull(own.warmJournal()), own.warmPrompts())))
@@ -186,19 +191,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                         // nobody decodes: free the local receiver's pages
                         return transfer == null ? backend.abort(result.request().id()).thenReturn(result) : Mono.just(result);
                     }, 1);
-                }))
-                .doFinally(signal -> {
-                    if (backend instanceof AutoCloseable closeable) {
-                        resources.add(closeable);
-                    }
-                    for (AutoCloseable resource : resources) {
-                        try {
-                            resource.close();
-                        } catch (Exception e) {
-                            LOG.warn("closing {} after the run failed: {}", resource, e.toString());
-                        }
-                    }
-                });
+                }));
     }
 
     private <S extends StageSpec> java.util.Optional<S> find(Class<S> type) {

@@ -83,7 +83,7 @@ public final class Workloads {
         KvGroup group = (model == null ? builder : builder.model(model)).build();
         DecodeReceiver receiver = new DecodeReceiver(decodePages, config.pageSize(), model == null ? null : model.layout());
         CpPrefillPipeline pipeline = new CpPrefillPipeline(group, 32, CpPrefillPipeline.standardStages(group, sampler, device),
-                new InMemoryTransferBackend(receiver), null, batch -> { });
+                new InMemoryTransferBackend(receiver), null, batch -> { }, reactor.core.publisher.Mono::subscribe);
         return new Rig(group, receiver, pipeline);
     }
 
@@ -124,6 +124,6 @@ public final class Workloads {
     public static CpPrefillPipeline withBackup(KvGroup group, TransferBackend backend, Function<Flux<PrefillBatch>, Flux<PrefillBatch>> backup) {
         List<CpPrefillPipeline.Stage> stages = new ArrayList<>(CpPrefillPipeline.standardStages(group, QuerySampler.NONE, Devices.java()));
         stages.add(backup::apply);
-        return new CpPrefillPipeline(group, 8, stages, backend, null, b -> { });
+        return new CpPrefillPipeline(group, 8, stages, backend, null, b -> { }, reactor.core.publisher.Mono::subscribe);
     }
 }

@@ -41,7 +41,7 @@ final class PipelineRuns {
     /** Runs {@code requests} through the standard stages over {@code group}; {@code onBatch} sees each admitted batch first. */
     static List<PrefillResult> run(KvGroup group, Device kernels, DecodeReceiver receiver, List<PrefillRequest> requests, Consumer<PrefillBatch> onBatch) {
         CpPrefillPipeline pipeline = new CpPrefillPipeline(group, 32, CpPrefillPipeline.standardStages(group, new QuerySampler(2, 3), kernels),
-                new InMemoryTransferBackend(receiver), null, onBatch);
+                new InMemoryTransferBackend(receiver), null, onBatch, reactor.core.publisher.Mono::subscribe);
         return Flux.fromIterable(requests).transform(pipeline).collectList().block(Duration.ofMinutes(5));
     }
 

@@ -20,6 +20,7 @@ import org.kvflow.operators.split.SplitOperator;
 import org.kvflow.transfer.TransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 
@@ -40,6 +41,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     private final TransferBackend backend;
     private final @Nullable Scheduler scheduler;
     private final Consumer<PrefillBatch> onBatch;
+    private final Consumer<Mono<Void>> aborts;
 
     /**
      * A pipeline of admission, {@code stages} and transfer over one group.
@@ -51,15 +53,19 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
      *                      the thread that emits the batch
      * @param backend       where finished pages go (the decode side)
      * @param onBatch       sees every batch admission emits (metrics)
+     * @param aborts        takes the decode-side aborts of a run that failed or was cancelled (they
+     *                      complete after the run's last signal): whoever closes the backend waits
+     *                      for them first, so no frame follows the close
      */
     public CpPrefillPipeline(KvGroup group, int queueCapacity, List<Stage> stages, TransferBackend backend, @Nullable Scheduler scheduler,
-                             Consumer<PrefillBatch> onBatch) {
+                             Consumer<PrefillBatch> onBatch, Consumer<Mono<Void>> aborts) {
         this.group = Objects.requireNonNull(group, "group");
         this.queueCapacity = queueCapacity;
         this.stages = List.copyOf(stages);
         this.backend = Objects.requireNonNull(backend, "backend");
         this.scheduler = scheduler;
         this.onBatch = Objects.requireNonNull(onBatch, "onBatch");
+        this.aborts = Objects.requireNonNull(aborts, "aborts");
     }
 
     /**
@@ -76,7 +82,8 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     }
 
     /**
-     * The standard stages on the plain-Java device, run on the emitting thread.
+     * The standard stages on the plain-Java device, run on the emitting thread; a failed or
+     * cancelled run's decode-side aborts run on their own (the caller owns the backend).
      *
      * @param group         the group
      * @param backend       where finished pages go
@@ -85,7 +92,8 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
      * @return the pipeline
      */
     public static CpPrefillPipeline standard(KvGroup group, TransferBackend backend, QuerySampler sampler, int queueCapacity) {
-        return new CpPrefillPipeline(group, queueCapacity, standardStages(group, sampler, Devices.java()), backend, null, batch -> { });
+        return new CpPrefillPipeline(group, queueCapacity, standardStages(group, sampler, Devices.java()), backend, null, batch -> { },
+                Mono::subscribe);
     }
 
     /** {@return the group the pipeline runs over} */
@@ -107,7 +115,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
             return batches.transform(transfer)
                     .doFinally(signal -> {
                         if (signal != SignalType.ON_COMPLETE) {
-                            transfer.abortOpen().subscribe();
+                            aborts.accept(transfer.abortOpen());
                         }
                         group.releaseAll();
                     });

@@ -54,7 +54,7 @@ class DeviceResidentPoolsGpuTest {
             assertThat(group.stores().rank(3).residency()).isEqualTo(expected);
             DecodeReceiver receiver = new DecodeReceiver(8192, 16, MODEL.layout());
             CpPrefillPipeline pipeline = new CpPrefillPipeline(group, 32, CpPrefillPipeline.standardStages(group, new QuerySampler(2, 3), kernels),
-                    new InMemoryTransferBackend(receiver), null, batch -> { });
+                    new InMemoryTransferBackend(receiver), null, batch -> { }, reactor.core.publisher.Mono::subscribe);
             List<PrefillResult> results = reactor.core.publisher.Flux.fromIterable(requests).transform(pipeline).collectList()
                     .block(Duration.ofMinutes(5));
             Map<String, Long> digests = new HashMap<>();

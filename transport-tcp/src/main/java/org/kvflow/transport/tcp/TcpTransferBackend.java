@@ -70,6 +70,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final List<AtomicReference<@Nullable Mono<Session>>> lanes;
     private final byte[] clientId = new byte[Frames.CLIENT_ID_BYTES];
     private final AtomicLong bytesSent = new AtomicLong();
+    /** Set once by {@link #close()}: no connection is made after it. */
+    private volatile boolean closed;
     /** Where PAGES frames are built ({@link FrameWorkers}). */
     private final Scheduler frameWork = FrameWorkers.scheduler();
 
@@ -226,9 +228,14 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     /** A request's digest at the decode side. */
     public record Digest(long crc, int writtenPages, boolean ready) {}
 
-    /** Drops every connection (without waiting for them to close); a later call connects again. */
+    /**
+     * Drops every connection (without waiting for them to close). A closed backend never connects
+     * again: every later call fails with {@link DecodeUnreachableException}, and a late ABORT
+     * completes with nothing to do. Idempotent.
+     */
     @Override
     public void close() {
+        closed = true;
         for (int lane = 0; lane < lanes.size(); lane++) {
             drop(lane);
         }
@@ -282,6 +289,10 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         return r.skipType();
     }
 
+    private DecodeUnreachableException closedError() {
+        return new DecodeUnreachableException("decode at " + host + ":" + port + ": the transfer client is closed");
+    }
+
     private DecodeUnreachableException unreachable(String what, @Nullable Throwable cause) {
         String reason = cause == null ? "no reply from decode at " + host + ":" + port + " within " + timeout.toMillis() + " ms"
                 : cause.getMessage();
@@ -298,10 +309,17 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private Mono<Session> session(int lane) {
         AtomicReference<@Nullable Mono<Session>> slot = lanes.get(lane);
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
             Mono<Session> current = slot.get();
             if (current == null) {
                 Mono<Session> fresh = connectSession().cache();
                 current = slot.compareAndSet(null, fresh) ? fresh : slot.get();
+                if (closed) { // closed while this call connected: the session it made is dropped too
+                    drop(lane);
+                    return Mono.error(closedError());
+                }
                 if (current == null) {
                     return session(lane);
                 }
