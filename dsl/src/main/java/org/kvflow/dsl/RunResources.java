@@ -20,19 +20,14 @@ final class RunResources {
 
     private final Deque<AutoCloseable> held = new ArrayDeque<>();
     private final List<Mono<Void>> before = new ArrayList<>();
-    private boolean closed;
 
     /**
-     * Holds {@code resource} until the run ends.
+     * Holds {@code resource} until the run ends (the run acquires everything while it is
+     * assembled, before it can end).
      *
      * @return {@code resource}
-     * @throws IllegalStateException if the run already ended (the resource is closed at once)
      */
     synchronized <T extends AutoCloseable> T hold(T resource) {
-        if (closed) {
-            closeQuietly(resource);
-            throw new IllegalStateException("the run ended before " + resource + " was acquired");
-        }
         held.push(resource);
         return resource;
     }
@@ -60,7 +55,6 @@ final class RunResources {
     private void closeNow() {
         List<AutoCloseable> order = new ArrayList<>();
         synchronized (this) {
-            closed = true;
             while (!held.isEmpty()) {
                 order.add(held.pop());
             }

@@ -49,30 +49,37 @@ public final class PageStore implements AutoCloseable {
         this.pageSize = handles.pageSize();
         int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
         int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
-        SideBySideViews views = stores.size() == 1 ? null : need(memory, SideBySideViews.class, "maps no buffers of other processes side by side");
-        BufferImport opener = views != null ? null : need(memory, BufferImport.class, "opens no buffer of another process");
-        long stride = views == null ? handles.pages() : views.sideBySideStride(handles.pages(), mlaBytes, indexBytes);
+        Importer importer;
+        long stride;
+        if (stores.size() == 1) {
+            BufferImport opener = need(memory, BufferImport.class, "opens no buffer of another process");
+            stride = handles.pages();
+            importer = (name, each, pageBytes) -> opener.importBuffer(name, each.getFirst(), handles.pages(), pageBytes);
+        } else {
+            SideBySideViews views = need(memory, SideBySideViews.class, "maps no buffers of other processes side by side");
+            long step = views.sideBySideStride(handles.pages(), mlaBytes, indexBytes);
+            stride = step;
+            importer = (name, each, pageBytes) -> views.importSideBySide(name, each, handles.pages(), pageBytes, step);
+        }
         this.pages = Math.toIntExact(stride * stores.size());
         this.mla = new PageBuffer[layers];
         this.index = new PageBuffer[layers];
         try {
             for (int l = 0; l < layers; l++) {
                 int layer = l;
-                if (opener != null) {
-                    mla[l] = opener.importBuffer(label + " mla layer " + l, handles.mla().get(l), pages, mlaBytes);
-                    index[l] = opener.importBuffer(label + " index layer " + l, handles.index().get(l), pages, indexBytes);
-                } else if (views != null) {
-                    mla[l] = views.importSideBySide(label + " mla layer " + l, stores.stream().map(h -> h.mla().get(layer)).toList(),
-                            handles.pages(), mlaBytes, stride);
-                    index[l] = views.importSideBySide(label + " index layer " + l, stores.stream().map(h -> h.index().get(layer)).toList(),
-                            handles.pages(), indexBytes, stride);
-                }
+                mla[l] = importer.open(label + " mla layer " + l, stores.stream().map(h -> h.mla().get(layer)).toList(), mlaBytes);
+                index[l] = importer.open(label + " index layer " + l, stores.stream().map(h -> h.index().get(layer)).toList(), indexBytes);
             }
         } catch (RuntimeException e) {
             close();
             throw e;
         }
         this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
+    }
+
+    /** Opens one layer's buffer of one component from every store's handle of it. */
+    private interface Importer {
+        PageBuffer open(String label, List<byte[]> handles, int pageBytes);
     }
 
     /**
