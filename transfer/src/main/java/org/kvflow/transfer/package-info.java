@@ -1,5 +1,5 @@
 /**
- * The PD transfer seam (SPEC §8): the {@link org.kvflow.transfer.TransferBackend} SPI
+ * The PD transfer seam: the {@link org.kvflow.transfer.TransferBackend} SPI
  * every transport implements (in-process here, TCP in transport-tcp), the page runs it ships, and
  * the in-process backend that delivers straight into a {@link org.kvflow.decode.DecodeReceiver}.
  */

@@ -1,5 +1,5 @@
 /**
- * The transfer stage (SPEC §8): the per-rank sender plan (owner filtering, logical page positions,
+ * The transfer stage: the per-rank sender plan (owner filtering, logical page positions,
  * contiguous runs) and the operator that ships each chunk through a
  * {@link org.kvflow.transfer.TransferBackend}.
  */
