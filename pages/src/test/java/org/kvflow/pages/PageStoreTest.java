@@ -192,4 +192,25 @@ class PageStoreTest {
         plain.closeWith(() -> new IllegalArgumentException("later"));
         assertThatThrownBy(() -> plain.readPage(KvComponent.MLA, 0)).isInstanceOf(IllegalStateException.class).hasMessage("plain is closed");
     }
+
+    @Test
+    void aHeapMemoryHasNoSharingCapabilityAndEachStoreThatNeedsOneIsRefusedNamingIt() {
+        HeapPageMemory heap = new HeapPageMemory();
+        assertThat(heap.capability(BufferExport.class)).isEmpty();
+        assertThat(heap.capability(BufferImport.class)).isEmpty();
+        assertThat(heap.capability(SideBySideViews.class)).isEmpty();
+        assertThat(heap.capability(PageMemory.class)).as("a memory is its own capability").contains(heap);
+        StoreHandles handles = new StoreHandles(PS, 2, List.of(new byte[8], new byte[8]), List.of(new byte[8], new byte[8]));
+        assertThatThrownBy(() -> PageStore.open(heap, "rank 1", LAYOUT, handles)).isInstanceOfSatisfying(MissingCapabilityException.class, e -> {
+            assertThat(e.memory()).isEqualTo("java");
+            assertThat(e.capability()).isEqualTo(BufferImport.class);
+        }).hasMessage("the java page memory opens no buffer of another process");
+        PageStore pool = PageStore.allocateShared(heap, "pool", LAYOUT, PS, 2);
+        assertThat(pool.residency()).as("shared where it can be, an ordinary store where not").isEqualTo(Residency.HEAP);
+        assertThatThrownBy(pool::exportHandles).isInstanceOfSatisfying(MissingCapabilityException.class,
+                e -> assertThat(e.capability()).isEqualTo(BufferExport.class)).hasMessage("the java page memory shares no buffer with other processes");
+        assertThatThrownBy(() -> PageStore.openSideBySide(heap, "view", LAYOUT, List.of(handles, handles)))
+                .isInstanceOfSatisfying(MissingCapabilityException.class, e -> assertThat(e.capability()).isEqualTo(SideBySideViews.class))
+                .hasMessage("the java page memory maps no buffers of other processes side by side");
+    }
 }
