@@ -1,4 +1,4 @@
-// KV rows between task-graph arrays and page buffers, in place on the device (SPEC §3.2, §3.3,
+// KV rows between task-graph arrays and page buffers, in place on the device (contract §3.2, §3.3,
 // §3.7): the write stage stores a chunk's computed rows into their owners' pages, and the
 // attention step reads the keys it needs out of a view's pages. Little-endian bytes, the same as
 // the host codecs (MlaRows, IndexRows, Bf16, Fp8E4m3), bit for bit.

@@ -31,7 +31,7 @@ import org.kvflow.journal.replay.ReplayStart;
 /**
  * HiCache journal throughput against plain sequential {@code FileChannel} I/O of the same bytes in
  * the same run: page records at page size 64 with the fp8 MLA + indexer layout of all 61 layers of
- * DeepSeek V3.2 (2,561,024 B kv and 515,328 B indexer payloads, SPEC §11.4 granularity), appended,
+ * DeepSeek V3.2 (2,561,024 B kv and 515,328 B indexer payloads, contract §11.4 granularity), appended,
  * then replayed warm (page cache) and cold (caches dropped, needs root; the cold replay is timed
  * between two cold baseline reads and set against their mean time). Reports MB/s, records/s,
  * ratios and the append latency percentiles (HdrHistogram). One untimed round on 128 records first

@@ -22,7 +22,7 @@ import org.kvflow.pages.PageBuffer;
  * ({@code p mod cp}). Times the full-view materialization from the owners (one gather per owner
  * rank, as shared KV does) against a gather of the same pages from one pool (what a replicated
  * rank would copy) and one contiguous device copy of the same bytes, all in one run; checks 32
- * view pages; then prints the SPEC §3.4 capacity of shared vs replicated for a per-GPU budget.
+ * view pages; then prints the contract §3.4 capacity of shared vs replicated for a per-GPU budget.
  */
 public final class RankLayoutBench {
     private static final ModelShape MODEL = ModelShape.DEEPSEEK_V32;
@@ -131,7 +131,7 @@ public final class RankLayoutBench {
     }
 
     /**
-     * The largest prompt one CP group holds with {@code budget} bytes per GPU (SPEC §3.4), shared
+     * The largest prompt one CP group holds with {@code budget} bytes per GPU (contract §3.4), shared
      * vs replicated, and shared with the full view's scratch (all layers of the request at once,
      * as kvflow materializes it, or one layer at a time) charged to the same budget.
      */

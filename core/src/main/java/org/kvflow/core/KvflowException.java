@@ -5,7 +5,7 @@ package org.kvflow.core;
  * and name them in the message (which request, which page, which flag).
  */
 public class KvflowException extends RuntimeException {
-    /** The code of an error with neither a SPEC code nor one of kvflow's own. */
+    /** The code of an error with neither a contract code nor one of kvflow's own. */
     public static final String GENERIC_CODE = "KVFLOW";
 
     public KvflowException(String message) {
@@ -17,7 +17,7 @@ public class KvflowException extends RuntimeException {
     }
 
     /**
-     * A short, stable code for metrics and reports: the SPEC's code where the SPEC names this error
+     * A short, stable code for metrics and reports: the contract's code where the contract names this error
      * (E-CP-…, E-PD-…, a page-group kind of §9), else kvflow's own (docs/formats.md lists them).
      */
     public String code() {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §15 item 43. */
+/** contract §15 item 43. */
 class DebugModeTest {
     @Test
     void benchmarksRefuseToReportWithDiagnosticsOn() {

@@ -7,8 +7,8 @@ import java.util.Arrays;
 
 /**
  * The page-copy kernels shipped as resources: a fatbin per kernel ({@code sm_90} SASS plus
- * {@code compute_90} PTX for newer GPUs) and the PTX text beside it for inspection. Loading the
- * fatbin takes 0.2 ms where JIT-compiling PTX takes about 150 ms (TOOLCHAIN.md §5).
+ * {@code compute_90} PTX for newer GPUs) and the PTX text beside it for inspection. Loading a
+ * fatbin skips the driver's PTX JIT, which costs far more per module (docs/decisions.md, D8).
  */
 public enum CudaKernels {
     /** 16-byte copies; page sizes must be multiples of 16 bytes. */

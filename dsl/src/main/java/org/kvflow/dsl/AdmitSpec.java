@@ -3,7 +3,7 @@ package org.kvflow.dsl;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The admission stage (SPEC §6): the waiting-queue bound and, optionally, the bs>1 caps that
+ * The admission stage (contract §6): the waiting-queue bound and, optionally, the bs>1 caps that
  * override the config's {@code maxRequests} / {@code maxExtendTokens}. Made by {@link Admission}.
  *
  * @param queueCapacity   requests waiting for admission at most (demand upstream stops there)

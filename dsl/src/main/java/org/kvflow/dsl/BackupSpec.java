@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The optional HiCache backup stage (SPEC §11); the write policy comes from the config. Made by
+ * The optional HiCache backup stage (contract §11); the write policy comes from the config. Made by
  * {@link HiCacheBackup}.
  *
  * @param journalDir the directory of the Chronicle Queue journal

@@ -9,7 +9,7 @@ public final class KvFlow {
     /**
      * An empty prefill flow over {@code config}.
      *
-     * @param config the CP shared-KV settings (SPEC §10), validated at {@code build()}
+     * @param config the CP shared-KV settings (contract §10), validated at {@code build()}
      * @return a flow with no stages yet, on the {@code java} device
      */
     public static PrefillFlow prefill(CpSharedKvConfig config) {

@@ -4,7 +4,7 @@ import java.util.Objects;
 import org.kvflow.operators.materialize.QuerySampler;
 
 /**
- * The materialization stage (SPEC §7): page-aligned validation of every request's token row, the
+ * The materialization stage (contract §7): page-aligned validation of every request's token row, the
  * batch's full view gathered from the owners' pools, and the attention step on it for the query
  * positions {@code sampler} picks (none: validate and gather only). Made by {@link Materialize}.
  *

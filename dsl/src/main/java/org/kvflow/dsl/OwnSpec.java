@@ -9,7 +9,7 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 
 /**
- * The ownership stage (SPEC §4): shared KV by page id, or the replicated baseline, over per-rank
+ * The ownership stage (contract §4): shared KV by page id, or the replicated baseline, over per-rank
  * pools sized in pages or from a byte budget (the page size comes from the config, the row size
  * from the model); optionally keeping finished pages as a device prefix cache. Made by
  * {@link Ownership}.
@@ -46,7 +46,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
     }
 
     /**
-     * Pools sized from a per-rank byte budget (SPEC §3.4); needs the flow's model for the page bytes.
+     * Pools sized from a per-rank byte budget (contract §3.4); needs the flow's model for the page bytes.
      *
      * @param bytes bytes per rank
      * @return the new stage

@@ -7,7 +7,7 @@ public final class Ownership {
     private Ownership() {}
 
     /**
-     * Shared KV: page {@code p} on rank {@code p mod cp} (SPEC §4.1), with a device prefix cache.
+     * Shared KV: page {@code p} on rank {@code p mod cp} (contract §4.1), with a device prefix cache.
      *
      * @return the stage, still to be sized with {@link OwnSpec#pagesPerRank} or {@link OwnSpec#budgetBytes}
      */

@@ -117,7 +117,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds admission (SPEC §6), the pipeline's head.
+     * Adds admission (contract §6), the pipeline's head.
      *
      * @param spec the stage
      * @return the new flow
@@ -127,7 +127,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds the CP split (SPEC §5).
+     * Adds the CP split (contract §5).
      *
      * @param spec the stage
      * @return the new flow
@@ -137,7 +137,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds page ownership and pool sizes (SPEC §4).
+     * Adds page ownership and pool sizes (contract §4).
      *
      * @param spec the stage
      * @return the new flow
@@ -147,7 +147,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds the owner-row write (SPEC §4.4).
+     * Adds the owner-row write (contract §4.4).
      *
      * @param spec the stage
      * @return the new flow
@@ -157,7 +157,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds full-view materialization and the attention step (SPEC §7).
+     * Adds full-view materialization and the attention step (contract §7).
      *
      * @param spec the stage
      * @return the new flow
@@ -167,7 +167,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds the HiCache backup (SPEC §11), optional.
+     * Adds the HiCache backup (contract §11), optional.
      *
      * @param spec the stage
      * @return the new flow
@@ -177,7 +177,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Adds the PD transfer (SPEC §8), the pipeline's end.
+     * Adds the PD transfer (contract §8), the pipeline's end.
      *
      * @param spec the stage
      * @return the new flow
@@ -206,7 +206,7 @@ public final class PrefillFlow {
     }
 
     /**
-     * Checks everything and builds the pipeline: the SPEC §10 matrix on the effective config (the
+     * Checks everything and builds the pipeline: the contract §10 matrix on the effective config (the
      * admit stage's caps applied), each stage at most once and in the order that can run (admit,
      * split, own, write, materialize, backup, transfer), the required stages (write when there is a
      * model, transfer in prefill mode), the split matching the config, pools the config can size, a

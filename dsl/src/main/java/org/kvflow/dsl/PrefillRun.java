@@ -86,7 +86,7 @@ public final class PrefillRun {
     }
 
     /**
-     * The largest full view one batch of the run needed (scratch beside the pools, SPEC §7).
+     * The largest full view one batch of the run needed (scratch beside the pools, contract §7).
      *
      * @return bytes
      */

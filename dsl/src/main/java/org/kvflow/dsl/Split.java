@@ -7,7 +7,7 @@ public final class Split {
     private Split() {}
 
     /**
-     * In-sequence split (SPEC §5.1): rank {@code r} takes chunks {@code r} and {@code 2·cp−1−r}.
+     * In-sequence split (contract §5.1): rank {@code r} takes chunks {@code r} and {@code 2·cp−1−r}.
      *
      * @return the stage
      */
@@ -16,7 +16,7 @@ public final class Split {
     }
 
     /**
-     * Round-robin split (SPEC §5.2): token {@code t} to rank {@code t mod cp}.
+     * Round-robin split (contract §5.2): token {@code t} to rank {@code t mod cp}.
      *
      * @return the stage
      */

@@ -4,7 +4,7 @@ import java.util.Objects;
 import org.kvflow.core.split.SplitMode;
 
 /**
- * The CP split stage (SPEC §5); must agree with the config's {@code split}. Made by {@link Split}.
+ * The CP split stage (contract §5); must agree with the config's {@code split}. Made by {@link Split}.
  *
  * @param mode how a batch's tokens are spread over the CP ranks
  */

@@ -13,7 +13,7 @@ public sealed interface StageSpec permits AdmitSpec, SplitSpec, OwnSpec, WriteSp
     String stage();
 
     /**
-     * Where the stage stands in the only order that can run (SPEC §13).
+     * Where the stage stands in the only order that can run (contract §13).
      *
      * @return 0 for admit, then split, own, write, materialize, backup, 6 for transfer
      */

@@ -7,7 +7,7 @@ import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.transfer.TransferBackend;
 
 /**
- * The PD transfer stage (SPEC §8): which backend kind, where it sends, and how to make a backend
+ * The PD transfer stage (contract §8): which backend kind, where it sends, and how to make a backend
  * for one run of the pipeline from the run's shape. Made by {@link PdTransfer}.
  *
  * @param kind    the config backend it implements, or null for the in-process receiver

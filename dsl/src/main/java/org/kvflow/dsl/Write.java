@@ -5,7 +5,7 @@ public final class Write {
     private Write() {}
 
     /**
-     * Rows of each chunk to the rank that owns their page (SPEC §4.4 write rule).
+     * Rows of each chunk to the rank that owns their page (contract §4.4 write rule).
      *
      * @return the stage
      */

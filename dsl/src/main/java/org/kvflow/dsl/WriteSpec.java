@@ -1,7 +1,7 @@
 package org.kvflow.dsl;
 
 /**
- * The write stage (SPEC §4.4): each chunk's KV rows are computed with the flow's model on the
+ * The write stage (contract §4.4): each chunk's KV rows are computed with the flow's model on the
  * flow's device and stored on their owner ranks (every rank when replicated). Made by {@link Write}.
  */
 public record WriteSpec() implements StageSpec {

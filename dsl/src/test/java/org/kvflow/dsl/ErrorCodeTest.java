@@ -21,7 +21,7 @@ import org.kvflow.transport.tcp.DecodeUnreachableException;
 import org.kvflow.transport.tcp.TransferHandshakeException;
 
 /**
- * The codes failed requests are counted under ({@code kvflow.rejections{code}}): the SPEC's where it
+ * The codes failed requests are counted under ({@code kvflow.rejections{code}}): the contract's where it
  * names the error, kvflow's documented ones elsewhere, never a Java class name.
  */
 class ErrorCodeTest {

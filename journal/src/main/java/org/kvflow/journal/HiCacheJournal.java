@@ -25,10 +25,10 @@ import org.kvflow.journal.record.RecordCodec;
 import org.kvflow.journal.record.RecordDecodeException;
 
 /**
- * The HiCache backup journal's writer (SPEC §11.4): {@code BACKUP}, {@code EVICT_HOST} and
+ * The HiCache backup journal's writer (contract §11.4): {@code BACKUP}, {@code EVICT_HOST} and
  * {@code CHECKPOINT} records appended to a Chronicle Queue. Every method blocks until its record
  * is appended and returns the record's index only then, so an index a caller holds always names a
- * completed record (a torn record's index is reused after a crash, TOOLCHAIN.md §10.2). Free space
+ * completed record (Chronicle reuses a torn record's index after a crash, docs/decisions.md D12). Free space
  * is checked before every append, because Chronicle writes through memory maps. Several journals
  * (one per rank, in one or several processes) may append to one directory. Methods are synchronized.
  */
@@ -102,7 +102,7 @@ public final class HiCacheJournal implements AutoCloseable {
      *
      * @param page       the page of one pool, every layer
      * @param sourceLocs the device token indices the page was read from: validated as exactly one
-     *                   page-aligned group (SPEC §9) before anything is written
+     *                   page-aligned group (contract §9) before anything is written
      * @return the record's index, once it is complete
      * @throws org.kvflow.core.validate.PageGroupValidationException for a malformed group
      * @throws IllegalArgumentException if the payload or page size does not match the journal's layout
@@ -153,7 +153,7 @@ public final class HiCacheJournal implements AutoCloseable {
     }
 
     /**
-     * Writes a {@code CHECKPOINT} (SPEC §11.4): first re-appends the latest {@code BACKUP} of every
+     * Writes a {@code CHECKPOINT} (contract §11.4): first re-appends the latest {@code BACKUP} of every
      * live page whose latest backup lies before {@code firstNeededIndex}, then the checkpoint; with
      * {@link JournalOptions#deleteBehindCheckpoint()} it then deletes the cycle files wholly before
      * {@code firstNeededIndex}, so replay from the start still restores every live page.

@@ -18,7 +18,7 @@ import org.kvflow.core.model.ModelShape;
 /**
  * What a journal's payloads are: page size and KV layout. Stored beside the queue as
  * {@value #FILE} when a journal is created, checked when it is reopened, and read by replay to
- * know each pool's payload length ({@code L·ps·rowBytes}, SPEC §11.4).
+ * know each pool's payload length ({@code L·ps·rowBytes}, contract §11.4).
  *
  * @param pageSize tokens per page
  * @param layout   the KV row layout (an NSA MLA model: kv and indexer pools)

@@ -42,8 +42,8 @@ final class MappingPrefault implements AutoCloseable, ReferenceOwner {
     private static final long PIECE = 4L << 20;
 
     /**
-     * One thread: on the 16-core host a file's pages were faulted in at 3.8–4.4 GB/s by one thread
-     * and 2.0–2.9 GB/s by two to eight side by side (docs/benchmarks.md, sixth round; D29).
+     * One thread: one thread faulted a file's pages in faster than two to eight side by side
+     * (docs/benchmarks.md, sixth round; D29).
      */
     private final ExecutorService worker = Executors.newSingleThreadExecutor(
             task -> Thread.ofPlatform().daemon().name("kvflow-journal-prefault").unstarted(task));

@@ -22,7 +22,7 @@ import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
 
-/** SPEC §11.4 and §15 item 42. */
+/** contract §11.4 and §15 item 42. */
 class JournalRoundTripTest {
     @TempDir
     Path dir;

@@ -2,7 +2,7 @@ package org.kvflow.operators;
 
 import org.kvflow.core.KvflowException;
 
-/** A request that could never be admitted, even into an empty pool (SPEC §6.3); rejected alone at intake. */
+/** A request that could never be admitted, even into an empty pool (contract §6.3); rejected alone at intake. */
 public final class AdmissionRejectedException extends KvflowException {
     private final String requestId;
     private final long neededTokens;

@@ -2,7 +2,7 @@ package org.kvflow.operators;
 
 import org.kvflow.core.KvflowException;
 
-/** SPEC §6.4 runtime fail-fast: a multi-request batch reached the CP shared-KV path without the bs>1 gate. */
+/** contract §6.4 runtime fail-fast: a multi-request batch reached the CP shared-KV path without the bs>1 gate. */
 public final class CpSharedKvBatchException extends KvflowException {
     /**
      * A batch of {@code batchSize} requests reached the path.

@@ -5,7 +5,7 @@ import org.kvflow.core.hicache.HiCachePool;
 
 /**
  * A host (L2) page cache the pipeline can load prefix pages from instead of recomputing them
- * (SPEC §6.2 host hits, §11.3 load): the replayed journal, for example.
+ * (contract §6.2 host hits, §11.3 load): the replayed journal, for example.
  */
 public interface HostPrefixSource {
     /**
@@ -19,7 +19,7 @@ public interface HostPrefixSource {
     int loadablePages(List<byte[]> chain, int fromPage);
 
     /**
-     * The page of {@code pool} for all layers, layer-major ({@code [L][page block]}, SPEC §11.4).
+     * The page of {@code pool} for all layers, layer-major ({@code [L][page block]}, contract §11.4).
      *
      * @param pageHash the page's chained hash
      * @param pool     the kv or the indexer pool

@@ -76,7 +76,7 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
-     * A group that also loads prefix pages from a host cache (SPEC §6.2 host hits, §11.3): pages
+     * A group that also loads prefix pages from a host cache (contract §6.2 host hits, §11.3): pages
      * beyond the device prefix that the host holds are loaded into owner pages, not recomputed.
      *
      * @param config        the CP shared-KV configuration
@@ -144,7 +144,7 @@ public final class KvGroup implements AutoCloseable {
         }
 
         /**
-         * Load prefix pages the host cache holds instead of computing them (SPEC §6.2 host hits, §11.3); needs a model.
+         * Load prefix pages the host cache holds instead of computing them (contract §6.2 host hits, §11.3); needs a model.
          *
          * @param source the host cache
          * @return this builder
@@ -216,7 +216,7 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
-     * Which rank owns each logical page (SPEC §4).
+     * Which rank owns each logical page (contract §4).
      *
      * @return the ownership map
      */
@@ -256,7 +256,7 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
-     * SPEC §6.1 {@code remTotal} before decode reservations: free + evictable − reserved.
+     * contract §6.1 {@code remTotal} before decode reservations: free + evictable − reserved.
      *
      * @return tokens
      */
@@ -446,7 +446,7 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
-     * Turns the reservation of the next chunk into pages on their owners (SPEC §4.4), evicting
+     * Turns the reservation of the next chunk into pages on their owners (contract §4.4), evicting
      * cached pages if the free list is short; on the first chunk this includes the host-hit pages.
      *
      * @param state       the request

@@ -8,7 +8,7 @@ import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 
 /**
- * The model whose KV the pipeline computes and moves: the synthetic NSA/MLA layers of SPEC §3.8
+ * The model whose KV the pipeline computes and moves: the synthetic NSA/MLA layers of contract §3.8
  * ({@code layers} of them, seeds {@code seed + l}) stored in {@code dtype}. A pipeline without a
  * model plans pages only (no bytes), which is how large workloads are checked cheaply.
  */

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A prompt to prefill: its token ids and how many tokens it may generate afterwards (the decode
- * reservation of SPEC §6.2). Immutable; the token array is copied in and never exposed.
+ * reservation of contract §6.2). Immutable; the token array is copied in and never exposed.
  */
 public final class PrefillRequest {
     private final String id;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Device prefix cache over whole pages (SPEC §3.5): chained page hash → logical page. A match
+ * Device prefix cache over whole pages (contract §3.5): chained page hash → logical page. A match
  * walks the chain and stops at the first missing page. Matched pages are locked while a request
  * uses them; unlocked pages are evictable, least recently used first (an entry becomes most
  * recent when it is inserted or unlocked). Pages whose bytes were lost (a rank process died) are

@@ -22,7 +22,7 @@ public final class RequestState {
     /** Host pages still to be allocated by the shard stage. */
     boolean hostAllocationPending;
     final RequestPageTable table;
-    /** ReqToTokenPool row: the logical KV loc of each computed token (SPEC §3.5). */
+    /** ReqToTokenPool row: the logical KV loc of each computed token (contract §3.5). */
     final long[] reqToToken;
     int prefixPages;
     long reservedPages;
@@ -128,7 +128,7 @@ public final class RequestState {
     }
 
     /**
-     * The logical KV loc of token {@code t} (SPEC §3.5).
+     * The logical KV loc of token {@code t} (contract §3.5).
      *
      * @param t a token position
      * @return its loc

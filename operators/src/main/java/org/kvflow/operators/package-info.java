@@ -1,5 +1,5 @@
 /**
- * The prefill pipeline's stages as Reactor operators (SPEC §13): admission, shard ownership, owner
+ * The prefill pipeline's stages as Reactor operators (contract §13): admission, shard ownership, owner
  * writes, full-view materialization and PD transfer, over a shared {@link org.kvflow.operators.KvGroup}.
  * The request and result types of the pipeline live here.
  */

@@ -19,7 +19,7 @@ import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
 
 /**
- * The token-to-page paths refuse a request row that is not whole aligned pages (SPEC §9), each
+ * The token-to-page paths refuse a request row that is not whole aligned pages (contract §9), each
  * naming the path, the request and the broken group, and fail that request alone: the host-cache
  * load and the PD transfer (MLA and indexer pages go in the same runs). The materialize path has
  * its own test; the HiCache backup path is the journal's (JournalRoundTripTest).

@@ -2,7 +2,7 @@ package org.kvflow.pages;
 
 import org.kvflow.core.hicache.HiCachePool;
 
-/** The two page pools of an NSA/MLA layer (SPEC §3.2, §3.3): each layer keeps one buffer of each. */
+/** The two page pools of an NSA/MLA layer (contract §3.2, §3.3): each layer keeps one buffer of each. */
 public enum KvComponent {
     /** MLA rows: the compressed latent and the rope part of each token. */
     MLA,

@@ -65,8 +65,8 @@ public final class PageCopies {
     }
 
     /**
-     * Copies token-indexed pages (the HiCache backup and load path, SPEC §11.3): both index lists
-     * are validated as page-aligned groups (SPEC §9) before anything moves, then group {@code g}
+     * Copies token-indexed pages (the HiCache backup and load path, contract §11.3): both index lists
+     * are validated as page-aligned groups (contract §9) before anything moves, then group {@code g}
      * of {@code srcTokens} is copied to group {@code g} of {@code dstTokens}.
      *
      * @throws org.kvflow.core.validate.PageGroupValidationException for a malformed group (nothing is copied)

@@ -11,7 +11,7 @@ import org.kvflow.core.model.KvLayout;
 
 /**
  * The KV pages of one holder (a CP rank, a full view, a decode instance): per layer one MLA buffer
- * of {@code pages·ps} rows and one indexer buffer of {@code pages} indexer pages (SPEC §3.2,
+ * of {@code pages·ps} rows and one indexer buffer of {@code pages} indexer pages (contract §3.2,
  * §3.3), all in one {@link PageMemory}. Page {@code k} occupies bytes
  * {@code [k·pageBytes, (k+1)·pageBytes)} of each buffer. Every read, write and copy of a page goes
  * through here and is done by the memory that owns the bytes; a bad page or range is refused
@@ -263,7 +263,7 @@ public final class PageStore implements AutoCloseable {
 
     /**
      * Stores the quantised index keys of {@code count} consecutive tokens at rows
-     * {@code firstRow ..} of {@code layer}, all in one page (SPEC §3.3): their fp8 codes at slots
+     * {@code firstRow ..} of {@code layer}, all in one page (contract §3.3): their fp8 codes at slots
      * {@code firstRow % ps ..} of the page, their per-128 scales in the page's scale region. Two copies.
      *
      * @throws RowOutOfRangeException if the rows leave the store or cross a page boundary
@@ -284,7 +284,7 @@ public final class PageStore implements AutoCloseable {
                 scaleBytes.length);
     }
 
-    /** Page {@code page} of {@code component} in every layer, layer-major: the payload of a HiCache record (SPEC §11.4). */
+    /** Page {@code page} of {@code component} in every layer, layer-major: the payload of a HiCache record (contract §11.4). */
     public byte[] readPage(KvComponent component, long page) {
         checkPage(page);
         int bytes = pageBytes(component);

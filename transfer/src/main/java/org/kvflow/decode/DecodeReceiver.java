@@ -10,7 +10,7 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 
 /**
- * A non-CP decode instance's receiving side (SPEC §8.1): its own allocator and full-layout KV
+ * A non-CP decode instance's receiving side (contract §8.1): its own allocator and full-layout KV
  * store, one session per request with its page list {@code D}. Pages are accepted only for a
  * known request and only onto that request's decode pages, each position once (I-PD-2, I-PD-3);
  * a request is ready once every prefill rank completed (I-PD-4) and every one of its positions

@@ -5,7 +5,7 @@ import org.kvflow.pages.PageStore;
 import reactor.core.publisher.Mono;
 
 /**
- * The PD transfer SPI (SPEC §8): how prefill ranks hand pages to a non-CP decode instance. A
+ * The PD transfer SPI (contract §8): how prefill ranks hand pages to a non-CP decode instance. A
  * backend must place every page by its logical page position ({@code D[pos]}), never by order in a
  * filtered list, which is what makes it valid with CP shared KV (E-PD-1). Every call returns at
  * once with a {@link Mono} that does the work when subscribed and never blocks the subscribing

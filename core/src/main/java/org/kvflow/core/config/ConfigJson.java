@@ -15,7 +15,7 @@ import org.kvflow.core.split.SplitMode;
 
 /**
  * The JSON/YAML form of {@link CpSharedKvConfig}: the {@code config} object of
- * SCENARIO-FORMAT.md, read strictly (unknown fields, wrong types, nulls where not allowed and
+ * docs/scenario-format.md, read strictly (unknown fields, wrong types, nulls where not allowed and
  * counts out of range are {@link MalformedInputException}s naming the field) and written back with
  * every field, defaults filled in and explicit nulls kept.
  */
@@ -48,7 +48,7 @@ public final class ConfigJson {
                 f.bool("allCpRanksTransfer", d.allCpRanksTransfer()),
                 f.bool("hisparse", d.hisparse()),
                 f.bool("cpRanksSameNode", d.cpRanksSameNode()),
-                // SPEC answers out-of-range caps and chunk sizes with E-ADM-2/3: any 64-bit integer is input.
+                // The contract answers out-of-range caps and chunk sizes with E-ADM-2/3: any 64-bit integer is input.
                 f.nullableInteger("maxRequests", d.maxRequests(), Long.MIN_VALUE, Long.MAX_VALUE),
                 f.nullableInteger("maxExtendTokens", d.maxExtendTokens(), Long.MIN_VALUE, Long.MAX_VALUE),
                 f.nullableInteger("prefillMaxRequests", d.prefillMaxRequests(), 0, Long.MAX_VALUE),
@@ -73,7 +73,7 @@ public final class ConfigJson {
                 f.nullableInteger("hostPoolTokens", d.hostPoolTokens(), 0, Long.MAX_VALUE));
     }
 
-    /** Every field, in SCENARIO-FORMAT.md order, unset values as JSON {@code null}. */
+    /** Every field, in docs/scenario-format.md order, unset values as JSON {@code null}. */
     public static ObjectNode write(CpSharedKvConfig c) {
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("cpSize", c.cpSize());

@@ -3,7 +3,7 @@ package org.kvflow.core.config;
 import java.util.List;
 import org.kvflow.core.KvflowException;
 
-/** Startup aborted (SPEC §10): carries every failing check in SPEC order; {@link #code()} is the first. */
+/** Startup aborted (contract §10): carries every failing check in contract order; {@link #code()} is the first. */
 public final class ConfigValidationException extends KvflowException {
     private final List<ConfigIssue> errors;
 

@@ -7,8 +7,8 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.split.SplitMode;
 
 /**
- * Everything startup validation (SPEC §10) and admission (SPEC §6) read, with the field names and
- * defaults of SCENARIO-FORMAT.md's {@code config} object. Immutable; a value is not necessarily
+ * Everything startup validation (contract §10) and admission (contract §6) read, with the field names and
+ * defaults of the scenario format's {@code config} object. Immutable; a value is not necessarily
  * valid: {@link StartupValidator} decides. {@code null} in a nullable field means "unset"
  * ({@code chunkedPrefillSize = null}: chunked prefill disabled).
  *
@@ -41,7 +41,7 @@ public record CpSharedKvConfig(
         @Nullable Long devicePoolTokens,
         HiCacheConfig hicache) {
 
-    /** The defaults of SCENARIO-FORMAT.md: cp 1, page 64, in-seq split, shared KV off, chunk 8192, … */
+    /** The defaults of docs/scenario-format.md: cp 1, page 64, in-seq split, shared KV off, chunk 8192, … */
     public static final CpSharedKvConfig DEFAULTS = new CpSharedKvConfig(1, 64, SplitMode.IN_SEQ_SPLIT, false, false,
             true, false, true, null, null, null, 8192L, 16384L, KvDtype.BF16, DisaggregationMode.NULL,
             TransferBackendKind.MOONCAKE, ModelKind.NSA_MLA, null, HiCacheConfig.DEFAULTS);
@@ -60,7 +60,7 @@ public record CpSharedKvConfig(
         return new Builder(this);
     }
 
-    /** "CP in-seq split is on" (SPEC §6.2 pass rule (b)): {@code cpSize > 1} and in-seq split. */
+    /** "CP in-seq split is on" (contract §6.2 pass rule (b)): {@code cpSize > 1} and in-seq split. */
     public boolean cpInSeqSplitOn() {
         return cpSize > 1 && split == SplitMode.IN_SEQ_SPLIT;
     }

@@ -4,7 +4,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * HiCache settings (SPEC §10.3, §11). The matrix, normalisations and E-HC-5 apply only when
+ * HiCache settings (contract §10.3, §11). The matrix, normalisations and E-HC-5 apply only when
  * {@code enabled}.
  *
  * @param hostPoolTokens host pool capacity in tokens, or {@code null} when not checked (E-HC-5)

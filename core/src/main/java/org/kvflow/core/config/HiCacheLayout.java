@@ -2,7 +2,7 @@ package org.kvflow.core.config;
 
 import org.kvflow.core.json.WireEnum;
 
-/** HiCache host-pool layout (SPEC §3.6). */
+/** HiCache host-pool layout (contract §3.6). */
 public enum HiCacheLayout implements WireEnum {
     LAYER_FIRST,
     PAGE_FIRST,

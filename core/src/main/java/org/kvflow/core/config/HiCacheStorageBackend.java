@@ -2,7 +2,7 @@ package org.kvflow.core.config;
 
 import org.kvflow.core.json.WireEnum;
 
-/** HiCache L3 storage backend (SPEC §10.3); {@code none} keeps HiCache at L2. */
+/** HiCache L3 storage backend (contract §10.3); {@code none} keeps HiCache at L2. */
 public enum HiCacheStorageBackend implements WireEnum {
     NONE,
     FILE,

@@ -8,8 +8,8 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.split.SplitMode;
 
 /**
- * The startup validation matrix of SPEC §10. Every check is evaluated; the report lists every
- * failing one in the order of SPEC §10.1, §10.2, §10.3, each code at most once (a row whose two
+ * The startup validation matrix of contract §10. Every check is evaluated; the report lists every
+ * failing one in the order of contract §10.1, §10.2, §10.3, each code at most once (a row whose two
  * conditions both fail, like E-ADM-2, gives one issue naming both). Without shared KV, HiCache
  * settings are normalised as upstream does, one {@code W-HC-NORM} warning per change. E-PD-3 and
  * E-PD-4 need the decode peer and belong to the transfer handshake, not here.
@@ -22,7 +22,7 @@ public final class StartupValidator {
 
     private StartupValidator() {}
 
-    /** Runs every check of SPEC §10 on {@code config}. Never throws for a bad config; see {@link ValidationReport#orThrow()}. */
+    /** Runs every check of contract §10 on {@code config}. Never throws for a bad config; see {@link ValidationReport#orThrow()}. */
     public static ValidationReport validate(CpSharedKvConfig config) {
         List<ConfigIssue> errors = new ArrayList<>();
         checkCpAndAdmission(config, errors);
@@ -111,7 +111,7 @@ public final class StartupValidator {
         }
     }
 
-    /** The SPEC §10.3 matrix: one code per (storage backend, layout, io) cell. */
+    /** The contract §10.3 matrix: one code per (storage backend, layout, io) cell. */
     private static void checkSharedKvHiCache(HiCacheConfig h, List<ConfigIssue> errors) {
         String cell = " (storageBackend=" + h.storageBackend().wireName() + ", layout=" + h.layout().wireName()
                 + ", ioBackend=" + h.ioBackend().wireName() + ")";
@@ -126,7 +126,7 @@ public final class StartupValidator {
         }
     }
 
-    /** Upstream's non-shared normalisation (SPEC §10.3): fixes the layout/io instead of failing. */
+    /** Upstream's non-shared normalisation (contract §10.3): fixes the layout/io instead of failing. */
     private static HiCacheConfig normalizeHiCache(HiCacheConfig h, List<ConfigIssue> warnings) {
         HiCacheConfig fixed = h;
         if (fixed.storageBackend() == HiCacheStorageBackend.MOONCAKE && fixed.layout() == HiCacheLayout.LAYER_FIRST) {

@@ -2,7 +2,7 @@ package org.kvflow.core.config;
 
 import org.kvflow.core.json.WireEnum;
 
-/** PD transfer backend (SPEC §8, §10.2). Only {@code mooncake} and {@code tcp} filter owner pages and pick decode pages by logical position. */
+/** PD transfer backend (contract §8, §10.2). Only {@code mooncake} and {@code tcp} filter owner pages and pick decode pages by logical position. */
 public enum TransferBackendKind implements WireEnum {
     MOONCAKE,
     TCP,

@@ -3,8 +3,8 @@ package org.kvflow.core.config;
 import java.util.List;
 
 /**
- * The outcome of {@link StartupValidator#validate}: the config after SPEC §10.3 normalisation, the
- * warnings for each change made, and every failing check in SPEC order.
+ * The outcome of {@link StartupValidator#validate}: the config after contract §10.3 normalisation, the
+ * warnings for each change made, and every failing check in contract order.
  */
 public record ValidationReport(CpSharedKvConfig normalized, List<ConfigIssue> warnings, List<ConfigIssue> errors) {
     public ValidationReport {

@@ -2,7 +2,7 @@ package org.kvflow.core.config;
 
 import org.kvflow.core.json.WireEnum;
 
-/** When a device node is backed up to host (SPEC §11.2). */
+/** When a device node is backed up to host (contract §11.2). */
 public enum WritePolicy implements WireEnum {
     WRITE_THROUGH,
     WRITE_THROUGH_SELECTIVE,

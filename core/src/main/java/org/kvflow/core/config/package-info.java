@@ -1,5 +1,5 @@
 /**
- * {@code CpSharedKvConfig}, its JSON/YAML form (the field names of SCENARIO-FORMAT.md) and the startup validation matrix of SPEC §10.
+ * {@code CpSharedKvConfig}, its JSON/YAML form (the field names of docs/scenario-format.md) and the startup validation matrix of contract §10.
  */
 @NullMarked
 package org.kvflow.core.config;

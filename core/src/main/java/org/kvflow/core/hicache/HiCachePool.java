@@ -2,7 +2,7 @@ package org.kvflow.core.hicache;
 
 import org.kvflow.core.json.WireEnum;
 
-/** The two storage objects of a HiCache page (SPEC §11.1): the MLA latent KV and the indexer page. */
+/** The two storage objects of a HiCache page (contract §11.1): the MLA latent KV and the indexer page. */
 public enum HiCachePool implements WireEnum {
     KV(0),
     INDEXER(1);
@@ -13,7 +13,7 @@ public enum HiCachePool implements WireEnum {
         this.code = code;
     }
 
-    /** The journal's {@code pool} byte (SPEC §11.4). */
+    /** The journal's {@code pool} byte (contract §11.4). */
     public int code() {
         return code;
     }

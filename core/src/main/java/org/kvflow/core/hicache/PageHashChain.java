@@ -10,7 +10,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * HiCache page keys (SPEC §11.1): {@code h_0 = SHA256(LE32 tokens of page 0)}, {@code h_k =
+ * HiCache page keys (contract §11.1): {@code h_0 = SHA256(LE32 tokens of page 0)}, {@code h_k =
  * SHA256(h_{k-1} ‖ LE32 tokens of page k)}. Only full pages are hashed, so a prefix hashes the
  * same wherever the prompt was cut. Thread-safe.
  */

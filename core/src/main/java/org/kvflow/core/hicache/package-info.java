@@ -1,5 +1,5 @@
 /**
- * HiCache page keys: the chained SHA-256 page hashes of SPEC §11.1.
+ * HiCache page keys: the chained SHA-256 page hashes of contract §11.1.
  */
 @NullMarked
 package org.kvflow.core.hicache;

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * Strict field access on one JSON object: built only for an object whose field names all belong to
  * an allowed set, then read field by field. Absent fields take the given default; an explicit
  * {@code null} is accepted only by the {@code nullable*} readers; every error names the field's
- * path (SCENARIO-FORMAT.md "Field rules").
+ * path (docs/scenario-format.md, "Rules every kind follows").
  */
 public final class JsonFields {
     private final JsonNode node;

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /** Strict conversions of single JSON values; each failure names the value's path. */
 public final class JsonValues {
-    /** Largest page id or token id (SPEC "Integer widths"). */
+    /** Largest page id or token id (contract, notation). */
     public static final long MAX_ID = Integer.MAX_VALUE;
 
     private JsonValues() {}

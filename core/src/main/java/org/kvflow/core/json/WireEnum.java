@@ -12,7 +12,7 @@ import java.util.Optional;
  * override {@link #wireName()}.
  */
 public interface WireEnum {
-    /** The constant's spelling in SCENARIO-FORMAT.md. */
+    /** The constant's spelling in docs/scenario-format.md. */
     default String wireName() {
         return ((Enum<?>) this).name().toLowerCase(Locale.ROOT);
     }

@@ -3,7 +3,7 @@ package org.kvflow.core.model;
 import java.util.Objects;
 
 /**
- * Byte layout of one token's KV in one layer (SPEC §3.2, §3.3, §3.7): the MLA latent row and the
+ * Byte layout of one token's KV in one layer (contract §3.2, §3.3, §3.7): the MLA latent row and the
  * NSA indexer row. Quantised widths are split into 128-wide tiles, one fp32 scale per tile (a
  * shorter last tile in toy widths).
  *
@@ -14,7 +14,7 @@ import java.util.Objects;
  */
 public record KvLayout(ModelShape shape, KvDtype dtype) {
 
-    /** Width of one quantisation tile / block (SPEC §3.1, §3.7). */
+    /** Width of one quantisation tile / block (contract §3.1, §3.7). */
     public static final int QUANT_TILE = 128;
     /** Bytes of one fp32 scale. */
     public static final int SCALE_BYTES = 4;
@@ -63,7 +63,7 @@ public record KvLayout(ModelShape shape, KvDtype dtype) {
         return (long) pageSize * mlaRowBytes();
     }
 
-    /** Bytes of one indexer page of one layer: data region then scale region (SPEC §3.3). */
+    /** Bytes of one indexer page of one layer: data region then scale region (contract §3.3). */
     public long indexPageBytes(int pageSize) {
         return (long) pageSize * indexRowBytes();
     }
@@ -73,7 +73,7 @@ public record KvLayout(ModelShape shape, KvDtype dtype) {
         return (long) pageSize * shape.indexDim();
     }
 
-    /** {@code L·(mlaRowBytes + indexRowBytes)}: one token, all layers, both pools (SPEC §3.4). */
+    /** {@code L·(mlaRowBytes + indexRowBytes)}: one token, all layers, both pools (contract §3.4). */
     public long bytesPerTokenAllLayers() {
         return (long) shape.layers() * (mlaRowBytes() + indexRowBytes());
     }

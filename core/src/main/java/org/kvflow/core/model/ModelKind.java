@@ -3,7 +3,7 @@ package org.kvflow.core.model;
 import java.util.Locale;
 import org.kvflow.core.json.WireEnum;
 
-/** Attention family of the served model (SPEC §10): only the NSA/DSA MLA kinds have an indexer cache. */
+/** Attention family of the served model (contract §10): only the NSA/DSA MLA kinds have an indexer cache. */
 public enum ModelKind implements WireEnum {
     /** DeepSeek V3.2 / GLM-5 dimensions: latent 512, rope 64, index head 128; page size 64. */
     NSA_MLA,

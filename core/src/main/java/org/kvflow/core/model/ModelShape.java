@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Dimensions of an MLA model as far as its KV cache is concerned (SPEC §3.1, §3.8).
+ * Dimensions of an MLA model as far as its KV cache is concerned (contract §3.1, §3.8).
  *
  * @param name        a label for reports
  * @param kind        attention family; must be an MLA kind

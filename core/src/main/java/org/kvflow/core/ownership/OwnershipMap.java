@@ -1,9 +1,9 @@
 package org.kvflow.core.ownership;
 
 /**
- * Deterministic page ownership and address mapping of SPEC §4.1: logical page {@code p} lives on
+ * Deterministic page ownership and address mapping of contract §4.1: logical page {@code p} lives on
  * rank {@code p mod cp} at physical page {@code p div cp}. A pure function of the allocator's page
- * id, independent of request length, chunking, split mode and batch composition (SPEC §4.2).
+ * id, independent of request length, chunking, split mode and batch composition (contract §4.2).
  * Immutable and thread-safe.
  */
 public record OwnershipMap(int cpSize, int pageSize) {
@@ -61,7 +61,7 @@ public record OwnershipMap(int cpSize, int pageSize) {
     }
 
     /**
-     * Rank-major address in one flat space over all ranks' pages (SPEC §4.1):
+     * Rank-major address in one flat space over all ranks' pages (contract §4.1):
      * {@code owner·pagesPerRank·ps + localPage·ps + loc mod ps}.
      *
      * @throws ArithmeticException if the row does not fit a signed 64-bit integer

@@ -5,9 +5,9 @@ import org.kvflow.core.pool.KvPools;
 
 /**
  * A request's page table {@code P[0..n-1]} of logical page ids, {@code n = ceil(seqLen/ps)}
- * (SPEC §4.3). Position {@code i} holds request tokens {@code [i·ps, (i+1)·ps)} and lives on
+ * (contract §4.3). Position {@code i} holds request tokens {@code [i·ps, (i+1)·ps)} and lives on
  * {@code (owner(P[i]), localPage(P[i]))}. Extending first fills the partially filled last page,
- * then draws whole pages (SPEC §3.5 {@code alloc_extend}). Not thread-safe.
+ * then draws whole pages (contract §3.5 {@code alloc_extend}). Not thread-safe.
  */
 public final class RequestPageTable {
     private final int pageSize;

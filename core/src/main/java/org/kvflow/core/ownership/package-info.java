@@ -1,5 +1,5 @@
 /**
- * Page ownership and address mapping (SPEC §4): owner, local page, local row, shared row, their inverse, and the request page table.
+ * Page ownership and address mapping (contract §4): owner, local page, local row, shared row, their inverse, and the request page table.
  */
 @NullMarked
 package org.kvflow.core.ownership;

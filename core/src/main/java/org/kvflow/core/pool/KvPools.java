@@ -76,7 +76,7 @@ public final class KvPools {
         return allocator.freePages();
     }
 
-    /** Tokens that fit in the free pages (SPEC §4.4 {@code availableTokens}). */
+    /** Tokens that fit in the free pages (contract §4.4 {@code availableTokens}). */
     public long availableTokens() {
         return allocator.availableTokens();
     }

@@ -5,7 +5,7 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * The logical paged allocator (SPEC §3.5, §4.4): ids {@code 1 .. totalPages-1}, page 0 reserved
+ * The logical paged allocator (contract §3.5, §4.4): ids {@code 1 .. totalPages-1}, page 0 reserved
  * as padding. A fresh allocator hands out ids ascending from 1; freed pages join the tail of the
  * free list (FIFO). Every rank runs an identical copy, so the same alloc/free stream gives the same
  * state everywhere.
@@ -68,7 +68,7 @@ public final class PageAllocator {
         return ring.length - freeCount;
     }
 
-    /** {@code freePages · ps} (SPEC §4.4). */
+    /** {@code freePages · ps} (contract §4.4). */
     public long availableTokens() {
         return (long) freeCount * pageSize;
     }

@@ -4,10 +4,10 @@ import java.util.Objects;
 import org.kvflow.core.model.KvLayout;
 
 /**
- * Per-rank pool capacity, derived from a byte budget in this one place (SPEC §3.4): {@code
+ * Per-rank pool capacity, derived from a byte budget in this one place (contract §3.4): {@code
  * tokensPerRank = B div bytesPerTokenAllLayers}, {@code pagesPerRank = tokensPerRank div ps}.
  * Everything else (admission, reports) reads page and token counts from here and never
- * re-estimates bytes (SPEC §6.3a).
+ * re-estimates bytes (contract §6.3a).
  *
  * @param pageSize      tokens per page
  * @param pagesPerRank  physical pages each rank owns, {@code N}
@@ -71,7 +71,7 @@ public record PoolCapacity(int pageSize, int pagesPerRank, long budgetBytes, lon
         return usableLogicalPages(layout, cpSize) * pageSize;
     }
 
-    /** SPEC §3.4 capacity ratio: {@code (cp·N − 1) / (N − 1)}; NaN when {@code N = 1}. */
+    /** contract §3.4 capacity ratio: {@code (cp·N − 1) / (N − 1)}; NaN when {@code N = 1}. */
     public double capacityRatio(int cpSize) {
         long replicated = usableLogicalPages(PoolLayout.REPLICATED, cpSize);
         return replicated == 0 ? Double.NaN

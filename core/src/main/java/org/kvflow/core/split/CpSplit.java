@@ -3,7 +3,7 @@ package org.kvflow.core.split;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The CP split functions of SPEC §5. Pure and thread-safe. */
+/** The CP split functions of contract §5. Pure and thread-safe. */
 public final class CpSplit {
     private CpSplit() {}
 

@@ -11,7 +11,7 @@ public sealed interface RankShare permits RankShare.Ranges, RankShare.TokenIds {
     long tokens();
 
     /**
-     * In-seq share: chunks {@code r} and {@code 2·cp−1−r}, in that order, never merged (SPEC §5.1);
+     * In-seq share: chunks {@code r} and {@code 2·cp−1−r}, in that order, never merged (contract §5.1);
      * a multi-request batch concatenates each request's two chunks in batch order.
      */
     record Ranges(int rank, List<TokenRange> ranges) implements RankShare {
@@ -25,7 +25,7 @@ public sealed interface RankShare permits RankShare.Ranges, RankShare.TokenIds {
         }
     }
 
-    /** Round-robin share: tokens {@code r, r+cp, r+2cp, …} (SPEC §5.2). */
+    /** Round-robin share: tokens {@code r, r+cp, r+2cp, …} (contract §5.2). */
     record TokenIds(int rank, long[] tokenIds) implements RankShare {
         public TokenIds {
             tokenIds = tokenIds.clone();

@@ -3,7 +3,7 @@ package org.kvflow.core.split;
 import java.util.Locale;
 import org.kvflow.core.json.WireEnum;
 
-/** CP split mode of prefill (SPEC §5, §10): which rank computes which query tokens. */
+/** CP split mode of prefill (contract §5, §10): which rank computes which query tokens. */
 public enum SplitMode implements WireEnum {
     /** Zigzag: {@code 2·cp} chunks, rank {@code r} takes chunks {@code r} and {@code 2·cp−1−r}. */
     IN_SEQ_SPLIT,

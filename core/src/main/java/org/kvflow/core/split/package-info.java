@@ -1,5 +1,5 @@
 /**
- * CP split of a batch's extend tokens across ranks (SPEC §5): in-seq zigzag and round-robin.
+ * CP split of a batch's extend tokens across ranks (contract §5): in-seq zigzag and round-robin.
  */
 @NullMarked
 package org.kvflow.core.split;

@@ -3,7 +3,7 @@ package org.kvflow.core.validate;
 import org.kvflow.core.KvflowException;
 
 /**
- * Token indices that are not whole, aligned, contiguous pages (SPEC §9). {@code group} and
+ * Token indices that are not whole, aligned, contiguous pages (contract §9). {@code group} and
  * {@code offset} are −1 for {@link PageGroupViolation#BAD_PAGE_SIZE} and {@link
  * PageGroupViolation#PARTIAL}.
  */
@@ -55,7 +55,7 @@ public final class PageGroupValidationException extends KvflowException {
         return context;
     }
 
-    /** The violated rule's SPEC §9 kind ({@code MISALIGNED}, …). */
+    /** The violated rule's contract §9 kind ({@code MISALIGNED}, …). */
     @Override
     public String code() {
         return kind().name();

@@ -1,6 +1,6 @@
 package org.kvflow.core.validate;
 
-/** The rules of SPEC §9, in the order they are checked. */
+/** The rules of contract §9, in the order they are checked. */
 public enum PageGroupViolation {
     /** Rule 0: {@code ps ≥ 1}; {@code value} is the page size. */
     BAD_PAGE_SIZE,

@@ -9,7 +9,7 @@ import static org.kvflow.core.validate.PageGroupViolation.PARTIAL;
 import java.util.Objects;
 
 /**
- * {@code validatePageAlignedTokenIndices} of SPEC §9: token indices must come as whole pages,
+ * {@code validatePageAlignedTokenIndices} of contract §9: token indices must come as whole pages,
  * each group of {@code ps} entries starting at a non-negative multiple of {@code ps} and counting
  * up by one. Groups may be scattered and in any order; duplicates across groups are allowed.
  */
@@ -17,7 +17,7 @@ public final class PageGroups {
     private PageGroups() {}
 
     /**
-     * Checks rules 0–4 in SPEC order and reports the first violation.
+     * Checks rules 0–4 in contract order and reports the first violation.
      *
      * @param idx     token indices (empty is valid: 0 pages)
      * @param ps      page size (any value; below 1 is {@code BAD_PAGE_SIZE})

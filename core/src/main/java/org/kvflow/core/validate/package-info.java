@@ -1,5 +1,5 @@
 /**
- * Page-aligned token-index validation (SPEC §9), run before any copy of token-indexed pages.
+ * Page-aligned token-index validation (contract §9), run before any copy of token-indexed pages.
  */
 @NullMarked
 package org.kvflow.core.validate;

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.split.SplitMode;
 
-/** SPEC §10 and §15 items 31, 36–39. */
+/** contract §10 and §15 items 31, 36–39. */
 class StartupValidatorTest {
     /** A valid CP8 shared-KV prefill config to break one field at a time. */
     private static final CpSharedKvConfig SHARED = CpSharedKvConfig.DEFAULTS.toBuilder()

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §11.1 vectors and §15 item 40. */
+/** contract §11.1 vectors and §15 item 40. */
 class PageHashChainTest {
     @Test
     void chainedVectorsAtPageSizeTwo() {

@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §4 and §15 items 1–6, 25. */
+/** contract §4 and §15 items 1–6, 25. */
 class OwnershipMapTest {
     @Test
     void sharedRowsOfTheHiCacheIoRankExample() {

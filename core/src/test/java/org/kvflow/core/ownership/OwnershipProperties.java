@@ -7,7 +7,7 @@ import java.util.Set;
 import org.kvflow.core.Gen;
 import org.kvflow.core.SeededProperty;
 
-/** SPEC §4.1 as properties over cp 1–16, ps 1–256, page ids up to 2^31−1 (seeded; a failure names its seed). */
+/** contract §4.1 as properties over cp 1–16, ps 1–256, page ids up to 2^31−1 (seeded; a failure names its seed). */
 class OwnershipProperties {
     @SeededProperty
     void ownerAndLocalPageInvertToThePage(long seed) {

@@ -32,7 +32,7 @@ class PoolCapacityTest {
 
     @Test
     void dtypeChangesOnlyThePageCount() {
-        // SPEC §6.3a: 1 MiB, 4 layers, ps 4, cp 4 -> 332 vs 204 tokens, 83 vs 51 pages, 332 vs 204 logical pages.
+        // contract §6.3a: 1 MiB, 4 layers, ps 4, cp 4 -> 332 vs 204 tokens, 83 vs 51 pages, 332 vs 204 logical pages.
         ModelShape toy = ModelShape.DEEPSEEK_V32.withLayers(4);
         PoolCapacity fp8 = PoolCapacity.fromBudget(1 << 20, new KvLayout(toy, KvDtype.FP8_E4M3), 4);
         PoolCapacity bf16 = PoolCapacity.fromBudget(1 << 20, new KvLayout(toy, KvDtype.BF16), 4);

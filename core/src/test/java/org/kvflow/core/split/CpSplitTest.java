@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §5 and §15 items 7–10. */
+/** contract §5 and §15 items 7–10. */
 class CpSplitTest {
     @Test
     void inSeqTwentyTokensOnFourRanks() {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §9 examples and §15 items 33–35. */
+/** contract §9 examples and §15 items 33–35. */
 class PageGroupsTest {
     @Test
     void scatteredAlignedGroupsAreValid() {

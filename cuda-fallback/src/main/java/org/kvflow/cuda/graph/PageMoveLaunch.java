@@ -25,7 +25,7 @@ final class PageMoveLaunch implements Launch {
     static final Map<String, Integer> KERNELS = Map.of("org.kvflow.kernels.gather.GatherKernels.gatherPages", 0,
             "org.kvflow.kernels.gather.GatherKernels.scatterPages", 1, "org.kvflow.kernels.gather.GatherKernels.copyPages", 2);
     private static final int BLOCK = 128;
-    /** Blocks per page, each a slice of it (the shape bench/device/copy_variants.cu measured at 0.97× a contiguous copy). */
+    /** Blocks per page, each a slice of it (the fastest shape bench/device/copy_variants.cu measured). */
     private static final int SLICES = 4;
 
     /** A page list and the pool its entries index. */

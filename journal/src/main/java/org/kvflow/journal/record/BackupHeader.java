@@ -5,7 +5,7 @@ import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 
 /**
- * The fields of a {@code BACKUP} record that come before its payload (SPEC §11.4): what a
+ * The fields of a {@code BACKUP} record that come before its payload (contract §11.4): what a
  * {@link PayloadTarget} decides by where the payload goes. Arrays are the decoder's own; a target
  * must not keep them past its call without copying.
  *
@@ -25,7 +25,7 @@ public record BackupHeader(long index, long timestampMillis, byte[] pageHash, by
     /**
      * The page's key form.
      *
-     * @return {@code {hash}:{pool}} (SPEC §11.1)
+     * @return {@code {hash}:{pool}} (contract §11.1)
      */
     public String key() {
         return PageHashChain.key(pageHash) + ":" + pool.wireName();

@@ -8,21 +8,21 @@ import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 
 /**
- * One backed-up page of one pool (SPEC §11.4 {@code BACKUP}): its chained hash and parent hash
+ * One backed-up page of one pool (contract §11.4 {@code BACKUP}): its chained hash and parent hash
  * (null for position 0), the page's token ids, where it was owned when backed up, and the page for
  * all layers of the pool, layer-major ({@code [L][page block]}). Immutable: the hashes and token
  * ids are copied; the payload array (megabytes for a page of every layer) is taken over, not
  * copied, so the caller must not change it after handing it in. {@link #payload()} returns a copy,
  * {@link #payloadBuffer()} a read-only view.
  *
- * @param pageHash   the page's chained hash (SPEC §11.1, 32 bytes)
+ * @param pageHash   the page's chained hash (contract §11.1, 32 bytes)
  * @param parentHash the previous page's hash, or null for position 0
  * @param tokenIds   the page's token ids
  * @param layerCount layers in the payload
  * @param pool       the kv or the indexer pool
  * @param payload    the page of every layer, layer-major (taken over, not copied)
  * @param ownerRank rank that owned the page when it was backed up (informational: owners are
- *                  recomputed from new page ids after a reload, SPEC §11.3)
+ *                  recomputed from new page ids after a reload, contract §11.3)
  * @param position  logical page position of the page in its request
  */
 public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] tokenIds, int ownerRank, int position,
@@ -102,7 +102,7 @@ public record PageBackup(byte[] pageHash, byte @Nullable [] parentHash, int[] to
     /**
      * The page's key form.
      *
-     * @return {@code {hash}:{pool}} (SPEC §11.1)
+     * @return {@code {hash}:{pool}} (contract §11.1)
      */
     public String key() {
         return PageHashChain.key(pageHash) + ":" + pool.wireName();

@@ -17,7 +17,7 @@ import org.kvflow.core.hicache.PageHashChain;
 /**
  * The journal's byte encoding, version {@value #FORMAT_VERSION}. Each Chronicle document holds
  * {@code type(u8) ‖ version(u16)} then the record's fields, little-endian, ending with a CRC32C.
- * The CRC covers exactly SPEC §11.4's fields in SPEC's order, followed by kvflow's additions:
+ * The CRC covers exactly contract §11.4's fields in the contract's order, followed by kvflow's additions:
  * {@code BACKUP} adds {@code ownerRank(LE32) ‖ position(LE32) ‖ timestamp(LE64)}, {@code EVICT_HOST}
  * adds {@code timestamp}, {@code CHECKPOINT} adds {@code expectedCrc(LE32) ‖ timestamp}. A codec
  * reuses its scratch buffers: one per appender or reader thread.

@@ -1,5 +1,5 @@
 /**
- * Journal records and their byte encoding: the fields of SPEC §11.4, little-endian, each record
+ * Journal records and their byte encoding: the fields of contract §11.4, little-endian, each record
  * closed by a CRC32C.
  */
 @NullMarked

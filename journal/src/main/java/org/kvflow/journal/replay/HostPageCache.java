@@ -11,7 +11,7 @@ import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.journal.record.PageBackup;
 
 /**
- * A bounded host (L2) page cache keyed by {@code (pageHash, pool)} (SPEC §11.4): what replay
+ * A bounded host (L2) page cache keyed by {@code (pageHash, pool)} (contract §11.4): what replay
  * rebuilds and prefix lookups read. A page is usable when both of its pools and its whole parent
  * chain are present. When full, the least recently inserted pages make room. Not thread-safe.
  */
@@ -119,7 +119,7 @@ public final class HostPageCache {
     }
 
     /**
-     * How many leading pages of a prompt's page-hash chain are usable (SPEC §11.1: stops at the first missing one).
+     * How many leading pages of a prompt's page-hash chain are usable (contract §11.1: stops at the first missing one).
      *
      * @param chain the prompt's page hashes in order
      * @return the usable prefix, in pages

@@ -2,7 +2,7 @@ package org.kvflow.journal.replay;
 
 import org.kvflow.core.KvflowException;
 
-/** A journal record that replay refuses (SPEC §11.4), named by its queue index. */
+/** A journal record that replay refuses (contract §11.4), named by its queue index. */
 public final class JournalCorruptionException extends KvflowException {
     private final long index;
 

@@ -15,7 +15,7 @@ import org.kvflow.journal.record.RecordCodec;
 import org.kvflow.journal.record.RecordDecodeException;
 
 /**
- * Reads a journal record by record from a start point (SPEC §11.4), decoding and checking each:
+ * Reads a journal record by record from a start point (contract §11.4), decoding and checking each:
  * {@link #next()} returns the next good record, or an {@link Item} that carries the refusal of a
  * record that cannot be decoded. A damaged cycle file (truncated, a header overwritten, empty) is
  * read up to its last intact record ({@link ReadableJournal}) and reported by {@link #damage()};

@@ -12,7 +12,7 @@ import org.kvflow.journal.record.JournalRecord;
 import org.kvflow.journal.record.PageBackup;
 
 /**
- * Replays a journal into a {@link HostPageCache} (SPEC §11.4). Each record is checked (CRC32C,
+ * Replays a journal into a {@link HostPageCache} (contract §11.4). Each record is checked (CRC32C,
  * format version, payload length for its pool, a checkpoint's named record still being the same);
  * a refused record is reported with its index and then skipped or fatal, as asked; every good
  * record is applied either way. Replay is idempotent and works from any start point. Blocking.

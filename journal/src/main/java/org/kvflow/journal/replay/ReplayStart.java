@@ -1,7 +1,7 @@
 package org.kvflow.journal.replay;
 
 /**
- * Where replay begins (SPEC §11.4): the first record, a given index, the record with a given
+ * Where replay begins (contract §11.4): the first record, a given index, the record with a given
  * number (0 is the first), or the first record at or after a time.
  */
 public sealed interface ReplayStart permits ReplayStart.FromStart, ReplayStart.FromIndex, ReplayStart.FromRecord, ReplayStart.FromTime {

@@ -3,7 +3,7 @@ package org.kvflow.operators.admission;
 import java.util.Objects;
 
 /**
- * A request as admission sees it (SPEC §6.2): token counts only, never bytes.
+ * A request as admission sees it (contract §6.2): token counts only, never bytes.
  *
  * @param name       unique request name
  * @param extendLen  tokens to compute, device prefix hit already excluded (≥ 1)

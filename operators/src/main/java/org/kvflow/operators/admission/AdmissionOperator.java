@@ -9,12 +9,12 @@ import org.kvflow.operators.PrefillRequest;
 import reactor.core.publisher.Flux;
 
 /**
- * The prefill admission stage (SPEC §6): turns a stream of requests into batches with the
+ * The prefill admission stage (contract §6): turns a stream of requests into batches with the
  * {@link PrefillAdder} pass, reserving each batch's pages in the {@link KvGroup} before it is
  * emitted. Backpressure is real: it asks upstream only for what its bounded waiting queue can
  * hold, emits a batch only on downstream demand, and when the pools are full it waits for pages
  * to come back instead of buffering. A request that could never fit an empty pool is rejected
- * alone at intake (SPEC §6.3) as a one-rejection batch; nothing else is refused.
+ * alone at intake (contract §6.3) as a one-rejection batch; nothing else is refused.
  */
 public final class AdmissionOperator implements Function<Flux<PrefillRequest>, Flux<PrefillBatch>> {
     private final KvGroup group;

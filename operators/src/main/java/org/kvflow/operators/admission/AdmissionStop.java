@@ -1,6 +1,6 @@
 package org.kvflow.operators.admission;
 
-/** Why an admission pass stopped (SPEC §6.1, pass rule (a)). */
+/** Why an admission pass stopped (contract §6.1, pass rule (a)). */
 public enum AdmissionStop {
     /** Budget or gate: nothing more fits this batch, but memory is not the reason. */
     OTHER,

@@ -7,21 +7,21 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 
 /**
- * One admission pass of SPEC §6.2 with pass rules (a)–(d): the chunked request in flight first,
+ * One admission pass of contract §6.2 with pass rules (a)–(d): the chunked request in flight first,
  * then the waiting queue in order until a check stops the pass. Works on token counts only, so
- * bf16 and fp8 pools share this code path (SPEC §3.4). Pure: {@link #pass} has no side effects.
+ * bf16 and fp8 pools share this code path (contract §3.4). Pure: {@link #pass} has no side effects.
  */
 public final class PrefillAdder {
     /** {@code SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION}. */
     public static final long CLIP_MAX_NEW_TOKENS = 4096;
-    /** Host hits shorter than this are ignored (SPEC §11.2). */
+    /** Host hits shorter than this are ignored (contract §11.2). */
     public static final long LOAD_BACK_THRESHOLD = 10;
 
     private final CpSharedKvConfig config;
 
     /**
 
-     * The SPEC §6 admission rules for one configuration.
+     * The contract §6 admission rules for one configuration.
 
      *
 
@@ -72,7 +72,7 @@ public final class PrefillAdder {
         return Math.min(Math.max(maxNew, 0), CLIP_MAX_NEW_TOKENS);
     }
 
-    /** The budgets of one pass (SPEC §6.1). */
+    /** The budgets of one pass (contract §6.1). */
     private final class Pass {
         private long remTotal;
         private long curRem;
@@ -105,7 +105,7 @@ public final class PrefillAdder {
             batch.add(new AdmissionPass.Admitted(req.name(), ext));
         }
 
-        /** SPEC §6.2 steps 1–9; returns the stop reason, or {@code null} to continue. */
+        /** contract §6.2 steps 1–9; returns the stop reason, or {@code null} to continue. */
         @Nullable AdmissionStop addOne(AdmissionCandidate req) {
             boolean sharedBsGt1 = config.sharedKv() && config.bsGt1();
             if (config.cpInSeqSplitOn() && !sharedBsGt1 && !batch.isEmpty()) {

@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The HiCache backup stage (SPEC §11.2, §11.3): when a request finishes its prefill, its full
+ * The HiCache backup stage (contract §11.2, §11.3): when a request finishes its prefill, its full
  * pages are journaled, each pool for all layers, read from the owner rank's pages (under shared KV
  * the host copy is the whole logical page, as a replicated rank would back it up).
  * {@code write_through} backs up a page when it is first computed (hit count 1);

@@ -29,7 +29,7 @@ import org.kvflow.operators.RankStores;
 
 /**
  * Restores a prefix's pages from a HiCache journal straight into a CP group's rank stores (the
- * SPEC §11.3 load, from disk after a restart): page {@code i} of the prefix, known by its chained
+ * contract §11.3 load, from disk after a restart): page {@code i} of the prefix, known by its chained
  * hash, goes to logical page {@code pageIds[i]}, stored where {@link RankStores} puts it (its
  * owner's local page under shared KV, every rank when replicated).
  *

@@ -11,7 +11,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * A journal as a {@code Flux<PageBackup>} (SPEC §11.4): the pages of its {@code BACKUP} records,
+ * A journal as a {@code Flux<PageBackup>} (contract §11.4): the pages of its {@code BACKUP} records,
  * in journal order, read lazily on {@code boundedElastic} as demand arrives. A record the journal
  * refuses ends the stream with {@link JournalCorruptionException} naming its index. Cancelling
  * closes the journal files.

@@ -4,8 +4,8 @@ import java.util.Map;
 import org.kvflow.pages.PageStore;
 
 /**
- * A batch's full view (SPEC §7): the pages of its referenced set {@code R} gathered into one
- * store, compact page {@code k} holding logical page {@code R[k]} (first-occurrence order, SPEC
+ * A batch's full view (contract §7): the pages of its referenced set {@code R} gathered into one
+ * store, compact page {@code k} holding logical page {@code R[k]} (first-occurrence order, contract
  * §7.1). Read-only once built; its pages live in the rank stores' memory until {@link #close()}.
  *
  * @param store           the view's pages

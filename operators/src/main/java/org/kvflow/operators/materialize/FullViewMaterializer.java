@@ -15,8 +15,8 @@ import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
 
 /**
- * Builds full views (SPEC §7 steps 1–4). The referenced pages of a request come from its
- * request-to-token row, validated as page-aligned groups first (SPEC §9); the gather then reads
+ * Builds full views (contract §7 steps 1–4). The referenced pages of a request come from its
+ * request-to-token row, validated as page-aligned groups first (contract §9); the gather then reads
  * each page from its owner (shared KV) or from the local copy (replicated), never writing to
  * owner storage (I-MAT-3).
  */

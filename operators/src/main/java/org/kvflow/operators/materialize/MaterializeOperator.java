@@ -20,7 +20,7 @@ import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
 
 /**
- * The materialization stage (SPEC §7): per batch, the SPEC §6.4 fail-fast on the shared-KV path,
+ * The materialization stage (contract §7): per batch, the contract §6.4 fail-fast on the shared-KV path,
  * page-aligned validation of every request's token row, the full view of the referenced pages,
  * and attention on it for the sampled query positions, on a kernel device; each entry leaves with
  * its chunk's attention outputs. A request whose row fails validation fails alone; the rest of the

@@ -24,7 +24,7 @@ import org.kvflow.operators.RequestState;
 import org.kvflow.kernels.rows.StoreRows;
 
 /**
- * The attention step on a full view (SPEC §3.8 steps 6–7), run on a kernel device: for each
+ * The attention step on a full view (contract §3.8 steps 6–7), run on a kernel device: for each
  * layer, the indexer scores every sampled query of a request against every key read from the
  * view and keeps its top-k among the keys {@code j ≤ t}, both on the device ({@link IndexScorer}),
  * and sparse attention runs over those rows ({@link SparseAttention}), queries with the same

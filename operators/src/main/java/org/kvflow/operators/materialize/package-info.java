@@ -1,5 +1,5 @@
 /**
- * Full-view materialization (SPEC §7): the referenced page set of a batch, gathered from the
+ * Full-view materialization (contract §7): the referenced page set of a batch, gathered from the
  * owners' pages into a rank-local view after page-aligned validation, and the indexer + sparse
  * attention step run on that view.
  */

@@ -25,7 +25,7 @@ import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * admit → the given batch stages, in the given order → transfer, over one {@link KvGroup} (SPEC
+ * admit → the given batch stages, in the given order → transfer, over one {@link KvGroup} (contract
  * §13). Nothing runs before subscription; when the stream is cancelled or fails, every page still
  * held by a request and every open decode session is released. One subscription at a time per
  * group.
@@ -69,7 +69,7 @@ public final class CpPrefillPipeline implements Function<Flux<PrefillRequest>, F
     }
 
     /**
-     * split → own → write → materialize, kernels on {@code device}: the order SPEC §13 runs them in.
+     * split → own → write → materialize, kernels on {@code device}: the order contract §13 runs them in.
      *
      * @param group   the group
      * @param sampler which query positions attention evaluates

@@ -30,7 +30,7 @@ import org.kvflow.kernels.rows.StoreRows;
 
 /**
  * Computes each chunk's KV rows with the synthetic layer on a kernel device (floats and fp8 quantisation,
- * {@link SyntheticRows}) and stores them (SPEC §4.4 write rule): after
+ * {@link SyntheticRows}) and stores them (contract §4.4 write rule): after
  * the CP all-gather every rank holds the whole chunk, and under shared KV rank {@code r} keeps only
  * the rows with {@code ownerOfLoc == r}, at {@code localRow(loc)}; replicated ranks keep every row
  * at {@code loc}. Where the rank stores' memory reaches the kernel device (cuda pools with the cuda
@@ -103,9 +103,9 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     }
 
     /**
-     * Loads the host-hit pages (SPEC §11.3): page {@code p} is written by {@code owner(p)} into
+     * Loads the host-hit pages (contract §11.3): page {@code p} is written by {@code owner(p)} into
      * {@code localPage(p)} (every rank when replicated), each pool for all layers, after the
-     * page's token locs pass page-aligned validation (SPEC §9).
+     * page's token locs pass page-aligned validation (contract §9).
      */
     private void loadHostPages(RequestState state) {
         HostPrefixSource host = java.util.Objects.requireNonNull(group.hostCache(), "host pages were admitted without a host cache");
@@ -137,7 +137,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
 
     /**
      * Debug mode's owner-write check: a row rank {@code rank} stores at {@code row} is the row of
-     * token loc {@code loc} (SPEC §4.4), i.e. the ownership map sends it back to that loc.
+     * token loc {@code loc} (contract §4.4), i.e. the ownership map sends it back to that loc.
      *
      * @throws org.kvflow.core.DiagnosticCheckException naming the request, the loc, the rank and the row
      */

@@ -10,7 +10,7 @@ import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
 
 /**
- * The ownership stage: allocates each chunk's pages against the reservation admission made (SPEC
+ * The ownership stage: allocates each chunk's pages against the reservation admission made (contract
  * §4.4): logical page ids from the group's allocator, physical pages on their owners, the
  * request's page table and request-to-token row extended. A failure fails that request alone.
  */

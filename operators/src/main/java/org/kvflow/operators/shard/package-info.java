@@ -1,6 +1,6 @@
 /**
- * Shard ownership (SPEC §4): allocating each chunk's logical pages on their owner ranks, and the
- * owner-write rule of SPEC §4.4 that stores each computed row only on its owner.
+ * Shard ownership (contract §4): allocating each chunk's logical pages on their owner ranks, and the
+ * owner-write rule of contract §4.4 that stores each computed row only on its owner.
  */
 @NullMarked
 package org.kvflow.operators.shard;

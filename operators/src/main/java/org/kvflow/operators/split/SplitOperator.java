@@ -14,9 +14,9 @@ import org.kvflow.operators.stage.StageRunner;
 import reactor.core.publisher.Flux;
 
 /**
- * Attaches the CP split of each batch's chunks (SPEC §5): in-seq zigzag per request,
+ * Attaches the CP split of each batch's chunks (contract §5): in-seq zigzag per request,
  * concatenated in batch order, or unsplit when any chunk is too short. Independent of ownership
- * (SPEC §5.3): every rank may need any page through the full view. A batch that cannot be split
+ * (contract §5.3): every rank may need any page through the full view. A batch that cannot be split
  * fails its requests; later batches go on.
  */
 public final class SplitOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {

@@ -1,5 +1,5 @@
 /**
- * The CP split stage (SPEC §5): which rank computes which query tokens of each batch.
+ * The CP split stage (contract §5): which rank computes which query tokens of each batch.
  */
 @NullMarked
 package org.kvflow.operators.split;

@@ -4,7 +4,7 @@ import java.util.List;
 import org.kvflow.transfer.PageRun;
 
 /**
- * What one prefill rank sends for one chunk (SPEC §8.2): its owned pages with their logical
+ * What one prefill rank sends for one chunk (contract §8.2): its owned pages with their logical
  * positions, grouped into contiguous runs, and whether it reports completion after them.
  *
  * @param rank     the prefill rank

@@ -27,10 +27,10 @@ import reactor.core.publisher.Mono;
 import org.kvflow.transfer.TransferBackend;
 
 /**
- * The PD transfer stage (SPEC §8) and the pipeline's end: after each chunk every prefill rank
+ * The PD transfer stage (contract §8) and the pipeline's end: after each chunk every prefill rank
  * sends its pages through the {@link TransferBackend}. Under shared KV a rank sends only the pages
- * it owns, each to the decode page of its logical position (SPEC §8.2); the replicated baseline
- * sends the positional slice of SPEC §8.1. Non-last chunks send only full pages; the last chunk
+ * it owns, each to the decode page of its logical position (contract §8.2); the replicated baseline
+ * sends the positional slice of contract §8.1. Non-last chunks send only full pages; the last chunk
  * sends the tail page whole and every rank reports completion, then the request's pages go back
  * (full pages to the prefix cache) and its result is emitted. Pages of a prefix-cache hit are sent
  * with the first chunk: decode needs the whole KV. A request that failed in any stage is reported
@@ -146,7 +146,7 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
             long end = entry.chunkEnd();
             int[] slice = TransferPlanner.chunkPageSlice(session.sentTokens, end, entry.lastChunk(), ps);
             long fullEnd = Math.min((long) slice[1] * ps, end - end % ps);
-            if (fullEnd > (long) slice[0] * ps) { // the chunk's full pages: whole aligned groups of the request's row (SPEC §9)
+            if (fullEnd > (long) slice[0] * ps) { // the chunk's full pages: whole aligned groups of the request's row (contract §9)
                 PageGroups.validatePageAlignedTokenIndices(state.locs((long) slice[0] * ps, fullEnd), ps, "pd transfer req " + state.id());
             }
             session.sentTokens = entry.lastChunk() ? end : end - end % ps;

@@ -7,7 +7,7 @@ import org.kvflow.pages.PageListMismatchException;
 import org.kvflow.transfer.PageRun;
 
 /**
- * The PD sender algorithm of SPEC §8.2 for CP shared KV: each rank keeps only the positions whose
+ * The PD sender algorithm of contract §8.2 for CP shared KV: each rank keeps only the positions whose
  * page it owns, pairs each with the decode page at the <em>same position</em> ({@code D[i]}, never
  * by order in a filtered list), drops positions the decode page list does not cover, and groups the
  * pairs into contiguous runs. Pure and thread-safe.
@@ -94,7 +94,7 @@ public final class TransferPlanner {
 
     /**
      * The page-position slice a chunk of request tokens {@code [startToken, endToken)} sends
-     * (SPEC §8.2): non-last chunks send only fully filled pages, so their end is floored to a page
+     * (contract §8.2): non-last chunks send only fully filled pages, so their end is floored to a page
      * boundary; the last chunk sends up to the prompt length, tail page included.
      *
      * @param startToken the chunk's first token
@@ -111,7 +111,7 @@ public final class TransferPlanner {
     }
 
     /**
-     * Replicated-CP baseline (SPEC §4.2, §8.1): rank {@code r} sends the positional slice
+     * Replicated-CP baseline (contract §4.2, §8.1): rank {@code r} sends the positional slice
      * {@code [start_r, start_r + count_r)} of an {@code n}-page list.
      *
      * @param pageCount pages of the list

@@ -25,7 +25,7 @@ import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.TestPublisher;
 
-/** Admission at its boundaries: the pass budgets (SPEC §6.2), upstream demand, the capacity refusal, and what the operator reports to Scannable. */
+/** Admission at its boundaries: the pass budgets (contract §6.2), upstream demand, the capacity refusal, and what the operator reports to Scannable. */
 class AdmissionContractTest {
     private static final CpSharedKvConfig BS_GT1 = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(8).sharedKv(true).bsGt1(true).build();
     private static final CpSharedKvConfig BS1 = Workloads.sharedBsGt1(2, 16, 1, 8192L).toBuilder().bsGt1(false).maxRequests(null).build();

@@ -13,7 +13,7 @@ import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.pool.KvPools;
 import org.kvflow.core.pool.PoolCapacity;
 
-/** SPEC §15 items 11–23 (defaults: ps 64, chunk 8192, max prefill 16384, remTotal 1,000,000, maxNew 100, in-seq CP8). */
+/** contract §15 items 11–23 (defaults: ps 64, chunk 8192, max prefill 16384, remTotal 1,000,000, maxNew 100, in-seq CP8). */
 class PrefillAdderTest {
     private static final CpSharedKvConfig CP8 = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(8).build();
     private static final CpSharedKvConfig SHARED = CP8.toBuilder().sharedKv(true).build();
@@ -119,7 +119,7 @@ class PrefillAdderTest {
     }
 
     /**
-     * Admission sees token counts only (SPEC §6): the same budget of bytes holds more fp8 tokens
+     * Admission sees token counts only (contract §6): the same budget of bytes holds more fp8 tokens
      * than bf16 ones, so the fp8 pool admits more of the same queue, with no dtype in the decision.
      */
     @Test

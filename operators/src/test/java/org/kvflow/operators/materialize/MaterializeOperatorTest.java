@@ -154,7 +154,7 @@ class MaterializeOperatorTest {
                 .hasMessage("reading in place needs shared KV: replicated ranks hold every page already");
     }
 
-    /** Debug mode (SPEC §12): the full view is compared with a replicated reference, so a flipped owner byte fails its request. */
+    /** Debug mode (contract §12): the full view is compared with a replicated reference, so a flipped owner byte fails its request. */
     @Test
     void debugModeFindsAnOwnerPageThatDiffersFromTheReplicatedReference() {
         for (boolean debug : new boolean[] {false, true}) {

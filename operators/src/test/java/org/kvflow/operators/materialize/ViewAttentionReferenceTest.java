@@ -28,7 +28,7 @@ import reactor.core.publisher.Flux;
  * The attention a pipeline reports equals, bit for bit on the {@code java} device, attention
  * computed one query at a time from the synthetic layer's rows (encoded as the pool stores them):
  * indexer scores against every key {@code j ≤ t}, the top-k, sparse attention over those keys
- * (SPEC §3.8 steps 6–7). Shared-equals-replicated cannot see an error common to both layouts; this can.
+ * (contract §3.8 steps 6–7). Shared-equals-replicated cannot see an error common to both layouts; this can.
  */
 class ViewAttentionReferenceTest {
     @ParameterizedTest

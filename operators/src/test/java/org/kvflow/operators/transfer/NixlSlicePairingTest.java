@@ -13,7 +13,7 @@ import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.core.ownership.OwnershipMap;
 
 /**
- * Why a NIXL-style sender is rejected with CP shared KV (SPEC §8.4, E-PD-1): pairing a rank's
+ * Why a NIXL-style sender is rejected with CP shared KV (contract §8.4, E-PD-1): pairing a rank's
  * owned pages with a contiguous slice of the decode page list, element by element, puts the KV of
  * one position on another position's decode page. kvflow has no such backend; it exists only as
  * a configuration value that startup validation refuses.

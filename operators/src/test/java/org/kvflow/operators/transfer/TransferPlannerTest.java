@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.transfer.PageRun;
 
-/** SPEC §8 and §15 items 26–30, 32. */
+/** contract §8 and §15 items 26–30, 32. */
 class TransferPlannerTest {
     private static final int[] P_8_TO_15 = IntStream.rangeClosed(8, 15).toArray();
 

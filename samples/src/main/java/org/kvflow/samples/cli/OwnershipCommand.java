@@ -24,11 +24,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code kvflow ownership}: allocates one request of T tokens on fresh shared-KV pools and shows
  * its page table, owners and per-rank page counts, the physical pages it costs shared vs
- * replicated, and the logical capacity of both layouts for the same per-rank budget (SPEC §3.4).
+ * replicated, and the logical capacity of both layouts for the same per-rank budget (contract §3.4).
  */
 @Command(name = "ownership", mixinStandardHelpOptions = true, showDefaultValues = true,
         footer = {"%nExample:", "  kvflow ownership --cp 8 --tokens 131072 --budget-bytes 40GiB"},
-        description = "Page table, owners and capacity of one request on a fresh shared-KV allocator (SPEC §3.4, §4).")
+        description = "Page table, owners and capacity of one request on a fresh shared-KV allocator (contract §3.4, §4).")
 final class OwnershipCommand implements Callable<Integer> {
 
     @Spec

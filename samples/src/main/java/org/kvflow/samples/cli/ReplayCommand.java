@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "replay", mixinStandardHelpOptions = true, showDefaultValues = true,
         footer = {"%nExample:", "  kvflow replay --journal /tmp/kvflow-journal --from 0 --verify"},
-        description = "Replay a HiCache journal (SPEC §11.4) into a host cache; report restored and refused records.")
+        description = "Replay a HiCache journal (contract §11.4) into a host cache; report restored and refused records.")
 final class ReplayCommand implements Callable<Integer> {
     /** {@code --verify} found refused records. */
     static final int EXIT_VERIFY_FAILED = 3;

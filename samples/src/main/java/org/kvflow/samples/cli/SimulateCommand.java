@@ -10,10 +10,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code kvflow simulate}: one scenario of SCENARIO-FORMAT.md in, one JSON answer out. */
+/** {@code kvflow simulate}: one scenario of docs/scenario-format.md in, one JSON answer out. */
 @Command(name = "simulate", mixinStandardHelpOptions = true, showDefaultValues = true,
         footer = {"%nExample:", "  echo '{\"kind\":\"split\",\"mode\":\"in-seq-split\",\"cpSize\":4,\"tokens\":20}' | kvflow simulate --scenario -"},
-        description = "Run one scenario (SCENARIO-FORMAT.md) through the library's pure stages; prints one JSON document.")
+        description = "Run one scenario (docs/scenario-format.md) through the library's pure stages; prints one JSON document.")
 final class SimulateCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

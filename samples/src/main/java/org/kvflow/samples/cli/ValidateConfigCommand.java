@@ -20,12 +20,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code kvflow validate-config}: loads a YAML/JSON config (or the defaults), applies flag
- * overrides, runs the startup matrix of SPEC §10. Exit 0 with the normalised config, or exit 2
+ * overrides, runs the startup matrix of contract §10. Exit 0 with the normalised config, or exit 2
  * with every failing check and its code.
  */
 @Command(name = "validate-config", mixinStandardHelpOptions = true, showDefaultValues = true,
         footer = {"%nExample:", "  kvflow validate-config --cp 8 --shared-kv --enable-cp-shared-kv-prefill-bs-gt1 --json"},
-        description = "Validate a config (SPEC §10): exit 0 and the normalised config, or exit 2 and every error with its code.")
+        description = "Validate a config (contract §10): exit 0 and the normalised config, or exit 2 and every error with its code.")
 final class ValidateConfigCommand implements Callable<Integer> {
     private static final ObjectMapper YAML = new YAMLMapper();
 

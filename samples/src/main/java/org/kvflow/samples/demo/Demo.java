@@ -51,7 +51,7 @@ import reactor.core.publisher.Mono;
  * into an in-process receiver. Every request's decode KV must equal the baseline's.
  */
 public final class Demo {
-    /** Pages per rank: N ≥ 100 keeps the capacity ratio within 1 % of cp (SPEC §3.4). */
+    /** Pages per rank: N ≥ 100 keeps the capacity ratio within 1 % of cp (contract §3.4). */
     public static final int PAGES_PER_RANK = 1024;
     /** Tokens per page in both runs. */
     public static final int PAGE_SIZE = 64;

@@ -21,7 +21,7 @@ import org.kvflow.core.pool.PoolLayout;
 /**
  * The demo's pictures, as PNG files made with JFreeChart: the physical pages each CP rank held over
  * each run (sampled every 2 ms), shared KV against replicated, and the logical KV capacity a CP group gets
- * from the same per-rank pool at each CP size (SPEC §3.4).
+ * from the same per-rank pool at each CP size (contract §3.4).
  */
 public final class DemoCharts {
     /** The file names written into the report folder. */

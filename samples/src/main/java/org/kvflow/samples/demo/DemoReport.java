@@ -5,7 +5,7 @@ package org.kvflow.samples.demo;
  *
  * @param peakSharedPages     peak physical pages over all ranks, shared KV
  * @param peakReplicatedPages the same for the replicated run of the same requests
- * @param capacityRatio       SPEC §3.4 ratio for the demo's pools
+ * @param capacityRatio       contract §3.4 ratio for the demo's pools
  * @param scratchBytes        largest full view one batch needed (beside the pools)
  * @param checksPassed        requests whose decode KV equals the replicated run's
  * @param kernelDevice        where the compute kernels (KV rows, indexer top-k, attention) ran ({@code opencl:0 (NVIDIA H200 / …)})

@@ -14,7 +14,7 @@ class DemoTest {
     @TempDir
     Path dir;
 
-    /** With diagnostics on (SPEC §12) the demo runs its owner-write, page-group and full-view checks and reports how many. */
+    /** With diagnostics on (contract §12) the demo runs its owner-write, page-group and full-view checks and reports how many. */
     @Test
     void demoWithDiagnosticsRunsAndCountsItsChecks() throws Exception {
         String before = System.setProperty("cpskv.debug", "true");

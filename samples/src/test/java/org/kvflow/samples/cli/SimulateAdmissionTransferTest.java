@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The {@code admission} and {@code transfer} kinds against SPEC §15 items 11–21, 23, 26–32. */
+/** The {@code admission} and {@code transfer} kinds against contract §15 items 11–21, 23, 26–32. */
 class SimulateAdmissionTransferTest {
     private static final String BS_GT1 = "{\"cpSize\":8,\"sharedKv\":true,\"bsGt1\":true";
 

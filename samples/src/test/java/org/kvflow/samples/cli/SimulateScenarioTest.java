@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The answers of {@code kvflow simulate} for the SPEC §15 scenarios of the foundation kinds. */
+/** The answers of {@code kvflow simulate} for the contract §15 scenarios of the foundation kinds. */
 class SimulateScenarioTest {
     private static String answer(String scenario) {
         Cli.Result r = Cli.runWithStdin(scenario, "simulate", "--scenario", "-");

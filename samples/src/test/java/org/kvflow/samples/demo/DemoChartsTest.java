@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.jfree.data.xy.XYSeriesCollection;
 import org.junit.jupiter.api.Test;
 
-/** The capacity chart's data is SPEC §3.4's: a shared group holds cp·N − 1 usable pages, a replicated one N − 1, at every CP size. */
+/** The capacity chart's data is contract §3.4's: a shared group holds cp·N − 1 usable pages, a replicated one N − 1, at every CP size. */
 class DemoChartsTest {
     @Test
     void capacitySeriesFollowTheSpecFormula() {

@@ -9,7 +9,7 @@ import org.kvflow.kernels.quant.Fp8Table;
 
 /** An Aparapi twin of one {@code *Kernels} method: binds the task's arguments to fields and says its launch range. */
 abstract class AparapiTask extends Kernel {
-    /** Local size on every device: the H200 refuses more than 256 for these kernels (TOOLCHAIN.md §10). */
+    /** Local size on every device: the H200 refuses more than 256 for these kernels. */
     static final int LOCAL = 256;
 
     /** The fp32 values of fp8 e4m3 codes {@code 0 .. n-1}, from the Java codec (a device-side decode table). */

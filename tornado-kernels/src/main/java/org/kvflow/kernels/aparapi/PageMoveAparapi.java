@@ -10,7 +10,7 @@ import org.kvflow.kernels.gather.GatherKernels;
  * Twin of {@code GatherKernels.gatherPages}, {@code scatterPages} and {@code copyPages} over pools of up to
  * {@link #MAX_CHUNKS} chunks a side, in one launch: one work-group of 256 per listed page; each
  * work-item walks the page with a stride of 256 words, four loads then four stores per trip, so
- * four loads are in flight (the shape that reached 83 % of HBM peak, TOOLCHAIN.md §10.1). A page's
+ * four loads are in flight (the shape that came closest to HBM peak when we measured the variants, docs/benchmarks.md). A page's
  * chunk is the same for its whole work-group, so choosing the chunk array does not diverge.
  * {@code mode} picks which side the page list indexes: the source (gather), the destination
  * (scatter), or the source with a second list for the destination (copy).

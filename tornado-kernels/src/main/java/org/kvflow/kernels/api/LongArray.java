@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A {@code long[]} a task graph can move to a device: page pools are viewed as 8-byte words
- * because 8-byte loads are what reach HBM bandwidth (TOOLCHAIN.md §10). Wraps a heap array
+ * because 8-byte loads get closer to HBM bandwidth than 4-byte ones. Wraps a heap array
  * (Aparapi needs one), so one array stays under 2 GiB; larger pools are split across arrays.
  */
 public final class LongArray {

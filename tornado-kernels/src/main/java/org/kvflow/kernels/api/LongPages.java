@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * Pages of {@code pageElems} 8-byte words split across {@link LongArray} chunks, so that a pool
- * larger than one device buffer allows (Aparapi: under 2 GiB per array, TOOLCHAIN.md §10.1) is
+ * larger than one device buffer allows (Aparapi: under 2 GiB per array, since it moves Java arrays) is
  * still one kernel argument and one launch. Every chunk but the last holds {@link #pagesPerChunk()}
  * pages; page {@code p} lives in chunk {@code p / pagesPerChunk} at word
  * {@code (p % pagesPerChunk) · pageElems}. A task graph moves every chunk. The chunks are shared

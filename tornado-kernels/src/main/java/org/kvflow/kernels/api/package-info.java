@@ -1,5 +1,5 @@
 /**
- * The kernel API, shaped like TornadoVM's (STYLE.md §5): a {@link org.kvflow.kernels.api.TaskGraph}
+ * The kernel API, shaped like TornadoVM's (docs/decisions.md, D16): a {@link org.kvflow.kernels.api.TaskGraph}
  * of tasks over wrapped primitive arrays with data-transfer modes, frozen into an
  * {@link org.kvflow.kernels.api.ImmutableTaskGraph} and run by an
  * {@link org.kvflow.kernels.api.ExecutionPlan} on an explicitly chosen {@link org.kvflow.kernels.api.Device}.

@@ -6,7 +6,7 @@ import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
 
 /**
- * MLA sparse attention reference (SPEC §3.8 step 7, §7.1): for a query {@code q} ({@code C+R})
+ * MLA sparse attention reference (contract §3.8 step 7, §7.1): for a query {@code q} ({@code C+R})
  * and the keys of the selected positions in ascending logical position, {@code logit_j = dot(q,
  * K_j) / sqrt(C+R)}, a max-subtracted softmax in fp32, and the weighted sum of the latent parts
  * (V is the latent). Numerically stable: every weight is {@code exp(x ≤ 0)}.

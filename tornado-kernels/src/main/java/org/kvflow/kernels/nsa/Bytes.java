@@ -1,6 +1,6 @@
 package org.kvflow.kernels.nsa;
 
-/** Little-endian stores and loads on byte arrays (SPEC §3.7: every multi-byte value is little-endian). */
+/** Little-endian stores and loads on byte arrays (contract §3.7: every multi-byte value is little-endian). */
 final class Bytes {
     private Bytes() {}
 

@@ -4,7 +4,7 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.quant.TileQuant;
 
 /**
- * Codec of a token's NSA index key inside an indexer page (SPEC §3.3): fp8 data of token {@code t}
+ * Codec of a token's NSA index key inside an indexer page (contract §3.3): fp8 data of token {@code t}
  * at {@code t·I}, its fp32 scales (one per 128-dim block) in the scale region starting at
  * {@code ps·I}. Data and scale of one token are not adjacent, which is why pages copy whole.
  */

@@ -9,7 +9,7 @@ import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.quant.TileQuant;
 
 /**
- * NSA indexer reference (SPEC §3.8 step 6, §7.1): scores of one index query against dequantised
+ * NSA indexer reference (contract §3.8 step 6, §7.1): scores of one index query against dequantised
  * index keys, then the top {@code k} positions by score descending, ties to the smaller logical
  * position.
  */
@@ -30,7 +30,7 @@ public final class IndexerKernels {
      * Scores of index queries against fp8 index keys, the batched kernel form of {@link #dot}:
      * with {@code shape = {dim, nq, nk}}, {@code scores[q·nk + j] = Σ_d queries[q·dim + d] ·
      * (fp8(keys[j·dim + d]) · keyScales[j·blocks + d/128])}, ascending {@code d}, where
-     * {@code blocks = ⌈dim/128⌉} (SPEC §3.3 scales). The shape is data, so one compiled kernel
+     * {@code blocks = ⌈dim/128⌉} (contract §3.3 scales). The shape is data, so one compiled kernel
      * serves every size up to the arrays' capacity; entries past the shape are left alone.
      * Devices that fuse multiply-add may differ from this reference by rounding only.
      */

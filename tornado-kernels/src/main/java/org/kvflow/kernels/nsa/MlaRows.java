@@ -7,7 +7,7 @@ import org.kvflow.kernels.quant.Fp8Table;
 import org.kvflow.kernels.quant.TileQuant;
 
 /**
- * Codec of one MLA latent-KV row (SPEC §3.2, §3.8 step 5), little-endian. fp8 (NSA "fp8 with
+ * Codec of one MLA latent-KV row (contract §3.2, §3.8 step 5), little-endian. fp8 (NSA "fp8 with
  * scales"): latent quantised per 128-wide tile, then one fp32 scale per tile, then rope as bf16.
  * bf16: latent then rope, both bf16.
  */

@@ -6,7 +6,7 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
 
 /**
- * Dimensions of the synthetic NSA/MLA layer (SPEC §3.8).
+ * Dimensions of the synthetic NSA/MLA layer (contract §3.8).
  *
  * @param hidden hidden width {@code H} (default 64)
  * @param latent latent width {@code C} (512; toy: any)

@@ -7,7 +7,7 @@ import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongArray;
 
 /**
- * The key side of the synthetic NSA/MLA layer (SPEC §3.8) as a kernel over a batch of tokens:
+ * The key side of the synthetic NSA/MLA layer (contract §3.8) as a kernel over a batch of tokens:
  * the same floats as {@link SyntheticNsaLayer#key}, which stays the definition.
  */
 public final class SyntheticKernels {

@@ -4,9 +4,9 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 
 /**
- * The synthetic NSA/MLA layer of SPEC §3.8: seeded weights, a per-token input that depends only on
+ * The synthetic NSA/MLA layer of contract §3.8: seeded weights, a per-token input that depends only on
  * {@code (tokenId, pos)}, and the projections, rope, query and index query of that token. Two
- * implementations that follow SPEC §3.8 produce identical floats: arithmetic is fp32, ascending,
+ * implementations that follow contract §3.8 produce identical floats: arithmetic is fp32, ascending,
  * one multiply then one add per step, and transcendental functions use {@link StrictMath}.
  * Immutable and thread-safe.
  */
@@ -46,12 +46,12 @@ public final class SyntheticNsaLayer {
         return dims;
     }
 
-    /** The seed of token {@code (tokenId, pos)}'s input generator (SPEC §3.8 step 2). */
+    /** The seed of token {@code (tokenId, pos)}'s input generator (contract §3.8 step 2). */
     public long inputSeed(int tokenId, long pos) {
         return seed ^ (tokenId * 0x9E3779B97F4A7C15L) ^ (pos * 0xC2B2AE3D27D4EB4FL);
     }
 
-    /** The input vector {@code x} of token {@code (tokenId, pos)} (SPEC §3.8 step 2). */
+    /** The input vector {@code x} of token {@code (tokenId, pos)} (contract §3.8 step 2). */
     public float[] input(int tokenId, long pos) {
         SplittableRandom g = new SplittableRandom(inputSeed(tokenId, pos));
         float[] x = new float[dims.hidden()];

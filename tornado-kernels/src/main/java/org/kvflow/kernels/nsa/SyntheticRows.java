@@ -16,7 +16,7 @@ import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.kernels.quant.QuantKernels;
 
 /**
- * The stored bytes of the synthetic layer's key side (SPEC §3.8 steps 3–5) for a batch of tokens
+ * The stored bytes of the synthetic layer's key side (contract §3.8 steps 3–5) for a batch of tokens
  * on a kernel device: each token's latent-KV row as {@link MlaRows#encode} writes it, and its index
  * key as the fp8 codes and per-128 scales that {@link IndexRows#encode} stores. The floats come from
  * {@link SyntheticKeys}; fp8 latents and index keys are quantised by

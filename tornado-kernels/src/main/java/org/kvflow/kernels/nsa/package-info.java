@@ -1,5 +1,5 @@
 /**
- * The synthetic NSA/MLA layer of SPEC §3.8 and the reference compute kernels on its stored rows: MLA and indexer row codecs, indexer scores with deterministic top-k, and MLA sparse attention (SPEC §7.1 determinism rules).
+ * The synthetic NSA/MLA layer of contract §3.8 and the reference compute kernels on its stored rows: MLA and indexer row codecs, indexer scores with deterministic top-k, and MLA sparse attention (contract §7.1 determinism rules).
  */
 @NullMarked
 package org.kvflow.kernels.nsa;

@@ -1,6 +1,6 @@
 package org.kvflow.kernels.quant;
 
-/** bf16 (SPEC §3.7): the upper 16 bits of fp32 after round-to-nearest-even; NaN → {@code 0x7FC0}. */
+/** bf16 (contract §3.7): the upper 16 bits of fp32 after round-to-nearest-even; NaN → {@code 0x7FC0}. */
 public final class Bf16 {
     private Bf16() {}
 

@@ -1,7 +1,7 @@
 package org.kvflow.kernels.quant;
 
 /**
- * OCP fp8 e4m3fn (SPEC §3.7): bias 7, largest finite ±448, subnormals down to 2^−9, no
+ * OCP fp8 e4m3fn (contract §3.7): bias 7, largest finite ±448, subnormals down to 2^−9, no
  * infinities, NaN = {@code 0x7F}/{@code 0xFF}. Encoding rounds to nearest even; a finite value or
  * infinity beyond ±448 saturates to ±448; NaN encodes as {@code 0x7F}; −0.0 as {@code 0x80}.
  */

@@ -5,7 +5,7 @@ import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 
 /**
- * fp8 e4m3 tile quantisation as kernels (SPEC §3.7): the reference semantics of {@link TileQuant}
+ * fp8 e4m3 tile quantisation as kernels (contract §3.7): the reference semantics of {@link TileQuant}
  * over arrays of rows of {@code rowWidth} values, each row cut into tiles of {@code tile} values
  * (a row's last tile may be shorter; {@code rowWidth = x.length} is one row). Tiles are numbered
  * row by row. Device twins must give the same bytes and floats, bit for bit. (Kernel locals must

@@ -1,7 +1,7 @@
 package org.kvflow.kernels.quant;
 
 /**
- * fp8 quantisation with one fp32 scale per tile (SPEC §3.7): {@code amax} = largest {@code |x|} of
+ * fp8 quantisation with one fp32 scale per tile (contract §3.7): {@code amax} = largest {@code |x|} of
  * the tile, {@code scale = amax / 448f} ({@code 1.0f} when {@code amax = 0}), {@code q = fp8(x /
  * scale)}; dequantisation is {@code float(q) · scale}.
  */

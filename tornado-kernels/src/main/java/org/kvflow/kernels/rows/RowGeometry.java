@@ -4,7 +4,7 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 
 /**
- * Where a token's bytes lie in a store's pages (SPEC §3.2, §3.3): latent {@code C}, rope
+ * Where a token's bytes lie in a store's pages (contract §3.2, §3.3): latent {@code C}, rope
  * {@code R} and index {@code I} widths, the page size, the MLA row's size and the offsets of its
  * scales and rope, and whether latents are fp8 (else bf16). What a page memory's row kernels need.
  */

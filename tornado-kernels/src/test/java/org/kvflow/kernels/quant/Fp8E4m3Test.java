@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3.7 fp8 e4m3fn, checked against the format's definition. */
+/** contract §3.7 fp8 e4m3fn, checked against the format's definition. */
 class Fp8E4m3Test {
     @Test
     void everyCodeDecodesAndReEncodesToItself() {

@@ -35,7 +35,7 @@ import reactor.netty.channel.AbortedException;
 import reactor.netty.tcp.TcpServer;
 
 /**
- * The decode instance's TCP endpoint (non-CP, full layout, SPEC §8.1): answers the kvflow PD
+ * The decode instance's TCP endpoint (non-CP, full layout, contract §8.1): answers the kvflow PD
  * protocol ({@link Frames}) for a {@link DecodeReceiver}. It refuses a prefill of another page
  * size or row layout at the handshake (E-PD-4), checks every page's CRC32C, and rejects (and
  * counts) pages for unknown requests or positions without writing them. Where the machine has

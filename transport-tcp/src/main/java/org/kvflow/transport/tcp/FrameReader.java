@@ -28,9 +28,8 @@ final class FrameReader extends ChannelInboundHandlerAdapter {
     private static final int HEADER_READ_BYTES = 64 << 10;
 
     /**
-     * The most of a frame one read is handed. On the 16-core host, reads of at most 1 MiB moved
-     * 2.82–3.21 GB/s where the frame's whole rest moved 2.45–2.90 and 256 KiB 2.39–3.12
-     * (docs/benchmarks.md): a larger read holds the socket longer while the sender waits for room.
+     * The most of a frame one read is handed. Reads of at most 1 MiB moved more than reads of
+     * the frame's whole rest or of 256 KiB (docs/benchmarks.md, D28): a larger read holds the socket longer while the sender waits for room.
      */
     private static final int READ_IN_PLACE_BYTES = 1 << 20;
     private final int maxFrame;

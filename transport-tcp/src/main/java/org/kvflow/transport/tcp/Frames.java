@@ -44,8 +44,8 @@ final class Frames {
     static final byte STATISTICS = 106;
     /**
      * Largest frame body; runs are split to stay below it. Netty's frame decoder grows its buffer
-     * in 4 MiB steps past 4 MiB, copying what it holds each time, so 64 MiB frames moved 0.27 GB/s on
-     * loopback where 4 MiB frames move several times that (docs/benchmarks.md).
+     * in 4 MiB steps past 4 MiB, copying what it holds each time, so 64 MiB frames moved a fraction of
+     * what 4 MiB frames move on loopback (docs/benchmarks.md).
      */
     static final int MAX_FRAME = 4 << 20;
 
@@ -166,7 +166,7 @@ final class Frames {
     }
 
     /**
-     * CRC32C of page {@code k} of a PAGES frame's data (SPEC's page order: every layer's MLA page,
+     * CRC32C of page {@code k} of a PAGES frame's data (the contract's page order: every layer's MLA page,
      * then every layer's indexer page), read where the frame holds them: layer {@code l}'s MLA run
      * at {@code mlaStart + l·length·mlaPage}, its indexer run after all MLA runs at {@code indexStart}.
      */

@@ -31,7 +31,7 @@ import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
 
 /**
- * PD transfer backend {@code tcp} (SPEC §10.2): sends each rank's owned pages to a
+ * PD transfer backend {@code tcp} (contract §10.2): sends each rank's owned pages to a
  * {@link DecodeServer} by logical page position, a CRC32C per page, over reactor-netty
  * connections, without blocking a thread: one connection per CP rank, so the ranks' streams run
  * side by side (as Mooncake sends per rank), each rank's pages and completion on its own, and the
@@ -53,9 +53,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     public static final int FRAME_BYTES = Frames.MAX_FRAME;
     /**
      * PAGES frames in flight before the sender waits for the oldest reply (at most 32 MiB a
-     * connection). With eight, and the decode server reading four ahead, one connection on the
-     * 16-core host moved 3.19–3.55 GB/s (0.98–1.10 of a plain socket) where four moved 2.15–2.87
-     * (0.76–0.89), same runs (docs/benchmarks.md): with four, the sender waited on replies.
+     * connection). With eight, and the decode server reading four ahead, one connection kept
+     * up with a plain socket where four fell behind it in the same runs (docs/benchmarks.md, D28):
+     * with four, the sender waited on replies.
      */
     private static final int WINDOW = 8;
 

@@ -2,7 +2,7 @@ package org.kvflow.transport.tcp;
 
 import org.kvflow.core.KvflowException;
 
-/** The decode side refused the handshake (SPEC §10.2 E-PD-3 / E-PD-4); nothing was transferred. */
+/** The decode side refused the handshake (contract §10.2 E-PD-3 / E-PD-4); nothing was transferred. */
 public final class TransferHandshakeException extends KvflowException {
     private final String code;
 

@@ -1,5 +1,5 @@
 /**
- * PD transfer over TCP with reactor-netty (SPEC §10.2 backend {@code tcp}): a
+ * PD transfer over TCP with reactor-netty (contract §10.2 backend {@code tcp}): a
  * {@link org.kvflow.transfer.TransferBackend} client and the decode-side server around a
  * {@link org.kvflow.decode.DecodeReceiver}. Pages travel by logical page position with a
  * CRC32C per page; the handshake refuses a decode side of another page size or KV dtype (E-PD-4).

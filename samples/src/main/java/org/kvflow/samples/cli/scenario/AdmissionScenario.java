@@ -16,7 +16,7 @@ import org.kvflow.operators.admission.AdmissionCandidate;
 import org.kvflow.operators.admission.AdmissionPass;
 import org.kvflow.operators.admission.PrefillAdder;
 
-/** Kind {@code admission} (SPEC §6): one PrefillAdder pass over a waiting queue. */
+/** Kind {@code admission} (contract §6): one PrefillAdder pass over a waiting queue. */
 final class AdmissionScenario implements Scenario {
     private static final List<String> ITEM_FIELDS = List.of("name", "extendLen", "prefixLen", "hostHitLen", "maxNew");
     private static final List<String> CHUNKED_FIELDS = List.of("name", "extendLen", "maxNew");

@@ -7,7 +7,7 @@ import org.kvflow.core.config.StartupValidator;
 import org.kvflow.core.config.ValidationReport;
 import org.kvflow.core.json.JsonFields;
 
-/** Kind {@code config} (SPEC §10): the startup matrix, with the normalised config when it passes. */
+/** Kind {@code config} (contract §10): the startup matrix, with the normalised config when it passes. */
 final class ConfigScenario implements Scenario {
     @Override
     public String kind() {

@@ -7,7 +7,7 @@ import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.json.JsonFields;
 import org.kvflow.core.json.JsonValues;
 
-/** Kind {@code hicache-keys} (SPEC §11.1): chained page hashes of the full pages of a prompt. */
+/** Kind {@code hicache-keys} (contract §11.1): chained page hashes of the full pages of a prompt. */
 final class HiCacheKeysScenario implements Scenario {
     @Override
     public String kind() {

@@ -8,7 +8,7 @@ import org.kvflow.core.json.JsonValues;
 import org.kvflow.core.json.MalformedInputException;
 import org.kvflow.core.ownership.OwnershipMap;
 
-/** Kind {@code ownership} (SPEC §4): owner and local page of page ids, full address of locs. */
+/** Kind {@code ownership} (contract §4): owner and local page of page ids, full address of locs. */
 final class OwnershipScenario implements Scenario {
     @Override
     public String kind() {

@@ -6,7 +6,7 @@ import org.kvflow.core.json.JsonFields;
 import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.core.validate.PageGroups;
 
-/** Kind {@code pages} (SPEC §9): page-aligned validation; a violation is an answer, not malformed input. */
+/** Kind {@code pages} (contract §9): page-aligned validation; a violation is an answer, not malformed input. */
 final class PagesScenario implements Scenario {
     @Override
     public String kind() {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import org.kvflow.core.json.JsonFields;
 
-/** One scenario kind of SCENARIO-FORMAT.md. */
+/** One scenario kind of docs/scenario-format.md. */
 interface Scenario {
     /** Largest CP size a scenario whose answer lists every rank accepts (CP sizes in use are 2 to 64). */
     long MAX_CP = 1024;

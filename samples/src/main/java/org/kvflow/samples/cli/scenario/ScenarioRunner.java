@@ -25,7 +25,7 @@ public final class ScenarioRunner {
     /**
      * @param document the parsed scenario file
      * @return the answer object
-     * @throws MalformedInputException when the document breaks SCENARIO-FORMAT.md
+     * @throws MalformedInputException when the document breaks docs/scenario-format.md
      */
     public ObjectNode run(JsonNode document) {
         if (!document.isObject()) {

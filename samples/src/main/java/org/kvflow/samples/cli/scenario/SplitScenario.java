@@ -10,7 +10,7 @@ import org.kvflow.core.split.SplitMode;
 import org.kvflow.core.split.SplitPlan;
 import org.kvflow.core.split.TokenRange;
 
-/** Kind {@code split} (SPEC §5): which extend tokens each rank computes. */
+/** Kind {@code split} (contract §5): which extend tokens each rank computes. */
 final class SplitScenario implements Scenario {
     @Override
     public String kind() {

@@ -13,7 +13,7 @@ import org.kvflow.transfer.PageRun;
 import org.kvflow.operators.transfer.RankSendPlan;
 import org.kvflow.operators.transfer.TransferPlanner;
 
-/** Kind {@code transfer} (SPEC §8): every prefill rank's sender plan for one chunk. */
+/** Kind {@code transfer} (contract §8): every prefill rank's sender plan for one chunk. */
 final class TransferScenario implements Scenario {
     @Override
     public String kind() {

@@ -1,5 +1,5 @@
 /**
- * The scenario kinds of {@code kvflow simulate}, exactly as SCENARIO-FORMAT.md defines them: each
+ * The scenario kinds of {@code kvflow simulate}, exactly as docs/scenario-format.md defines them: each
  * reads its fields strictly and answers with one JSON object computed by the library's pure stages.
  */
 @NullMarked
