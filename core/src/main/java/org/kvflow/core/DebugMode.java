@@ -5,7 +5,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * CP shared-KV diagnostics (SPEC §12): on with env {@code CPSKV_DEBUG=1} or system property
+ * CP shared-KV diagnostics (contract §12): on with env {@code CPSKV_DEBUG=1} or system property
  * {@code cpskv.debug=true}. Diagnostics synchronise devices and add checks on hot paths (owner
  * writes, the full view against a replicated reference, page groups where the fast path skips
  * them), so benchmark harnesses refuse to report while it is on. {@link #check} runs one check and
