@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import jcuda.driver.CUdeviceptr;
 import org.kvflow.core.DebugMode;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.pages.PageBuffer;
@@ -29,8 +30,10 @@ public final class CudaCopyBench {
         int poolPages = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int viewPages = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int hostPages = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-        try (CudaPageMemory cuda = new CudaPageMemory(0)) {
-            cuda.timeKernels(true); // every report also gives the kernel alone
+        try (CudaBench timer = CudaBench.open(0)) {
+            CudaPageMemory cuda = timer.memory();
+            CudaBaseline baseline = timer.baseline();
+            timer.clock().timing(true); // every report also gives the kernel alone
             System.out.println("{\"device\":\"" + cuda.deviceName() + "\"}");
             PageBuffer mla = cuda.allocate("mla pool", poolPages, MLA);
             PageBuffer index = cuda.allocate("index pool", poolPages, INDEX);
@@ -42,28 +45,28 @@ public final class CudaCopyBench {
             long[] scattered = sample(2, viewPages, poolPages);
             long viewBytes = (long) viewPages * (MLA + INDEX);
 
-            report(cuda, "gather_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mlaView, indexView), identity));
-            report(cuda, "gather_mla", 2L * viewPages * MLA, () -> cuda.copyPages(mla, src, mlaView, identity));
-            report(cuda, "direct_copy_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mla, index), scattered));
-            report(cuda, "scatter_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mlaView, indexView), identity, List.of(mla, index), scattered));
-            PageBuffer flatA = cuda.allocate("contiguous a", viewBytes / 16, 16);
-            PageBuffer flatB = cuda.allocate("contiguous b", viewBytes / 16, 16);
-            report(cuda, "memcpy_dtod_same_bytes", 2 * (viewBytes / 16 * 16), () -> cuda.copyWhole(flatA, flatB));
-            cuda.free(flatA);
-            cuda.free(flatB);
+            report(timer, "gather_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mlaView, indexView), identity));
+            report(timer, "gather_mla", 2L * viewPages * MLA, () -> cuda.copyPages(mla, src, mlaView, identity));
+            report(timer, "direct_copy_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mla, index), scattered));
+            report(timer, "scatter_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mlaView, indexView), identity, List.of(mla, index), scattered));
+            CUdeviceptr flatA = baseline.deviceBytes(viewBytes);
+            CUdeviceptr flatB = baseline.deviceBytes(viewBytes);
+            report(timer, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> baseline.copy(flatB, flatA, viewBytes));
 
             PageBuffer host = cuda.allocateHost("pinned host pool", hostPages, MLA);
             long[] hostIds = new long[hostPages];
             Arrays.setAll(hostIds, i -> i);
             long[] devicePages = sample(3, hostPages, poolPages);
             long hostBytes = (long) hostPages * MLA;
-            report(cuda, "d2h_pages_kernel", hostBytes, () -> cuda.copyPages(mla, devicePages, host, hostIds));
-            report(cuda, "h2d_pages_kernel", hostBytes, () -> cuda.copyPages(host, hostIds, mla, devicePages));
-            report(cuda, "d2h_pages_dma", hostBytes, () -> cuda.copyPagesDma(mla, devicePages, host, hostIds));
-            report(cuda, "h2d_pages_dma", hostBytes, () -> cuda.copyPagesDma(host, hostIds, mla, devicePages));
-            PageBuffer deviceFlat = cuda.allocate("device flat", hostPages, MLA);
-            report(cuda, "memcpy_d2h_pinned_same_bytes", hostBytes, () -> cuda.copyWhole(deviceFlat, host));
-            report(cuda, "memcpy_h2d_pinned_same_bytes", hostBytes, () -> cuda.copyWhole(host, deviceFlat));
+            report(timer, "d2h_pages_kernel", hostBytes, () -> cuda.copyPages(mla, devicePages, host, hostIds));
+            report(timer, "h2d_pages_kernel", hostBytes, () -> cuda.copyPages(host, hostIds, mla, devicePages));
+            CUdeviceptr rawPool = baseline.deviceBytes((long) poolPages * MLA);
+            CUdeviceptr rawHost = baseline.pinnedBytes(hostBytes);
+            report(timer, "d2h_pages_dma", hostBytes, () -> baseline.copyRuns(rawPool, devicePages, rawHost, hostIds, MLA));
+            report(timer, "h2d_pages_dma", hostBytes, () -> baseline.copyRuns(rawHost, hostIds, rawPool, devicePages, MLA));
+            CUdeviceptr deviceFlat = baseline.deviceBytes(hostBytes);
+            report(timer, "memcpy_d2h_pinned_same_bytes", hostBytes, () -> baseline.copy(rawHost, deviceFlat, hostBytes));
+            report(timer, "memcpy_h2d_pinned_same_bytes", hostBytes, () -> baseline.copy(deviceFlat, rawHost, hostBytes));
         }
     }
 
@@ -71,16 +74,16 @@ public final class CudaCopyBench {
      * Times {@code copy} as a whole call (checks, page-list upload, launch, synchronisation) and,
      * for kernel copies, the kernel alone ({@code name + "_kernel"}).
      */
-    private static void report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
+    private static void report(CudaBench timer, String name, long bytesMoved, Runnable copy) {
         for (int i = 0; i < WARMUP; i++) {
             copy.run();
         }
         List<Float> calls = new ArrayList<>();
         List<Float> kernels = new ArrayList<>();
         for (int i = 0; i < ITERATIONS; i++) {
-            float before = cuda.lastKernelMillis();
-            calls.add(cuda.timeMillis(copy));
-            float kernel = cuda.lastKernelMillis();
+            float before = timer.clock().lastMillis();
+            calls.add(timer.baseline().timeMillis(copy));
+            float kernel = timer.clock().lastMillis();
             if (!Float.isNaN(kernel) && Float.floatToIntBits(kernel) != Float.floatToIntBits(before)) {
                 kernels.add(kernel);
             }

@@ -9,7 +9,8 @@ import java.util.SplittableRandom;
 import java.util.function.Supplier;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.cuda.CudaPageMemory;
+import jcuda.driver.CUdeviceptr;
+import org.kvflow.cuda.CudaDevice;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
@@ -21,7 +22,6 @@ import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.api.LongPages;
 import org.kvflow.kernels.api.TaskGraph;
-import org.kvflow.pages.PageBuffer;
 import org.kvflow.kernels.gather.GatherKernels;
 import org.kvflow.kernels.nsa.AttentionChain;
 import org.kvflow.kernels.nsa.AttentionKernels;
@@ -143,15 +143,16 @@ public final class CudaTaskGraphBench {
         }
         double[] dtodWall = new double[ITERATIONS];
         double[] dtodEvent = new double[ITERATIONS];
-        try (CudaPageMemory copier = new CudaPageMemory(cuda.index())) {
-            PageBuffer a = copier.allocate("dtod source", pages, PAGE_WORDS * Long.BYTES);
-            PageBuffer b = copier.allocate("dtod destination", pages, PAGE_WORDS * Long.BYTES);
+        try (CudaBaseline copier = new CudaBaseline(CudaDevice.open(cuda.index()))) {
+            long copyBytes = (long) pages * PAGE_WORDS * Long.BYTES;
+            CUdeviceptr a = copier.deviceBytes(copyBytes);
+            CUdeviceptr b = copier.deviceBytes(copyBytes);
             for (int i = -3; i < ITERATIONS; i++) {
                 long t0 = System.nanoTime();
-                copier.copyWhole(a, b);
+                copier.copy(b, a, copyBytes);
                 if (i >= 0) {
                     dtodWall[i] = (System.nanoTime() - t0) / 1e6;
-                    dtodEvent[i] = copier.timeMillis(() -> copier.copyWhole(a, b));
+                    dtodEvent[i] = copier.timeMillis(() -> copier.copy(b, a, copyBytes));
                 }
             }
         }

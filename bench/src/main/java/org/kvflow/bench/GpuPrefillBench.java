@@ -17,7 +17,6 @@ import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.KvComponent;
-import org.kvflow.pages.PageBuffer;
 import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.pages.PageStore;
 import org.kvflow.kernels.rows.RowWrites;
@@ -95,9 +94,10 @@ public final class GpuPrefillBench {
         long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
         Device kernels = Devices.select("cuda");
         Totals t = new Totals();
-        try (CudaPageMemory cuda = new CudaPageMemory(0);
+        try (CudaBench gpu = CudaBench.open(0);
              SyntheticRows rows = new SyntheticRows(model.layer(0), layout, kernels);
-             RankProcesses ranks = processes ? RankProcesses.start(new RankSpec(0, "cuda", layout, PS, perRank), cp, cuda, Duration.ofMinutes(2)) : null) {
+             RankProcesses ranks = processes ? RankProcesses.start(new RankSpec(0, "cuda", layout, PS, perRank), cp, gpu.memory(), Duration.ofMinutes(2)) : null) {
+            CudaPageMemory cuda = gpu.memory();
             List<PageStore> owners = new ArrayList<>();
             List<PageStore> replicas = new ArrayList<>();
             for (int r = 0; r < cp; r++) {
@@ -129,7 +129,7 @@ public final class GpuPrefillBench {
                     t.writeBytes / (t.writeShared * 1e6), 2.0 * t.viewBytes / (t.materialize * 1e6), t.backupBytes / (t.backup * 1e6),
                     t.materialize / t.attention,
                     (t.writeRows + t.writeShared + t.materialize + t.attention) / (t.writeRows + t.writeReplicated + t.attention));
-            fullLength(cuda, ownership, ids, owners, view, pages, pageBytes);
+            fullLength(gpu, ownership, ids, owners, view, pages, pageBytes);
             check(ids, ownership, owners, replicas, view, host);
             System.out.printf(Locale.ROOT, "{\"name\":\"host_bytes\",\"by_stage\":%s,\"write_to_attention\":%d}%n",
                     json(cuda.hostTraffic().byStage()), cuda.hostTraffic().bytes(OwnerWriteOperator.STAGE) + cuda.hostTraffic().bytes(MaterializeOperator.STAGE));
@@ -250,7 +250,7 @@ public final class GpuPrefillBench {
     }
 
     /** At the full length: the view gather and one cuMemcpyDtoD of the same bytes, device time, medians of 10. */
-    private static void fullLength(CudaPageMemory cuda, OwnershipMap ownership, long[] ids, List<PageStore> owners, PageStore view, int pages,
+    private static void fullLength(CudaBench gpu, OwnershipMap ownership, long[] ids, List<PageStore> owners, PageStore view, int pages,
                                    int pageBytes) {
         long[][] src = new long[ownership.cpSize()][];
         long[][] dst = new long[ownership.cpSize()][];
@@ -259,17 +259,9 @@ public final class GpuPrefillBench {
         for (int i = 0; i < 200; i++) { // the steady state of a long-running pipeline: the gather's host code JIT-compiled
             view.gatherFrom(owners, List.of(src), List.of(dst));
         }
-        RankLayoutBench.report(cuda, "materialize_full_view", bytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
-        RankLayoutBench.reportKernel(cuda, "materialize_kernel_only", () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
-        PageBuffer mlaA = cuda.allocate("dtod mla source", pages, view.mlaPageBytes());
-        PageBuffer mlaB = cuda.allocate("dtod mla destination", pages, view.mlaPageBytes());
-        PageBuffer indexA = cuda.allocate("dtod index source", pages, view.indexPageBytes());
-        PageBuffer indexB = cuda.allocate("dtod index destination", pages, view.indexPageBytes());
-        RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", bytes, () -> {
-            cuda.copyWhole(mlaA, mlaB);
-            cuda.copyWhole(indexA, indexB);
-        });
-        List.of(mlaA, mlaB, indexA, indexB).forEach(cuda::free);
+        RankLayoutBench.report(gpu, "materialize_full_view", bytes, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
+        RankLayoutBench.reportKernel(gpu, "materialize_kernel_only", () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
+        RankLayoutBench.dtod(gpu, "memcpy_dtod_same_bytes", (long) pages * view.mlaPageBytes(), (long) pages * view.indexPageBytes());
     }
 
     /** Sampled request pages: the view, the owner, a replicated rank and the host backup hold the same bytes. */

@@ -19,6 +19,7 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
+import jcuda.driver.CUdeviceptr;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.journal.HiCacheJournal;
 import org.kvflow.journal.JournalLayout;
@@ -29,7 +30,6 @@ import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 import org.kvflow.kernels.nsa.SyntheticRows;
 import org.kvflow.pages.KvComponent;
-import org.kvflow.pages.PageBuffer;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.backup.JournalPrefixRestore;
 
@@ -160,22 +160,17 @@ public final class PrefixRestoreBench {
 
     /** GB/s of pinned host → device copies of {@code bytes} bytes, 256 MiB at a time. */
     private static double pinnedToDevice(CudaPageMemory cuda, long bytes) {
-        int chunkPages = 256;
-        int pageBytes = 1 << 20;
-        PageBuffer host = cuda.allocateHost("h2d bound pinned", chunkPages, pageBytes);
-        PageBuffer device = cuda.allocate("h2d bound device", chunkPages, pageBytes);
-        try {
-            cuda.copyWhole(host, device); // warm-up
-            long chunk = (long) chunkPages * pageBytes;
+        long chunk = 256L << 20;
+        try (CudaBaseline baseline = new CudaBaseline(cuda.device())) {
+            CUdeviceptr host = baseline.pinnedBytes(chunk);
+            CUdeviceptr device = baseline.deviceBytes(chunk);
+            baseline.copy(device, host, chunk); // warm-up
             long copies = (bytes + chunk - 1) / chunk;
             long start = System.nanoTime();
             for (long c = 0; c < copies; c++) {
-                cuda.copyWhole(host, device);
+                baseline.copy(device, host, chunk);
             }
             return copies * chunk / 1e9 / ((System.nanoTime() - start) / 1e9);
-        } finally {
-            cuda.free(host);
-            cuda.free(device);
         }
     }
 

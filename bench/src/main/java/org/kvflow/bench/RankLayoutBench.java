@@ -12,6 +12,7 @@ import org.kvflow.core.model.ModelShape;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
+import jcuda.driver.CUdeviceptr;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.pages.PageBuffer;
 
@@ -44,7 +45,8 @@ public final class RankLayoutBench {
         int perRank = pages / cp + 64;
         OwnershipMap ownership = new OwnershipMap(cp, PS);
         long[] ids = sample(new SplittableRandom(7), pages, (long) cp * perRank);
-        try (CudaPageMemory cuda = new CudaPageMemory(0)) {
+        try (CudaBench gpu = CudaBench.open(0)) {
+            CudaPageMemory cuda = gpu.memory();
             System.out.println("{\"device\":\"" + cuda.deviceName() + "\",\"cp\":" + cp + ",\"tokens\":" + tokens + ",\"pages\":" + pages
                     + ",\"page_bytes\":" + (mlaPage + indexPage) + "}");
             List<PageBuffer> mla = new ArrayList<>();
@@ -61,7 +63,7 @@ public final class RankLayoutBench {
             byte[][] marks = mark(cuda, ownership, ids, mla, mlaPage);
 
             long viewBytes = (long) pages * (mlaPage + indexPage);
-            report(cuda, "shared_materialize_from_owners", 2 * viewBytes, () -> {
+            report(gpu, "shared_materialize_from_owners", 2 * viewBytes, () -> {
                 for (int r = 0; r < cp; r++) {
                     cuda.copyComponents(List.of(mla.get(r), index.get(r)), src[r], List.of(mlaView, indexView), dst[r]);
                 }
@@ -72,12 +74,9 @@ public final class RankLayoutBench {
             long[] all = new long[pages];
             Arrays.setAll(all, i -> i);
             long[] shuffled = Arrays.stream(sample(new SplittableRandom(9), pages, pages + 1L)).map(p -> p - 1).toArray();
-            report(cuda, "gather_from_one_pool", 2 * viewBytes,
+            report(gpu, "gather_from_one_pool", 2 * viewBytes,
                     () -> cuda.copyComponents(List.of(mlaAll, indexAll), shuffled, List.of(mlaView, indexView), all));
-            report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> {
-                cuda.copyWhole(mlaAll, mlaView);
-                cuda.copyWhole(indexAll, indexView);
-            });
+            dtod(gpu, "memcpy_dtod_same_bytes", (long) pages * mlaPage, (long) pages * indexPage);
         }
         capacity(layout, cp, budget, tokens);
     }
@@ -162,18 +161,18 @@ public final class RankLayoutBench {
         return lo;
     }
 
-    static float report(CudaPageMemory cuda, String name, long bytesMoved, Runnable copy) {
-        return report(cuda, name, bytesMoved, WARMUP, copy);
+    static float report(CudaBench gpu, String name, long bytesMoved, Runnable copy) {
+        return report(gpu, name, bytesMoved, WARMUP, copy);
     }
 
     /** {@link #report} after {@code warmup} untimed calls; returns the median in ms (enough for the JIT to compile a call's host code: a long-running pipeline's state). */
-    static float report(CudaPageMemory cuda, String name, long bytesMoved, int warmup, Runnable copy) {
+    static float report(CudaBench gpu, String name, long bytesMoved, int warmup, Runnable copy) {
         for (int i = 0; i < warmup; i++) {
             copy.run();
         }
         float[] ms = new float[ITERATIONS];
         for (int i = 0; i < ITERATIONS; i++) {
-            ms[i] = cuda.timeMillis(copy);
+            ms[i] = gpu.baseline().timeMillis(copy);
         }
         Arrays.sort(ms);
         float median = ms[ITERATIONS / 2];
@@ -182,13 +181,31 @@ public final class RankLayoutBench {
         return median;
     }
 
+    /** {@link #report} of plain device-to-device copies of the same bytes, one per component, on raw buffers: the baseline. */
+    static float dtod(CudaBench gpu, String name, long... componentBytes) {
+        CudaBaseline b = gpu.baseline();
+        CUdeviceptr[] from = new CUdeviceptr[componentBytes.length];
+        CUdeviceptr[] to = new CUdeviceptr[componentBytes.length];
+        long total = 0;
+        for (int c = 0; c < componentBytes.length; c++) {
+            from[c] = b.deviceBytes(componentBytes[c]);
+            to[c] = b.deviceBytes(componentBytes[c]);
+            total += componentBytes[c];
+        }
+        return report(gpu, name, 2 * total, () -> {
+            for (int c = 0; c < componentBytes.length; c++) {
+                b.copy(to[c], from[c], componentBytes[c]);
+            }
+        });
+    }
+
     /**
      * The copy kernel of {@code copy} alone (CUDA events around its launch), and the host's wall
      * time of the whole call, medians of 21 calls: what separates the call from its kernel is the
      * host work before the launch and the wait after it.
      */
-    static void reportKernel(CudaPageMemory cuda, String name, Runnable copy) {
-        cuda.timeKernels(true);
+    static void reportKernel(CudaBench gpu, String name, Runnable copy) {
+        gpu.clock().timing(true);
         float[] kernel = new float[21];
         double[] wall = new double[kernel.length];
         try {
@@ -196,10 +213,10 @@ public final class RankLayoutBench {
                 long t0 = System.nanoTime();
                 copy.run();
                 wall[i] = (System.nanoTime() - t0) / 1e6;
-                kernel[i] = cuda.lastKernelMillis();
+                kernel[i] = gpu.clock().lastMillis();
             }
         } finally {
-            cuda.timeKernels(false);
+            gpu.clock().timing(false);
         }
         Arrays.sort(kernel);
         Arrays.sort(wall);

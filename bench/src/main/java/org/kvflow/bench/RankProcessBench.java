@@ -13,7 +13,6 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.pages.KvComponent;
-import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageStore;
 import org.kvflow.ranks.RankProcesses;
 import org.kvflow.ranks.RankSpec;
@@ -59,9 +58,10 @@ public final class RankProcessBench {
         long[][] src = request.src();
         long[][] dst = request.dst();
         int[] everyRank = java.util.stream.IntStream.range(0, cp).toArray();
-        try (CudaPageMemory cuda = new CudaPageMemory(0);
+        try (CudaBench gpu = CudaBench.open(0);
              RankProcesses ranks = RankProcesses.start(shareable ? new RankSpec(0, "cuda", layout, PS, perRank).shared()
-                     : new RankSpec(0, "cuda", layout, PS, perRank), cp, cuda, Duration.ofMinutes(2))) {
+                     : new RankSpec(0, "cuda", layout, PS, perRank), cp, gpu.memory(), Duration.ofMinutes(2))) {
+            CudaPageMemory cuda = gpu.memory();
             if (!ranks.mapped()) {
                 throw new IllegalStateException("the rank pools are not opened in place: " + ranks.unmappedReason());
             }
@@ -70,15 +70,15 @@ public final class RankProcessBench {
             long viewBytes = (long) pages * layers * (view.mlaPageBytes() + view.indexPageBytes());
             System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"layers\":%d,\"pages_per_rank\":%d,"
                     + "\"view_bytes\":%d}%n", cuda.deviceName(), cp, tokens, layers, perRank, viewBytes);
-            float fromProcesses = RankLayoutBench.report(cuda, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
+            float fromProcesses = RankLayoutBench.report(gpu, "materialize_from_rank_processes", 2 * viewBytes, WARMUP,
                     () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
-            RankLayoutBench.reportKernel(cuda, "materialize_from_rank_processes_kernel_only", () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
+            RankLayoutBench.reportKernel(gpu, "materialize_from_rank_processes_kernel_only", () -> ranks.gather(view, everyRank, List.of(src), List.of(dst)));
             // as in a running pipeline, where each batch brings new page lists: every other call the owners' lists in reverse
             // order (the same pages and bytes), so every call's table is built, checked and sent again
             long[][] reversed = reversed(src);
             long[][] reversedDst = reversed(dst);
             int[] calls = {0};
-            RankLayoutBench.report(cuda, "materialize_from_rank_processes_new_lists", 2 * viewBytes, WARMUP,
+            RankLayoutBench.report(gpu, "materialize_from_rank_processes_new_lists", 2 * viewBytes, WARMUP,
                     () -> ranks.gather(view, everyRank, List.of(calls[0] % 2 == 0 ? src : reversed), List.of(calls[0]++ % 2 == 0 ? dst : reversedDst)));
             check(ranks, view, ownership, ids, layers);
             double step = Double.NaN;
@@ -91,7 +91,7 @@ public final class RankProcessBench {
             for (int r = 0; r < cp; r++) {
                 own.add(PageStore.allocate(cuda, "in-process rank " + r, layout, PS, perRank));
             }
-            float inProcess = RankLayoutBench.report(cuda, "materialize_from_in_process_pools", 2 * viewBytes, WARMUP,
+            float inProcess = RankLayoutBench.report(gpu, "materialize_from_in_process_pools", 2 * viewBytes, WARMUP,
                     () -> view.gatherFrom(own, List.of(src), List.of(dst)));
             own.forEach(PageStore::close);
             if (shareable) { // the same allocation kind as the ranks' pools, in this process: what importing them adds
@@ -99,19 +99,15 @@ public final class RankProcessBench {
                 for (int r = 0; r < cp; r++) {
                     vmm.add(PageStore.allocateShared(cuda, "in-process shareable rank " + r, layout, PS, perRank));
                 }
-                RankLayoutBench.report(cuda, "materialize_from_in_process_shareable_pools", 2 * viewBytes, WARMUP,
+                RankLayoutBench.report(gpu, "materialize_from_in_process_shareable_pools", 2 * viewBytes, WARMUP,
                         () -> view.gatherFrom(vmm, List.of(src), List.of(dst)));
                 vmm.forEach(PageStore::close);
             }
-            PageBuffer a = cuda.allocate("dtod source", pages, Math.toIntExact(viewBytes / pages));
-            PageBuffer b = cuda.allocate("dtod destination", pages, Math.toIntExact(viewBytes / pages));
-            RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> cuda.copyWhole(a, b));
+            RankLayoutBench.dtod(gpu, "memcpy_dtod_same_bytes", viewBytes);
             if (shareable) { // one layer's gather ÷ one layer's attention step at the full length, both from this run
                 System.out.printf(Locale.ROOT, "{\"name\":\"step_overhead\",\"rank_processes\":%.6f,\"in_process\":%.6f,\"read_in_place\":0}%n",
                         fromProcesses / layers / step, inProcess / layers / step);
             }
-            cuda.free(a);
-            cuda.free(b);
             view.close();
         }
         long rankBudget = (long) perRank * layout.bytesPerTokenAllLayers() * PS;

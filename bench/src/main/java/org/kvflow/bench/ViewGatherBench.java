@@ -9,7 +9,6 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.pages.KvComponent;
-import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageStore;
 
 /**
@@ -41,7 +40,8 @@ public final class ViewGatherBench {
         long[] ids = request.ids();
         long[][] src = request.src();
         long[][] dst = request.dst();
-        try (CudaPageMemory cuda = new CudaPageMemory(0)) {
+        try (CudaBench gpu = CudaBench.open(0)) {
+            CudaPageMemory cuda = gpu.memory();
             List<PageStore> owners = new ArrayList<>();
             for (int r = 0; r < cp; r++) {
                 owners.add(PageStore.allocate(cuda, "rank " + r, layout, PS, perRank));
@@ -63,8 +63,8 @@ public final class ViewGatherBench {
             }
             // read + write of every view byte; one batch of every owner (as the materialize stage gathers), then owner by owner
             // after 200 untimed gathers: the host code (checks, the copy table of 8 × 122 rows) JIT-compiled, as in a running pipeline
-            RankLayoutBench.report(cuda, "view_from_owner_stores", 2 * viewBytes, WARMUP, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
-            RankLayoutBench.report(cuda, "view_owner_by_owner", 2 * viewBytes, WARMUP, () -> {
+            RankLayoutBench.report(gpu, "view_from_owner_stores", 2 * viewBytes, WARMUP, () -> view.gatherFrom(owners, List.of(src), List.of(dst)));
+            RankLayoutBench.report(gpu, "view_owner_by_owner", 2 * viewBytes, WARMUP, () -> {
                 for (int r = 0; r < cp; r++) {
                     view.copyPagesFrom(owners.get(r), src[r], dst[r]);
                 }
@@ -75,9 +75,7 @@ public final class ViewGatherBench {
                 }
             }
             System.out.println("{\"name\":\"check\",\"view_pages_checked\":" + marked.length + ",\"ok\":true}");
-            PageBuffer a = cuda.allocate("dtod source", pages, Math.toIntExact(pageBytes));
-            PageBuffer b = cuda.allocate("dtod destination", pages, Math.toIntExact(pageBytes));
-            RankLayoutBench.report(cuda, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> cuda.copyWhole(a, b));
+            RankLayoutBench.dtod(gpu, "memcpy_dtod_same_bytes", viewBytes);
         }
     }
 }

@@ -44,6 +44,11 @@ public enum CudaKernels {
         return entry;
     }
 
+    /** The module (fatbin) that holds the entry point. */
+    String module() {
+        return module;
+    }
+
     /** The fatbin bytes. */
     public byte[] fatbin() {
         return resource("/cuda/" + module + ".fatbin");

@@ -1,48 +1,37 @@
 package org.kvflow.cuda.graph;
 
-import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuDeviceGet;
-import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
-import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
-import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import jcuda.CudaException;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
-import org.kvflow.cuda.DevicePointer;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
-import jcuda.driver.CUmodule;
 import org.jspecify.annotations.Nullable;
+import org.kvflow.cuda.CudaDevice;
+import org.kvflow.cuda.DevicePointer;
 
 /**
- * One CUDA device as the task graphs of this process share it: its primary context, the
- * functions loaded from modules (each module loaded once), and the arrays plans persisted on the
- * device for a later plan to consume. Thread-safe.
+ * One CUDA device as the task graphs of this process share it: the {@link CudaDevice} (context and
+ * modules, shared with the page memory), the buffers graphs allocated there, and the arrays plans
+ * persisted on the device for a later plan to consume. Thread-safe.
  */
 final class CudaContext {
     private static final Map<Integer, CudaContext> OPEN = new HashMap<>();
 
-    private final int ordinal;
-    private final CUcontext context = new CUcontext();
-    private final Map<String, CUfunction> functions = new HashMap<>();
+    private final CudaDevice device;
     private final Map<Object, DeviceArray> resident = new IdentityHashMap<>();
     /** Bytes of every buffer allocated here and not yet freed, by allocation. */
     private final Map<CUdeviceptr, Long> live = new IdentityHashMap<>();
 
     private CudaContext(int ordinal) {
-        this.ordinal = ordinal;
-        CUdevice device = new CUdevice();
-        cuDeviceGet(device, ordinal);
-        cuDevicePrimaryCtxRetain(context, device);
+        this.device = CudaDevice.open(ordinal);
     }
 
     /** Device {@code ordinal}'s context, retained on first use for the life of the process. */
@@ -52,23 +41,16 @@ final class CudaContext {
 
     /** Makes the context current on the calling thread (every entry point calls this first). */
     void makeCurrent() {
-        cuCtxSetCurrent(context);
+        device.makeCurrent();
     }
 
     int ordinal() {
-        return ordinal;
+        return device.ordinal();
     }
 
     /** Entry {@code entry} of the module {@code name}, loading {@code fatbin} the first time. */
-    synchronized CUfunction function(String name, String entry, java.util.function.Supplier<byte[]> fatbin) {
-        return functions.computeIfAbsent(name + "#" + entry, k -> {
-            makeCurrent();
-            CUmodule module = new CUmodule();
-            cuModuleLoadData(module, fatbin.get());
-            CUfunction f = new CUfunction();
-            cuModuleGetFunction(f, module, entry);
-            return f;
-        });
+    CUfunction function(String name, String entry, Supplier<byte[]> fatbin) {
+        return device.function(name, entry, fatbin);
     }
 
     /** Lets {@code f} use {@code bytes} of dynamic shared memory (above 48 KiB it must be asked for). */
@@ -117,11 +99,7 @@ final class CudaContext {
 
     /** Free device memory now, in bytes, as the driver reports it (it may keep freed blocks for reuse a while). */
     long freeBytes() {
-        makeCurrent();
-        long[] free = new long[1];
-        long[] total = new long[1];
-        cuMemGetInfo(free, total);
-        return free[0];
+        return device.freeBytes();
     }
 
     /** Keeps {@code array}'s buffer on the device for the plan that consumes it. */
