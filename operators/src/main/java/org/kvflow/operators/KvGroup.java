@@ -1,18 +1,11 @@
 package org.kvflow.operators;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import org.kvflow.core.hicache.PageHashChain;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.ownership.OwnershipMap;
-import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
@@ -23,8 +16,9 @@ import org.kvflow.pages.RankPools;
 /**
  * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's
  * KV bytes (when a {@link KvModel} is given), the device prefix cache, and page reservations made
- * by admission for batches not yet allocated. All page accounting goes through here, under this
- * object's lock; listeners hear when pages come back, which is what admission waits for.
+ * by admission for batches not yet allocated. The pages are counted by its {@link PageAccounting}
+ * (under one lock; the device prefix cache is its {@link PrefixIndex}), a rank that dies is handled
+ * by {@link RankLoss}; listeners hear when pages come back, which is what admission waits for.
  *
  * <p>Reservation invariant: {@code reserved ≤ free + evictable}, so an allocation that admission
  * reserved always succeeds (evicting cached pages if needed).
@@ -34,11 +28,8 @@ public final class KvGroup implements AutoCloseable {
     private final KvPools pools;
     private final @Nullable KvModel model;
     private final @Nullable RankStores stores;
-    private final @Nullable PrefixCache cache;
     private final @Nullable HostPrefixSource hostCache;
-    private final Set<RequestState> live = new LinkedHashSet<>();
-    private final List<Runnable> freeListeners = new CopyOnWriteArrayList<>();
-    private long reservedPages;
+    private final PageAccounting accounting;
 
     private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching,
                     @Nullable HostPrefixSource hostCache, PageMemory memory, RankPools rankPools) {
@@ -46,17 +37,17 @@ public final class KvGroup implements AutoCloseable {
         if (capacity.pageSize() != config.pageSize()) {
             throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
         }
-        this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
-        this.model = model;
-        this.stores = model == null ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
-        this.cache = prefixCaching ? new PrefixCache() : null;
-        if (stores != null) {
-            stores.onLoss(this::rankLost);
-        }
         if (hostCache != null && model == null) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
         }
+        this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
+        this.accounting = new PageAccounting(pools, prefixCaching, prefixCaching || hostCache != null);
+        this.model = model;
         this.hostCache = hostCache;
+        this.stores = model == null ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
+        if (stores != null) {
+            stores.onLoss(new RankLoss(stores, accounting)::handle);
+        }
     }
 
     /**
@@ -188,47 +179,27 @@ public final class KvGroup implements AutoCloseable {
         }
     }
 
-    /**
-     * The host cache pages are loaded from.
-     *
-     * @return it, or null
-     */
+    /** {@return the host cache pages are loaded from, or null} */
     public @Nullable HostPrefixSource hostCache() {
         return hostCache;
     }
 
-    /**
-     * The configuration the group was built for.
-     *
-     * @return the configuration
-     */
+    /** {@return the configuration the group was built for} */
     public CpSharedKvConfig config() {
         return config;
     }
 
-    /**
-     * Shared KV or the replicated baseline.
-     *
-     * @return the layout
-     */
+    /** {@return the layout: shared KV or the replicated baseline} */
     public PoolLayout layout() {
         return pools.layout();
     }
 
-    /**
-     * Which rank owns each logical page (contract §4).
-     *
-     * @return the ownership map
-     */
+    /** {@return which rank owns each logical page (contract §4)} */
     public OwnershipMap ownership() {
         return pools.ownership();
     }
 
-    /**
-     * The model whose KV bytes the stores hold.
-     *
-     * @return it, or null when the group plans pages only
-     */
+    /** {@return the model whose KV bytes the stores hold, or null when the group plans pages only} */
     public @Nullable KvModel model() {
         return model;
     }
@@ -246,13 +217,9 @@ public final class KvGroup implements AutoCloseable {
         return stores;
     }
 
-    /**
-     * Logical capacity of the group's pools.
-     *
-     * @return tokens
-     */
-    public synchronized long capacityTokens() {
-        return pools.capacityTokens();
+    /** {@return the logical capacity of the group's pools, in tokens} */
+    public long capacityTokens() {
+        return accounting.capacityTokens();
     }
 
     /**
@@ -260,17 +227,13 @@ public final class KvGroup implements AutoCloseable {
      *
      * @return tokens
      */
-    public synchronized long budgetTokens() {
-        return (pools.freePages() + evictablePages() - reservedPages) * config.pageSize();
+    public long budgetTokens() {
+        return accounting.budgetPages() * config.pageSize();
     }
 
-    /**
-     * Physical pages in use, all ranks together.
-     *
-     * @return pages
-     */
-    public synchronized long physicalPagesInUse() {
-        return pools.physicalPagesInUse();
+    /** {@return physical pages in use, all ranks together} */
+    public long physicalPagesInUse() {
+        return accounting.physicalPagesInUse();
     }
 
     /**
@@ -279,53 +242,33 @@ public final class KvGroup implements AutoCloseable {
      * @param rank the CP rank
      * @return pages
      */
-    public synchronized int physicalPagesOnRank(int rank) {
-        return pools.rank(rank).usedPages();
+    public int physicalPagesOnRank(int rank) {
+        return accounting.physicalPagesOnRank(rank);
     }
 
-    /**
-     * Per-rank pool capacity.
-     *
-     * @return pages, page size and the budget they came from
-     */
+    /** {@return the per-rank pool capacity: pages, page size and the budget they came from} */
     public PoolCapacity capacity() {
         return pools.capacity();
     }
 
-    /**
-     * The most physical pages in use at once so far.
-     *
-     * @return pages
-     */
-    public synchronized long peakPhysicalPages() {
-        return pools.peakPhysicalPages();
+    /** {@return the most physical pages in use at once so far} */
+    public long peakPhysicalPages() {
+        return accounting.peakPhysicalPages();
     }
 
-    /**
-     * Requests tracked and not released.
-     *
-     * @return how many
-     */
-    public synchronized int liveRequests() {
-        return live.size();
+    /** {@return how many requests are tracked and not released} */
+    public int liveRequests() {
+        return accounting.liveRequests();
     }
 
-    /**
-     * Pages reserved by admission and not yet allocated.
-     *
-     * @return pages
-     */
-    public synchronized long reservedPages() {
-        return reservedPages;
+    /** {@return pages reserved by admission and not yet allocated} */
+    public long reservedPages() {
+        return accounting.reservedPages();
     }
 
-    /**
-     * Pages held by the device prefix cache.
-     *
-     * @return pages (0 without prefix caching)
-     */
-    public synchronized int cachedPages() {
-        return cache == null ? 0 : cache.size();
+    /** {@return pages held by the device prefix cache (0 without prefix caching)} */
+    public int cachedPages() {
+        return accounting.cachedPages();
     }
 
     /**
@@ -334,10 +277,8 @@ public final class KvGroup implements AutoCloseable {
      * @param request the request
      * @return its state
      */
-    public synchronized RequestState track(PrefillRequest request) {
-        RequestState state = new RequestState(request, config.pageSize(), cache != null || hostCache != null);
-        live.add(state);
-        return state;
+    public RequestState track(PrefillRequest request) {
+        return accounting.track(request);
     }
 
     /**
@@ -349,8 +290,8 @@ public final class KvGroup implements AutoCloseable {
      * @param pass the work to run
      * @return what it returned
      */
-    public synchronized <T> T withAccountingHeld(java.util.function.Supplier<T> pass) {
-        return pass.get();
+    public <T> T withAccountingHeld(Supplier<T> pass) {
+        return accounting.held(pass);
     }
 
     /**
@@ -359,12 +300,8 @@ public final class KvGroup implements AutoCloseable {
      * @param state the request
      * @return tokens, whole pages
      */
-    public synchronized int prefixMatchTokens(RequestState state) {
-        if (cache == null || state.started) {
-            return 0;
-        }
-        int maxPages = (state.request().seqLen() - 1) / config.pageSize();
-        return cache.match(state.pageKeys(), maxPages).length * config.pageSize();
+    public int prefixMatchTokens(RequestState state) {
+        return accounting.prefixMatchPages(state) * config.pageSize();
     }
 
     /**
@@ -374,14 +311,16 @@ public final class KvGroup implements AutoCloseable {
      * @param state the request
      * @return tokens, whole pages
      */
-    public synchronized long hostHitTokens(RequestState state) {
-        if (hostCache == null || state.started) {
-            return 0;
-        }
-        int devicePages = prefixMatchTokens(state) / config.pageSize();
-        int maxPages = (state.request().seqLen() - 1) / config.pageSize();
-        int loadable = hostCache.loadablePages(state.pageHashes(), devicePages);
-        return (long) Math.max(0, Math.min(loadable, maxPages - devicePages)) * config.pageSize();
+    public long hostHitTokens(RequestState state) {
+        return accounting.held(() -> {
+            if (hostCache == null || state.started()) {
+                return 0L;
+            }
+            int devicePages = accounting.prefixMatchPages(state);
+            int maxPages = (state.request().seqLen() - 1) / config.pageSize();
+            int loadable = hostCache.loadablePages(state.pageHashes(), devicePages);
+            return (long) Math.max(0, Math.min(loadable, maxPages - devicePages)) * config.pageSize();
+        });
     }
 
     /**
@@ -391,8 +330,8 @@ public final class KvGroup implements AutoCloseable {
      * @param chunkTokens tokens of the next chunk
      * @return whether the pages were reserved
      */
-    public synchronized boolean reserve(RequestState state, long chunkTokens) {
-        return reserve(state, 0, chunkTokens);
+    public boolean reserve(RequestState state, long chunkTokens) {
+        return accounting.reserve(state, 0, chunkTokens);
     }
 
     /**
@@ -408,41 +347,8 @@ public final class KvGroup implements AutoCloseable {
      * @return whether the pages were reserved
      * @throws ReservationException if a host hit is asked for after the first chunk or is not whole pages
      */
-    public synchronized boolean reserve(RequestState state, long hostTokens, long chunkTokens) {
-        if (hostTokens != 0 && (state.started || hostTokens % config.pageSize() != 0)) {
-            throw new ReservationException(state.id(), ": a host hit is whole pages on the first chunk, was " + hostTokens);
-        }
-        boolean first = !state.started;
-        int[] prefix = new int[0];
-        if (first && cache != null) {
-            int maxPages = (state.request().seqLen() - 1) / config.pageSize();
-            prefix = cache.match(state.pageKeys(), maxPages);
-            cache.lock(state.pageKeys(), prefix.length);
-        }
-        long admitted = first ? (long) prefix.length * config.pageSize() : state.admittedTokens;
-        long needed = RequestPageTable.pagesFor(admitted + hostTokens + chunkTokens, config.pageSize())
-                - RequestPageTable.pagesFor(admitted, config.pageSize());
-        if (pools.freePages() + evictablePages() - reservedPages < needed) {
-            if (first && cache != null) {
-                cache.unlock(state.pageKeys(), prefix.length);
-            }
-            return false;
-        }
-        if (first) {
-            state.table().adoptPrefix(prefix);
-            state.prefixPages = prefix.length;
-            for (int t = 0; t < state.table().seqLen(); t++) {
-                state.reqToToken[t] = state.table().loc(t);
-            }
-            state.started = true;
-            state.admittedTokens = state.table().seqLen();
-            state.hostPages = (int) (hostTokens / config.pageSize());
-            state.hostAllocationPending = state.hostPages > 0;
-        }
-        state.admittedTokens += hostTokens + chunkTokens;
-        reservedPages += needed;
-        state.reservedPages += needed;
-        return true;
+    public boolean reserve(RequestState state, long hostTokens, long chunkTokens) {
+        return accounting.reserve(state, hostTokens, chunkTokens);
     }
 
     /**
@@ -454,25 +360,8 @@ public final class KvGroup implements AutoCloseable {
      * @return the logical pages allocated
      * @throws ReservationException if the chunk needs more pages than the request reserved
      */
-    public synchronized int[] allocate(RequestState state, long chunkTokens) {
-        long tokens = chunkTokens + (state.hostAllocationPending ? (long) state.hostPages * config.pageSize() : 0);
-        state.hostAllocationPending = false;
-        long needed = RequestPageTable.pagesFor(state.filledTokens() + tokens, config.pageSize()) - state.table().pageCount();
-        if (needed > state.reservedPages) {
-            throw new ReservationException(state.id(), " allocates " + needed + " pages with " + state.reservedPages + " reserved");
-        }
-        long shortBy = needed - pools.freePages();
-        if (shortBy > 0 && cache != null) {
-            pools.free(cache.evict((int) shortBy));
-        }
-        long from = state.filledTokens();
-        int[] fresh = state.table().extend(tokens, pools);
-        for (long t = from; t < from + tokens; t++) {
-            state.reqToToken[(int) t] = state.table().loc(t);
-        }
-        reservedPages -= needed;
-        state.reservedPages -= needed;
-        return fresh;
+    public int[] allocate(RequestState state, long chunkTokens) {
+        return accounting.allocate(state, chunkTokens);
     }
 
     /**
@@ -483,73 +372,17 @@ public final class KvGroup implements AutoCloseable {
      * @param keepInCache whether its full pages stay as prefix cache
      */
     public void release(RequestState state, boolean keepInCache) {
-        synchronized (this) {
-            if (state.released) {
-                return;
-            }
-            state.released = true;
-            live.remove(state);
-            reservedPages -= state.reservedPages;
-            state.reservedPages = 0;
-            int[] pages = state.table().pages();
-            List<Integer> toFree = new ArrayList<>();
-            if (cache != null) {
-                Arrays.stream(cache.unlock(state.pageKeys(), state.prefixPages)).forEach(toFree::add);
-            }
-            boolean cacheable = keepInCache && cache != null && state.lost() == null;
-            for (int pos = state.prefixPages; pos < pages.length; pos++) {
-                boolean full = (long) (pos + 1) * config.pageSize() <= state.filledTokens() && pos < state.pageKeys().size();
-                if (!(cacheable && full && cache.insert(state.pageKeys().get(pos), pages[pos]))) {
-                    toFree.add(pages[pos]);
-                }
-            }
-            pools.free(toFree.stream().mapToInt(Integer::intValue).toArray());
-        }
-        freeListeners.forEach(Runnable::run);
-    }
-
-    /**
-     * Rank {@code rank}'s pool is gone (its process died): every live request holding a page stored
-     * there is marked lost ({@link RequestState#lost}, so its next stage fails it with {@code why}
-     * and frees its pages), and every cached page stored there is forgotten, so no later request
-     * reuses bytes that are gone. Page accounting stays whole: the rank's pages come back as their
-     * holders are released, for the rank's fresh pool once it is restarted.
-     */
-    private void rankLost(int rank, RuntimeException why) {
-        RankStores s = Objects.requireNonNull(stores);
-        java.util.function.IntPredicate storedThere = page -> Arrays.stream(s.ranksStoring(page)).anyMatch(r -> r == rank);
-        synchronized (this) {
-            for (RequestState state : live) {
-                if (Arrays.stream(state.table().pages()).anyMatch(storedThere)) {
-                    state.lose(why);
-                }
-            }
-            if (cache != null) {
-                pools.free(cache.forget(storedThere));
-            }
-        }
-        freeListeners.forEach(Runnable::run);
+        accounting.release(state, keepInCache);
     }
 
     /** Releases every request still tracked (cancellation or a failed stream); nothing is cached. */
     public void releaseAll() {
-        List<RequestState> all;
-        synchronized (this) {
-            all = new ArrayList<>(live);
-        }
-        for (RequestState state : all) {
-            release(state, false);
-        }
+        accounting.releaseAll();
     }
 
     /** Frees every unlocked cached page. */
     public void evictCache() {
-        synchronized (this) {
-            if (cache != null) {
-                pools.free(cache.evict(Integer.MAX_VALUE));
-            }
-        }
-        freeListeners.forEach(Runnable::run);
+        accounting.evictCache();
     }
 
     /** Frees the rank stores' memory (device memory when the pools live on a GPU); page accounting stays readable. */
@@ -570,21 +403,11 @@ public final class KvGroup implements AutoCloseable {
      * @return the cached count and the pages allocated for positions from there on
      * @throws IllegalStateException without prefix caching or KV bytes
      */
-    public synchronized WarmPages warmPages(List<byte[]> pageHashes) {
-        if (cache == null || stores == null) {
+    public WarmPages warmPages(List<byte[]> pageHashes) {
+        if (stores == null) {
             throw new IllegalStateException("a warm start fills the device prefix cache: the group needs prefix caching and a model");
         }
-        List<String> keys = pageHashes.stream().map(PageHashChain::key).toList();
-        int cached = cache.match(keys, keys.size()).length;
-        int needed = keys.size() - cached;
-        long shortBy = needed - pools.freePages();
-        if (shortBy > 0) {
-            pools.free(cache.evict((int) shortBy));
-            cached = cache.match(keys, keys.size()).length;
-            needed = keys.size() - cached;
-        }
-        // a prompt longer than the pools can hold restores the prefix that fits
-        return new WarmPages(cached, pools.allocate((int) Math.min(needed, pools.freePages())));
+        return accounting.held(() -> accounting.prefixIndex().warmPages(pageHashes));
     }
 
     /**
@@ -597,21 +420,8 @@ public final class KvGroup implements AutoCloseable {
      * @return leading pages of the prompt the cache now holds
      */
     public int cacheRestored(List<byte[]> pageHashes, WarmPages warm, int restored) {
-        int held;
-        synchronized (this) {
-            Objects.requireNonNull(cache, "prefix cache");
-            int[] pages = warm.pages();
-            List<Integer> toFree = new ArrayList<>();
-            for (int i = 0; i < pages.length; i++) {
-                // a key cached meanwhile keeps its own page: the chain stays whole, this copy goes back
-                if (i >= restored || !cache.insert(PageHashChain.key(pageHashes.get(warm.cached() + i)), pages[i])) {
-                    toFree.add(pages[i]);
-                }
-            }
-            held = warm.cached() + restored;
-            pools.free(toFree.stream().mapToInt(Integer::intValue).toArray());
-        }
-        freeListeners.forEach(Runnable::run);
+        int held = accounting.held(() -> accounting.prefixIndex().cacheRestored(pageHashes, warm, restored));
+        accounting.pagesFreed();
         return held;
     }
 
@@ -623,22 +433,9 @@ public final class KvGroup implements AutoCloseable {
      */
     public record WarmPages(int cached, int[] pages) {}
 
-    /**
-     * Logical pages allocated but held by no live request and no cache entry.
-     *
-     * @return the leaked pages: empty unless pages leaked
-     */
-    public synchronized List<Integer> leakCheck() {
-        Set<Integer> accounted = new HashSet<>();
-        for (RequestState state : live) {
-            Arrays.stream(state.table().pages()).forEach(accounted::add);
-        }
-        if (cache != null) {
-            accounted.addAll(cache.pages());
-        }
-        List<Integer> leaked = new ArrayList<>(pools.leakCheck());
-        leaked.removeIf(accounted::contains);
-        return leaked;
+    /** {@return logical pages allocated but held by no live request and no cache entry: empty unless pages leaked} */
+    public List<Integer> leakCheck() {
+        return accounting.leakCheck();
     }
 
     /**
@@ -648,20 +445,11 @@ public final class KvGroup implements AutoCloseable {
      * @return a handle that removes it
      */
     public Runnable onPagesFreed(Runnable listener) {
-        freeListeners.add(listener);
-        return () -> freeListeners.remove(listener);
+        return accounting.onPagesFreed(listener);
     }
 
-    /**
-     * How many listeners wait for freed pages: one per live admission subscriber, so a count that only grows is a leak.
-     *
-     * @return how many
-     */
+    /** {@return how many listeners wait for freed pages: one per live admission subscriber, so a count that only grows is a leak} */
     public int pageListeners() {
-        return freeListeners.size();
-    }
-
-    private long evictablePages() {
-        return cache == null ? 0 : cache.evictablePages();
+        return accounting.pageListeners();
     }
 }

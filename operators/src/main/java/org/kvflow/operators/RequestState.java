@@ -6,11 +6,12 @@ import java.util.List;
 import java.util.Objects;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.ownership.RequestPageTable;
+import org.kvflow.core.pool.KvPools;
 
 /**
  * One request's progress through the pipeline: its page table and request-to-token row, the
  * prefix it reuses and the pages reserved for its next chunk. Created, changed and released only by
- * {@link KvGroup}; stages read it. What a stage produces travels in the batch value
+ * its group's {@link PageAccounting}, through the transitions below; stages read it. What a stage produces travels in the batch value
  * ({@link PrefillBatch.Entry}), not here.
  */
 public final class RequestState {
@@ -18,18 +19,18 @@ public final class RequestState {
     private final List<String> pageKeys;
     private final List<byte[]> pageHashes;
     /** Pages admitted as a host-cache hit, loaded (not computed) with the first chunk. */
-    int hostPages;
+    private int hostPages;
     /** Host pages still to be allocated by the shard stage. */
-    boolean hostAllocationPending;
-    final RequestPageTable table;
+    private boolean hostAllocationPending;
+    private final RequestPageTable table;
     /** ReqToTokenPool row: the logical KV loc of each computed token (contract §3.5). */
-    final long[] reqToToken;
-    int prefixPages;
-    long reservedPages;
+    private final long[] reqToToken;
+    private int prefixPages;
+    private long reservedPages;
     /** Tokens handed to batches so far (prefix included): admission's cursor, ahead of allocation. */
-    long admittedTokens;
-    boolean started;
-    boolean released;
+    private long admittedTokens;
+    private boolean started;
+    private boolean released;
     /** Why pages this request holds were lost with a rank's pool; null while they are all there. */
     private volatile @org.jspecify.annotations.Nullable RuntimeException lost;
 
@@ -48,6 +49,74 @@ public final class RequestState {
             this.pageHashes = List.of();
             this.pageKeys = List.of();
         }
+    }
+
+    /**
+     * The first chunk's admission: adopts {@code prefix} (locked cached pages) as the head of the
+     * page table and notes {@code hostPages} pages to load from the host cache with it.
+     */
+    void start(int[] prefix, int hostPages) {
+        table.adoptPrefix(prefix);
+        prefixPages = prefix.length;
+        for (int t = 0; t < table.seqLen(); t++) {
+            reqToToken[t] = table.loc(t);
+        }
+        started = true;
+        admittedTokens = table.seqLen();
+        this.hostPages = hostPages;
+        hostAllocationPending = hostPages > 0;
+    }
+
+    /** Admission handed {@code tokens} more to batches and reserved {@code pages} for them. */
+    void admit(long tokens, long pages) {
+        admittedTokens += tokens;
+        reservedPages += pages;
+    }
+
+    /** Tokens the next allocation covers: the chunk's, plus the host-hit pages' on the first one (then no more). */
+    long takeTokensToAllocate(long chunkTokens) {
+        long tokens = chunkTokens + (hostAllocationPending ? (long) hostPages * table.pageSize() : 0);
+        hostAllocationPending = false;
+        return tokens;
+    }
+
+    /** Extends the page table by {@code tokens} from {@code pools}, consuming {@code pages} of the reservation. */
+    int[] extend(long tokens, long pages, KvPools pools) {
+        long from = table.seqLen();
+        int[] fresh = table.extend(tokens, pools);
+        for (long t = from; t < from + tokens; t++) {
+            reqToToken[(int) t] = table.loc(t);
+        }
+        reservedPages -= pages;
+        return fresh;
+    }
+
+    /** Marks the request released; returns the pages it still had reserved, which go back to the group. */
+    long markReleased() {
+        released = true;
+        long unused = reservedPages;
+        reservedPages = 0;
+        return unused;
+    }
+
+    /** {@return whether its first chunk was admitted} */
+    boolean started() {
+        return started;
+    }
+
+    /** {@return pages reserved for chunks not yet allocated} */
+    long reservedPages() {
+        return reservedPages;
+    }
+
+    /** {@return cached pages at the head of its table, locked while it runs} */
+    int prefixPages() {
+        return prefixPages;
+    }
+
+    /** {@return tokens handed to batches so far} */
+    long admittedTokens() {
+        return admittedTokens;
     }
 
     /** Marks the request's pages lost with a rank's pool ({@code why}); the first loss stays. */
@@ -117,7 +186,7 @@ public final class RequestState {
         return prefixPages * table.pageSize();
     }
 
-    /** {@return the live page table (stages read it; only {@link KvGroup} changes it)} */
+    /** {@return the live page table (stages read it; only the group's accounting changes it)} */
     public RequestPageTable table() {
         return table;
     }
