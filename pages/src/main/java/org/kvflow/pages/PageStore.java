@@ -24,69 +24,26 @@ public final class PageStore implements AutoCloseable {
     private final KvLayout layout;
     private final int pageSize;
     private final int pages;
-    private final PageBuffer[] mla;
-    private final PageBuffer[] index;
+    private final StoreBuffers buffers;
     private final Residency residency;
     /** What a use after {@link #closeWith} throws; null while open. */
     private volatile @Nullable Supplier<? extends RuntimeException> closedError;
 
-    /**
-     * A store over buffers other processes exported ({@link #exportHandles}), opened in
-     * {@code memory}: one store's as they are, several side by side with one stride in pages for
-     * every buffer, so page {@code i·stride + k} is store {@code i}'s page {@code k} in every
-     * layer and component.
-     */
-    private PageStore(PageMemory memory, String label, KvLayout layout, List<StoreHandles> stores) {
-        StoreHandles handles = stores.getFirst();
-        this.memory = Objects.requireNonNull(memory, "memory");
-        this.label = Objects.requireNonNull(label, "label");
-        this.layout = Objects.requireNonNull(layout, "layout");
-        int layers = layout.shape().layers();
-        if (handles.mla().size() != layers || handles.index().size() != layers) {
-            throw new IllegalArgumentException(label + ": " + handles.mla().size() + " MLA and " + handles.index().size()
-                    + " indexer handles for a layout of " + layers + " layers");
-        }
-        this.pageSize = handles.pageSize();
-        int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
-        int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
-        Importer importer;
-        long stride;
-        if (stores.size() == 1) {
-            BufferImport opener = need(memory, BufferImport.class, "opens no buffer of another process");
-            stride = handles.pages();
-            importer = (name, each, pageBytes) -> opener.importBuffer(name, each.getFirst(), handles.pages(), pageBytes);
-        } else {
-            SideBySideViews views = need(memory, SideBySideViews.class, "maps no buffers of other processes side by side");
-            long step = views.sideBySideStride(handles.pages(), mlaBytes, indexBytes);
-            stride = step;
-            importer = (name, each, pageBytes) -> views.importSideBySide(name, each, handles.pages(), pageBytes, step);
-        }
-        this.pages = Math.toIntExact(stride * stores.size());
-        this.mla = new PageBuffer[layers];
-        this.index = new PageBuffer[layers];
-        try {
-            for (int l = 0; l < layers; l++) {
-                int layer = l;
-                mla[l] = importer.open(label + " mla layer " + l, stores.stream().map(h -> h.mla().get(layer)).toList(), mlaBytes);
-                index[l] = importer.open(label + " index layer " + l, stores.stream().map(h -> h.index().get(layer)).toList(), indexBytes);
-            }
-        } catch (RuntimeException e) {
-            close();
-            throw e;
-        }
-        this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
+    private PageStore(PageMemory memory, String label, KvLayout layout, StoreBuffers buffers) {
+        this.memory = memory;
+        this.label = label;
+        this.layout = layout;
+        this.buffers = buffers;
+        this.pageSize = buffers.pageSize();
+        this.pages = buffers.pages();
+        this.residency = buffers.residency();
     }
 
-    /** Opens one layer's buffer of one component from every store's handle of it. */
-    private interface Importer {
-        PageBuffer open(String label, List<byte[]> handles, int pageBytes);
-    }
-
-    /**
-     * @throws MissingCapabilityException saying that {@code memory} {@code what} where it lacks {@code type}
-     */
-    private static <C> C need(PageMemory memory, Class<C> type, String what) {
-        return memory.capability(type).orElseThrow(() -> new MissingCapabilityException(memory.name(), type, what));
+    private static PageStore allocated(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, StoreBuffers.Kind kind) {
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(label, "label");
+        Objects.requireNonNull(layout, "layout");
+        return new PageStore(memory, label, layout, StoreBuffers.allocate(memory, label, layout, pageSize, pages, kind));
     }
 
     /**
@@ -98,7 +55,7 @@ public final class PageStore implements AutoCloseable {
      * @throws IllegalArgumentException if the handles do not cover {@code layout}'s layers
      */
     public static PageStore open(PageMemory memory, String label, KvLayout layout, StoreHandles handles) {
-        return new PageStore(memory, label, layout, List.of(handles));
+        return new PageStore(memory, label, layout, StoreBuffers.open(memory, label, layout, List.of(handles)));
     }
 
     /**
@@ -108,7 +65,7 @@ public final class PageStore implements AutoCloseable {
      * @throws MissingCapabilityException if this store's memory shares no buffer with other processes
      */
     public StoreHandles exportHandles() {
-        BufferExport export = need(memory, BufferExport.class, "shares no buffer with other processes");
+        BufferExport export = StoreBuffers.need(memory, BufferExport.class, "shares no buffer with other processes");
         List<byte[]> m = new ArrayList<>();
         List<byte[]> i = new ArrayList<>();
         for (int l = 0; l < layers(); l++) {
@@ -118,51 +75,9 @@ public final class PageStore implements AutoCloseable {
         return new StoreHandles(pageSize, pages, m, i);
     }
 
-    /** Where an allocated store's buffers come from. */
-    private enum Kind { OWN, HOST, SHARED }
-
-    private static PageBuffer allocate(PageMemory memory, Kind kind, String label, long pages, int pageBytes) {
-        return switch (kind) {
-            case OWN -> memory.allocate(label, pages, pageBytes);
-            case HOST -> memory.allocateHost(label, pages, pageBytes);
-            case SHARED -> memory.capability(BufferExport.class).map(e -> e.allocateShared(label, pages, pageBytes))
-                    .orElseGet(() -> memory.allocate(label, pages, pageBytes));
-        };
-    }
-
-    private PageStore(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, Kind kind) {
-        this.memory = Objects.requireNonNull(memory, "memory");
-        this.label = Objects.requireNonNull(label, "label");
-        this.layout = Objects.requireNonNull(layout, "layout");
-        if (!layout.shape().kind().hasIndexer()) {
-            throw new IllegalArgumentException("a KV page store holds NSA MLA layouts (latent + indexer), not "
-                    + layout.shape().kind().wireName());
-        }
-        if (pageSize < 1 || pages < 0) {
-            throw new IllegalArgumentException(label + ": pageSize must be >= 1 and pages >= 0, were " + pageSize + ", " + pages);
-        }
-        this.pageSize = pageSize;
-        this.pages = pages;
-        int layers = layout.shape().layers();
-        this.mla = new PageBuffer[layers];
-        this.index = new PageBuffer[layers];
-        try {
-            for (int l = 0; l < layers; l++) {
-                int mlaBytes = Math.toIntExact(layout.mlaPageBytes(pageSize));
-                int indexBytes = Math.toIntExact(layout.indexPageBytes(pageSize));
-                mla[l] = allocate(memory, kind, label + " mla layer " + l, pages, mlaBytes);
-                index[l] = allocate(memory, kind, label + " index layer " + l, pages, indexBytes);
-            }
-        } catch (RuntimeException e) {
-            close();
-            throw e;
-        }
-        this.residency = layers == 0 ? Residency.HEAP : mla[0].residency();
-    }
-
     /** {@code pages} zeroed pages of {@code layout} in {@code memory}'s own kind of memory. */
     public static PageStore allocate(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(memory, label, layout, pageSize, pages, Kind.OWN);
+        return allocated(memory, label, layout, pageSize, pages, StoreBuffers.Kind.OWN);
     }
 
     /**
@@ -170,7 +85,7 @@ public final class PageStore implements AutoCloseable {
      * other stores' ({@link BufferExport#allocateShared}; an ordinary store where the memory has no such kind).
      */
     public static PageStore allocateShared(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(memory, label, layout, pageSize, pages, Kind.SHARED);
+        return allocated(memory, label, layout, pageSize, pages, StoreBuffers.Kind.SHARED);
     }
 
     /**
@@ -192,7 +107,7 @@ public final class PageStore implements AutoCloseable {
                         + h.mla().size() + " layers; store 0 has " + first.pages() + " of " + first.pageSize() + " and the layout " + layers);
             }
         }
-        return new PageStore(memory, label, layout, stores);
+        return new PageStore(memory, label, layout, StoreBuffers.open(memory, label, layout, stores));
     }
 
     /**
@@ -200,12 +115,12 @@ public final class PageStore implements AutoCloseable {
      * so copies to and from its device stores are DMA): HiCache backups and loads, transfer staging.
      */
     public static PageStore allocateHost(PageMemory memory, String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(memory, label, layout, pageSize, pages, Kind.HOST);
+        return allocated(memory, label, layout, pageSize, pages, StoreBuffers.Kind.HOST);
     }
 
     /** {@code pages} zeroed pages on the Java heap. */
     public static PageStore onHeap(String label, KvLayout layout, int pageSize, int pages) {
-        return new PageStore(new HeapPageMemory(), label, layout, pageSize, pages, Kind.OWN);
+        return allocated(new HeapPageMemory(), label, layout, pageSize, pages, StoreBuffers.Kind.OWN);
     }
 
     public String label() {
@@ -225,7 +140,7 @@ public final class PageStore implements AutoCloseable {
     }
 
     public int layers() {
-        return mla.length;
+        return buffers.layers();
     }
 
     /** The memory that owns these pages. */
@@ -509,16 +424,7 @@ public final class PageStore implements AutoCloseable {
         if (closedError == null) {
             closedError = Objects.requireNonNull(onUse, "onUse");
         }
-        for (int l = 0; l < mla.length; l++) {
-            if (mla[l] != null) {
-                memory.free(mla[l]);
-                mla[l] = null;
-            }
-            if (index[l] != null) {
-                memory.free(index[l]);
-                index[l] = null;
-            }
-        }
+        buffers.free(memory);
     }
 
     /**
@@ -529,7 +435,7 @@ public final class PageStore implements AutoCloseable {
      * @throws IllegalStateException (or the error of {@link #closeWith}) if the store is closed
      */
     public PageBuffer buffer(int layer, KvComponent component) {
-        PageBuffer buffer = component == KvComponent.MLA ? mla[layer] : index[layer];
+        PageBuffer buffer = buffers.get(layer, component);
         if (buffer == null) {
             Supplier<? extends RuntimeException> error = closedError;
             throw error != null ? error.get() : new IllegalStateException(label + " is closed");
