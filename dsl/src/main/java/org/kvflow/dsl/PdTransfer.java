@@ -1,9 +1,8 @@
 package org.kvflow.dsl;
 
-import org.kvflow.core.config.TransferBackendKind;
-import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.TransferFactory;
 
 /** Factories for the transfer stage. */
 public final class PdTransfer {
@@ -20,24 +19,14 @@ public final class PdTransfer {
     }
 
     /**
-     * Over plain TCP to a {@code DecodeServer} (backend {@code tcp}, the embedded default).
+     * Through a transport's plug-in: over TCP to a decode server, for instance, with
+     * {@code PdTransfer.via(TcpTarget.of(host, port))} (kvflow-transport-tcp). Page size, layout
+     * and CP size come from the pipeline.
      *
-     * @param host the decode server's address
-     * @param port its port
-     * @return the stage, with the default call timeout
-     */
-    public static TransferSpec tcp(String host, int port) {
-        return tcp(TcpTarget.of(host, port));
-    }
-
-    /**
-     * Over TCP to {@code target}; page size, layout and CP size come from the pipeline.
-     *
-     * @param target address, timeout and TLS material
+     * @param transport the transport and where it sends
      * @return the stage
      */
-    public static TransferSpec tcp(TcpTarget target) {
-        return new TransferSpec(TransferBackendKind.TCP, target.toString(), shape -> new TcpTransferBackend(target.host(), target.port(),
-                shape.pageSize(), shape.layout(), shape.cpSize(), target.timeout(), target.tls()));
+    public static TransferSpec via(TransferFactory transport) {
+        return new TransferSpec(transport.kind(), transport.target(), transport::open);
     }
 }

@@ -18,6 +18,7 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.pages.MemoryUnavailableException;
 import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.RankPoolsProvider;
 import org.kvflow.operators.KvModel;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalIoException;
@@ -34,6 +35,11 @@ import org.kvflow.kernels.rows.DevicePools;
  */
 public final class PrefillFlow {
     private static final Logger LOG = LoggerFactory.getLogger(PrefillFlow.class);
+
+    /** The refusal when a flow asks for rank processes and no provider of them is on the class path. */
+    static IllegalStateException noRankProcesses() {
+        return new IllegalStateException("own: inRankProcesses() needs a rank-process provider on the class path (the kvflow-ranks module)");
+    }
 
     private final CpSharedKvConfig config;
     private final @Nullable KvModel model;
@@ -259,6 +265,9 @@ public final class PrefillFlow {
         }
         if (own != null && own.rankProcesses() && model == null) {
             problems.add("own: rank processes hold KV pages; give the flow a model");
+        }
+        if (own != null && own.rankProcesses() && RankPoolsProvider.find().isEmpty()) {
+            problems.add(noRankProcesses().getMessage());
         }
         if (materialize != null && materialize.inPlace() && (own == null || !own.rankProcesses() || own.layout() != org.kvflow.core.pool.PoolLayout.SHARED)) {
             problems.add("materialize: reading in place needs shared KV in rank processes: own(Ownership.byPageId()…inRankProcesses())");

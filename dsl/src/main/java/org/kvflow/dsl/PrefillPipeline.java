@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.pages.PageMemories;
-import org.kvflow.ranks.RankProcessPools;
 import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.RankPools;
+import org.kvflow.pages.RankPoolsProvider;
 import org.kvflow.operators.KvGroup;
 import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -24,6 +25,7 @@ import org.kvflow.operators.shard.ShardOperator;
 import org.kvflow.operators.split.SplitOperator;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,9 +122,6 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         return run;
     }
 
-    /** How long a rank process may take to start or to answer. */
-    private static final java.time.Duration RANK_TIMEOUT = java.time.Duration.ofMinutes(1);
-
     /**
      * One run, its resources tied to its subscription: each is held from the moment it is acquired,
      * and every way the run ends (completion, error, a failure while it is assembled, cancel)
@@ -143,8 +142,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);
         if (own.rankProcesses()) {
             boolean inPlace = find(MaterializeSpec.class).map(MaterializeSpec::inPlace).orElse(false);
-            // a rank that dies is started again
-            RankProcessPools ranks = resources.hold(new RankProcessPools(memory.name(), RANK_TIMEOUT, inPlace, true));
+            RankPools ranks = resources.hold(RankPoolsProvider.find().orElseThrow(PrefillFlow::noRankProcesses).open(memory.name(), inPlace));
             metrics.watch(ranks);
             pools.rankPools(ranks);
         }

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.TransferBackendKind;
+import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferBackend;
 
 /**

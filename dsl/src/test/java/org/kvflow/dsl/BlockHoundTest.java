@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
@@ -45,7 +46,7 @@ class BlockHoundTest {
     void theTcpPathNeverBlocks() {
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(4096, 16, DslTest.MODEL.layout()), "127.0.0.1", 0)) {
             PrefillPipeline pipeline = DslTest.modelFlow().scheduler(Schedulers.parallel())
-                    .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(5)))).build();
+                    .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(5)))).build();
             StepVerifier.create(Flux.fromIterable(DslTest.requests(20)).publishOn(Schedulers.parallel()).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed)
                     .expectComplete()

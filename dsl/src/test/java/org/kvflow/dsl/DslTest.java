@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +105,23 @@ public class DslTest {
                 .contains("backup after transfer: stages run admit, split, own, write, materialize, backup, transfer"));
         assertThatThrownBy(() -> modelFlow().device("opencl:99").build()).isInstanceOfSatisfying(PipelineDefinitionException.class,
                 e -> assertThat(e.problems()).singleElement().asString().startsWith("device=opencl:99: no kernel device 'opencl:99': found [java"));
+    }
+
+    @Test
+    void rankProcessesWithoutAProviderOnTheClassPathAreAProblemOfTheDefinition() {
+        PrefillFlow flow = KvFlow.prefill(CONFIG).model(MODEL).admit(Admission.batchGate()).split(Split.inSeq())
+                .own(Ownership.byPageId().pagesPerRank(64).inRankProcesses()).write(Write.ownerRows()).materialize(Materialize.fullView())
+                .transfer(PdTransfer.inMemory(new DecodeReceiver(64, 16, MODEL.layout())));
+        Thread thread = Thread.currentThread();
+        ClassLoader own = thread.getContextClassLoader();
+        thread.setContextClassLoader(new URLClassLoader(new URL[0], null)); // a class path without kvflow-ranks
+        try {
+            assertThatThrownBy(flow::build).isInstanceOfSatisfying(PipelineDefinitionException.class, e -> assertThat(e.problems()).containsExactly(
+                    "own: inRankProcesses() needs a rank-process provider on the class path (the kvflow-ranks module)"));
+        } finally {
+            thread.setContextClassLoader(own);
+        }
+        assertThat(flow.build()).isNotNull(); // with it, the same flow builds
     }
 
     @Test

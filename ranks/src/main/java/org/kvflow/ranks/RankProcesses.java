@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
+import org.kvflow.core.ChildJvm;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.PageStore;

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.DslTest;
 import org.kvflow.dsl.PdTransfer;
-import org.kvflow.dsl.TcpTarget;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.decode.DecodeReceiver;
@@ -46,7 +45,7 @@ class AbuseDrillTest {
             long heapBefore = usedHeapAfterGc();
             CompletableFuture<List<PrefillResult>> honest = CompletableFuture.supplyAsync(() -> Flux.fromIterable(requests)
                     .transform(DslTest.modelFlow()
-                            .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)))).build())
+                            .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)))).build())
                     .collectList().block(Duration.ofMinutes(2)));
 
             // the flood fills the connection cap by design, so a client connecting during it is refused: the honest pipeline's

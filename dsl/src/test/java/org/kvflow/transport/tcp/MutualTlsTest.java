@@ -18,7 +18,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.dsl.DslTest;
 import org.kvflow.dsl.PdTransfer;
-import org.kvflow.dsl.TcpTarget;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
 import org.kvflow.pages.KvComponent;
@@ -99,14 +98,14 @@ class MutualTlsTest {
         DecodeReceiver receiver = new DecodeReceiver(1024, 16, LAYOUT);
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, side("server"))) {
             PrefillPipeline pipeline = DslTest.modelFlow()
-                    .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT).tls(side("client")))).build();
+                    .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT).tls(side("client")))).build();
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
             for (PrefillRequest r : requests) {
                 assertThat(receiver.isReady(r.id())).as(r.id()).isTrue();
             }
             PrefillPipeline plain = DslTest.modelFlow()
-                    .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT))).build();
+                    .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT))).build();
             PrefillRun run = plain.start(Flux.fromIterable(DslTest.requests(1)));
             StepVerifier.create(run.results())
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)

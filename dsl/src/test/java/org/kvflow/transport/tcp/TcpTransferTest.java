@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.dsl.DslTest;
 import org.kvflow.dsl.PdTransfer;
-import org.kvflow.dsl.TcpTarget;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
 import org.kvflow.pages.PageStore;
@@ -37,7 +36,7 @@ class TcpTransferTest {
 
     private static PrefillPipeline pipeline(int port) {
         return DslTest.modelFlow()
-                .transfer(PdTransfer.tcp(TcpTarget.of("127.0.0.1", port).timeout(TIMEOUT))).build();
+                .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", port).timeout(TIMEOUT))).build();
     }
 
     @Test

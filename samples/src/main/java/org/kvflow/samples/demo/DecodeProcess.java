@@ -6,7 +6,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.ranks.ChildJvm;
+import org.kvflow.core.ChildJvm;
 import org.kvflow.transport.tcp.DecodeServerMain;
 
 /** A decode server in a child JVM on a free loopback port; {@link #close()} kills it. */

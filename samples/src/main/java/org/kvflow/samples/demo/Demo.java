@@ -30,6 +30,7 @@ import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
 import org.kvflow.dsl.Write;
+import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
@@ -152,7 +153,7 @@ public final class Demo {
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
                      Duration.ofSeconds(30))) {
             PrefillPipeline shared = flow(Ownership.byPageId()).backup(HiCacheBackup.journal(journal))
-                    .transfer(PdTransfer.tcp("127.0.0.1", decode.port()))
+                    .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", decode.port())))
                     .build();
             AtomicInteger completed = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();

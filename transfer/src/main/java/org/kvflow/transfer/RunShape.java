@@ -1,10 +1,10 @@
-package org.kvflow.dsl;
+package org.kvflow.transfer;
 
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 
 /**
- * What a built pipeline tells the parts it makes for each run: the config's page size and CP
+ * What a built pipeline tells the parts it makes for each run (a transfer backend among them): the config's page size and CP
  * size, and the model's row layout (null when the flow plans pages only). Nobody restates them.
  *
  * @param pageSize tokens per page

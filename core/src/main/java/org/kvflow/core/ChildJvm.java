@@ -1,4 +1,4 @@
-package org.kvflow.ranks;
+package org.kvflow.core;
 
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;

@@ -1,20 +1,24 @@
-package org.kvflow.dsl;
+package org.kvflow.transport.tcp;
 
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.transport.tcp.TransferTls;
+import org.kvflow.core.config.TransferBackendKind;
+import org.kvflow.transfer.RunShape;
+import org.kvflow.transfer.TransferBackend;
+import org.kvflow.transfer.TransferFactory;
 
 /**
  * Where the {@code tcp} transfer sends: a decode server's address, how long one call may take,
- * and the mutual-TLS material when the server requires it (any address beyond loopback).
+ * and the mutual-TLS material when the server requires it (any address beyond loopback). A
+ * pipeline is given it as its transfer; each run opens a {@link TcpTransferBackend} of the run's shape.
  *
  * @param host    the decode server's address
  * @param port    its port
  * @param timeout how long one call may take before it fails typed
  * @param tls     this prefill's certificate and key and the server's CA, or null for plain TCP
  */
-public record TcpTarget(String host, int port, Duration timeout, @Nullable TransferTls tls) {
+public record TcpTarget(String host, int port, Duration timeout, @Nullable TransferTls tls) implements TransferFactory {
     /** Thirty seconds per call unless set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -53,6 +57,21 @@ public record TcpTarget(String host, int port, Duration timeout, @Nullable Trans
      */
     public TcpTarget tls(TransferTls material) {
         return new TcpTarget(host, port, timeout, Objects.requireNonNull(material, "tls"));
+    }
+
+    @Override
+    public TransferBackendKind kind() {
+        return TransferBackendKind.TCP;
+    }
+
+    @Override
+    public String target() {
+        return toString();
+    }
+
+    @Override
+    public TransferBackend open(RunShape shape) {
+        return new TcpTransferBackend(host, port, shape.pageSize(), shape.layout(), shape.cpSize(), timeout, tls);
     }
 
     @Override
