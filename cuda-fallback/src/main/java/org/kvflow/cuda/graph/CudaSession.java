@@ -34,7 +34,7 @@ import org.kvflow.kernels.api.KernelFallbackException;
  * comes from a pair of CUDA events around its launches. A page memory of the same device may
  * read or fill an array where it lies ({@link #deviceRegion}). Not thread-safe.
  */
-final class CudaSession implements KernelBackend.Session {
+final class CudaSession implements KernelBackend.Session, KernelBackend.InPlaceArrays {
     private final CudaContext context;
     private final Device device;
     private final List<ImmutableTaskGraph> graphs;
@@ -127,6 +127,11 @@ final class CudaSession implements KernelBackend.Session {
             context.makeCurrent();
             buffers.get(array).ensureOnHost();
         }
+    }
+
+    @Override
+    public Optional<KernelBackend.InPlaceArrays> inPlaceArrays() {
+        return Optional.of(this);
     }
 
     @Override

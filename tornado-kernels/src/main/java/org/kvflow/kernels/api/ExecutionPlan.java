@@ -99,7 +99,7 @@ public final class ExecutionPlan implements AutoCloseable {
 
     /** Runs every graph once, in order, and returns when the outputs are on the host. */
     public ExecutionResult execute() {
-        KernelBackend.Session s = session != null ? session : bind(device());
+        KernelBackend.Session s = bound();
         long start = System.nanoTime();
         ExecutionProfile profile = s.execute();
         return new ExecutionResult(device(), System.nanoTime() - start, profile, s);
@@ -114,8 +114,7 @@ public final class ExecutionPlan implements AutoCloseable {
      * @throws IllegalArgumentException if {@code array} is not an array of this plan
      */
     public java.util.Optional<DeviceRegion> deviceRegion(Object array) {
-        KernelBackend.Session s = session != null ? session : bind(device());
-        return s.deviceRegion(array);
+        return bound().inPlaceArrays().flatMap(d -> d.deviceRegion(array));
     }
 
     /**
@@ -125,8 +124,7 @@ public final class ExecutionPlan implements AutoCloseable {
      * @throws IllegalArgumentException if {@code array} is not an array of this plan
      */
     public java.util.Optional<DeviceRegion> deviceRegionToFill(Object array) {
-        KernelBackend.Session s = session != null ? session : bind(device());
-        return s.deviceRegionToFill(array);
+        return bound().inPlaceArrays().flatMap(d -> d.deviceRegionToFill(array));
     }
 
     /**
@@ -134,13 +132,18 @@ public final class ExecutionPlan implements AutoCloseable {
      * {@link #deviceRegion regions}): the next {@link #execute()} reads them there instead of
      * sending their host copies.
      *
-     * @throws UnsupportedOperationException on a device without regions
+     * @throws UnsupportedOperationException naming the device, on one whose arrays are host arrays
      */
     public void writtenOnDevice(Object... arrays) {
-        KernelBackend.Session s = session != null ? session : bind(device());
+        KernelBackend.InPlaceArrays d = bound().inPlaceArrays().orElseThrow(() -> new UnsupportedOperationException(
+                "device " + device().selector() + ": its arrays are host arrays; none is written in place on a device"));
         for (Object a : arrays) {
-            s.writtenOnDevice(a);
+            d.writtenOnDevice(a);
         }
+    }
+
+    private KernelBackend.Session bound() {
+        return session != null ? session : bind(device());
     }
 
     @Override

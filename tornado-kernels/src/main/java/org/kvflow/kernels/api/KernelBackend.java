@@ -36,38 +36,41 @@ public interface KernelBackend {
         /** Copies {@code array} (an {@code UNDER_DEMAND} output) from the device now. */
         void transferToHost(Object array);
 
-        /**
-         * Where {@code array} lies in device memory, its device copy made current first; empty where
-         * the device's arrays are host arrays or lie where no page memory can reach them.
-         *
-         * @throws IllegalArgumentException if {@code array} is not an array of this plan
-         */
-        default java.util.Optional<DeviceRegion> deviceRegion(Object array) {
+        /** {@return the plan's arrays as they lie in device memory; empty where the device's arrays are host arrays} */
+        default java.util.Optional<InPlaceArrays> inPlaceArrays() {
             return java.util.Optional.empty();
-        }
-
-        /**
-         * Where {@code array} lies in device memory, for a writer that fills all of it: the host
-         * copy is not sent first. Empty where {@link #deviceRegion} is.
-         *
-         * @throws IllegalArgumentException if {@code array} is not an array of this plan
-         */
-        default java.util.Optional<DeviceRegion> deviceRegionToFill(Object array) {
-            return deviceRegion(array);
-        }
-
-        /**
-         * Something outside the plan's kernels wrote {@code array}'s device copy: the next
-         * {@link #execute()} reads it there and does not send the host copy.
-         *
-         * @throws UnsupportedOperationException where {@link #deviceRegion} is empty
-         */
-        default void writtenOnDevice(Object array) {
-            throw new UnsupportedOperationException("this backend's arrays are not written in place on a device");
         }
 
         /** Frees the device buffers, except those a graph persists on the device. */
         @Override
         void close();
+    }
+
+    /**
+     * A session's arrays in device memory, where page memories read and write them in place: the
+     * capability a {@link Session} has when its device's arrays are not host arrays.
+     */
+    interface InPlaceArrays {
+        /**
+         * Where {@code array} lies in device memory, its device copy made current first; empty
+         * where it lies where no page memory can reach it.
+         *
+         * @throws IllegalArgumentException if {@code array} is not an array of this plan
+         */
+        java.util.Optional<DeviceRegion> deviceRegion(Object array);
+
+        /**
+         * Where {@code array} lies in device memory, for a writer that fills all of it: the host
+         * copy is not sent first.
+         *
+         * @throws IllegalArgumentException if {@code array} is not an array of this plan
+         */
+        java.util.Optional<DeviceRegion> deviceRegionToFill(Object array);
+
+        /**
+         * Something outside the plan's kernels wrote {@code array}'s device copy: the next
+         * {@link Session#execute()} reads it there and does not send the host copy.
+         */
+        void writtenOnDevice(Object array);
     }
 }

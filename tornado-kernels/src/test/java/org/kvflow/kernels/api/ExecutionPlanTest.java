@@ -131,7 +131,7 @@ class ExecutionPlanTest {
         try (ExecutionPlan plan = new ExecutionPlan(g).withDevice(Devices.java())) {
             assertThat(plan.deviceRegion(x)).isEmpty();
             assertThatThrownBy(() -> plan.writtenOnDevice(x)).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessage("this backend's arrays are not written in place on a device");
+                    .hasMessage("device java: its arrays are host arrays; none is written in place on a device");
         }
     }
 }
