@@ -55,11 +55,17 @@ public final class PrefillRun {
     }
 
     /**
-     * The run's pools.
+     * The run's pools, read only.
      *
-     * @return pages in use, peaks and cache, or null before the run was subscribed to
+     * @return pages in use, peaks, cache and leaks, or null before the run was subscribed to
      */
-    public @Nullable KvGroup group() {
+    public @Nullable RunPools pools() {
+        KvGroup g = group.get();
+        return g == null ? null : new RunPools(g);
+    }
+
+    /** The run's group itself, for this package's tests; null before the run was subscribed to. */
+    @Nullable KvGroup group() {
         return group.get();
     }
 

@@ -180,7 +180,7 @@ public class DslTest {
         PrefillRun run = pipeline.start(Flux.fromIterable(second));
         StepVerifier.create(run.results())
                 .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
-        assertThat(run.group().leakCheck()).isEmpty();
+        assertThat(run.pools().leakCheck()).isEmpty();
     }
 
     /** A pipeline built once and subscribed twice at the same time: two runs with their own pools, results and facts. */
@@ -245,11 +245,11 @@ public class DslTest {
                 .expectNextCount(2).thenCancel().verify(Duration.ofSeconds(10));
         // the run's stages may still be finishing a batch on boundedElastic: wait for the release
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (run.group().liveRequests() > 0 && System.nanoTime() < deadline) {
+        while (run.pools().liveRequests() > 0 && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertThat(run.group().liveRequests()).isZero();
-        assertThat(run.group().leakCheck()).isEmpty();
+        assertThat(run.pools().liveRequests()).isZero();
+        assertThat(run.pools().leakCheck()).isEmpty();
     }
 
     @Test

@@ -46,7 +46,7 @@ class RankProcessFlowGpuTest {
             expected.forEach((k, v) -> assertThat(got.get(k)).as("%s %d", r.request().id(), k).isEqualTo(v));
             assertThat(inPlace.digest(r.request().id(), r.request().seqLen())).isEqualTo(gathered.digest(r.request().id(), r.request().seqLen()));
         }
-        assertThat(run.group().leakCheck()).isEmpty();
+        assertThat(run.pools().leakCheck()).isEmpty();
     }
 
     @Test

@@ -43,7 +43,7 @@ class RankProcessFlowTest {
         for (PrefillRequest r : requests) {
             assertThat(processes.digest(r.id(), r.seqLen())).as(r.id()).isEqualTo(own.digest(r.id(), r.seqLen()));
         }
-        assertThat(run.group().leakCheck()).isEmpty();
+        assertThat(run.pools().leakCheck()).isEmpty();
     }
 
     @Test
@@ -101,7 +101,7 @@ class RankProcessFlowTest {
         }
         assertThat(seen).filteredOn(r -> after.contains(r.request())).hasSize(after.size())
                 .allSatisfy(r -> assertThat(r).isInstanceOf(PrefillResult.Completed.class));
-        assertThat(run.group().leakCheck()).isEmpty();
+        assertThat(run.pools().leakCheck()).isEmpty();
     }
 
     /** The live rank process of rank {@code rank} this JVM started (its command line from /proc: the JDK drops long ones). */

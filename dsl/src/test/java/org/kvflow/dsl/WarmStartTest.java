@@ -68,7 +68,7 @@ class WarmStartTest {
             assertThat(second.digest(request.id(), request.seqLen())).as("decode KV of %s", request.id())
                     .isEqualTo(first.digest(coldId, request.seqLen()));
         }
-        assertThat(run.group().leakCheck()).isEmpty();
+        assertThat(run.pools().leakCheck()).isEmpty();
     }
 
     @Test

@@ -110,7 +110,7 @@ class MutualTlsTest {
             StepVerifier.create(run.results())
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
                     .verifyComplete();
-            assertThat(run.group().liveRequests()).as("the refused request freed its pages").isZero();
+            assertThat(run.pools().liveRequests()).as("the refused request freed its pages").isZero();
         }
     }
 

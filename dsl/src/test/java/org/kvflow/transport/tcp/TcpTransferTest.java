@@ -112,7 +112,7 @@ class TcpTransferTest {
                     })
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
-                    .then(() -> assertThat(run.group().liveRequests()).as("failed requests freed their pages").isZero())
+                    .then(() -> assertThat(run.pools().liveRequests()).as("failed requests freed their pages").isZero())
                     .then(() -> {
                         started.add(startDecodeProcess(port));
                         requests.subList(5, 9).forEach(source::tryEmitNext);
@@ -120,7 +120,7 @@ class TcpTransferTest {
                     })
                     .expectNextCount(4)
                     .verifyComplete();
-            assertThat(run.group().leakCheck()).isEmpty();
+            assertThat(run.pools().leakCheck()).isEmpty();
         } finally {
             started.forEach(Process::destroyForcibly);
         }

@@ -138,7 +138,7 @@ public final class Demo {
         PagesTimeline sharedPages = new PagesTimeline();
         PrefillRun replicatedRun = replicated.start(Flux.fromIterable(workload));
         if (pagesTimeline) {
-            replicatedPages.start(replicatedRun::group, 2);
+            replicatedPages.start(replicatedRun::pools, 2);
         }
         replicatedRun.results().doFinally(signal -> replicatedPages.close()).doOnNext(result -> {
             if (result instanceof PrefillResult.Completed) {
@@ -147,7 +147,7 @@ public final class Demo {
             local.release(result.request().id());
             progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
         }).blockLast(Duration.ofMinutes(30));
-        long peakReplicated = Objects.requireNonNull(replicatedRun.group()).peakPhysicalPages();
+        long peakReplicated = Objects.requireNonNull(replicatedRun.pools()).peakPhysicalPages();
 
         try (DecodeProcess decode = DecodeProcess.start(4096, PAGE_SIZE, model.layout());
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
@@ -162,7 +162,7 @@ public final class Demo {
             long start = System.nanoTime();
             PrefillRun sharedRun = shared.start(Flux.fromIterable(workload));
             if (pagesTimeline) {
-                sharedPages.start(sharedRun::group, 2);
+                sharedPages.start(sharedRun::pools, 2);
             }
             sharedRun.results().doFinally(signal -> sharedPages.close()).concatMap(result -> {
                 String id = result.request().id();
@@ -184,8 +184,8 @@ public final class Demo {
                     new HostPageCache(hostBytes), (r, b) -> { });
             return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
                     (long) registry.get("kvflow.batches").tag("layout", "shared").counter().count(), seconds,
-                    Objects.requireNonNull(sharedRun.group()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
-                    Objects.requireNonNull(sharedRun.group()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
+                    Objects.requireNonNull(sharedRun.pools()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
+                    Objects.requireNonNull(sharedRun.pools()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
                     (long) registry.get("kvflow.transfer.bytes").tag("layout", "shared").counter().count(), decode.pid(), replay.records(),
                     replay.rejected().size(), checks.get(), shared.device().toString(), sharedPages, replicatedPages);
         }

@@ -7,7 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.dsl.RunPools;
 
 /**
  * Physical pages held on each CP rank of one run, sampled every few milliseconds while the run
@@ -21,8 +21,8 @@ public final class PagesTimeline implements AutoCloseable {
     private @Nullable ScheduledExecutorService ticks;
     private long start;
 
-    /** Samples the run's pools ({@code group} returns null until the run has built them) every {@code periodMillis}. */
-    public synchronized PagesTimeline start(Supplier<@Nullable KvGroup> group, long periodMillis) {
+    /** Samples the run's pools ({@code pools} returns null until the run has built them) every {@code periodMillis}. */
+    public synchronized PagesTimeline start(Supplier<@Nullable RunPools> pools, long periodMillis) {
         start = System.nanoTime();
         ticks = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "demo-pages-timeline");
@@ -30,19 +30,19 @@ public final class PagesTimeline implements AutoCloseable {
             return t;
         });
         ticks.scheduleAtFixedRate(() -> {
-            KvGroup g = group.get();
-            if (g != null) {
-                sample(g);
+            RunPools p = pools.get();
+            if (p != null) {
+                sample(p);
             }
         }, 0, periodMillis, TimeUnit.MILLISECONDS);
         return this;
     }
 
-    /** Samples {@code group}'s ranks now. */
-    public synchronized void sample(KvGroup group) {
-        long[] perRank = new long[group.config().cpSize()];
+    /** Samples the ranks of {@code pools} now. */
+    public synchronized void sample(RunPools pools) {
+        long[] perRank = new long[pools.ranks()];
         for (int r = 0; r < perRank.length; r++) {
-            perRank[r] = group.physicalPagesOnRank(r);
+            perRank[r] = pools.physicalPagesOnRank(r);
         }
         samples.add(new Sample((System.nanoTime() - start) / 1e6, perRank));
     }

@@ -1,0 +1,63 @@
+package org.kvflow.dsl;
+
+import java.util.List;
+import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.operators.KvGroup;
+
+/**
+ * What one run's pools can tell while it runs and after it ended: pages in use and at peak, the
+ * requests still holding pages, the prefix cache and any leak. Read only: pages are reserved,
+ * allocated and released by the pipeline's stages alone.
+ */
+public final class RunPools {
+    private final KvGroup group;
+
+    RunPools(KvGroup group) {
+        this.group = group;
+    }
+
+    /** {@return per-rank pool capacity: pages, page size and the budget they came from} */
+    public PoolCapacity capacity() {
+        return group.capacity();
+    }
+
+    /** {@return physical pages in use now, all ranks together} */
+    public long physicalPagesInUse() {
+        return group.physicalPagesInUse();
+    }
+
+    /** {@return the CP ranks the pools are spread over} */
+    public int ranks() {
+        return group.config().cpSize();
+    }
+
+    /**
+     * Physical pages in use now on one rank.
+     *
+     * @param rank the CP rank
+     * @return pages
+     */
+    public int physicalPagesOnRank(int rank) {
+        return group.physicalPagesOnRank(rank);
+    }
+
+    /** {@return the most physical pages in use at once so far} */
+    public long peakPhysicalPages() {
+        return group.peakPhysicalPages();
+    }
+
+    /** {@return requests that hold pages now} */
+    public int liveRequests() {
+        return group.liveRequests();
+    }
+
+    /** {@return pages held by the device prefix cache (0 without prefix caching)} */
+    public int cachedPages() {
+        return group.cachedPages();
+    }
+
+    /** {@return logical pages allocated but held by no live request and no cache entry: empty unless pages leaked} */
+    public List<Integer> leakCheck() {
+        return group.leakCheck();
+    }
+}
