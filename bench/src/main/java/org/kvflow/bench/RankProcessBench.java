@@ -65,7 +65,7 @@ public final class RankProcessBench {
             if (!ranks.mapped()) {
                 throw new IllegalStateException("the rank pools are not opened in place: " + ranks.unmappedReason());
             }
-            ranks.fill(3).block(Duration.ofMinutes(5));
+            fillInPlace(ranks.pools());
             PageStore view = PageStore.allocate(cuda, "full view", layout, PS, pages);
             long viewBytes = (long) pages * layers * (view.mlaPageBytes() + view.indexPageBytes());
             System.out.printf(Locale.ROOT, "{\"name\":\"setup\",\"device\":\"%s\",\"cp\":%d,\"tokens\":%d,\"layers\":%d,\"pages_per_rank\":%d,"
@@ -220,5 +220,19 @@ public final class RankProcessBench {
             }
         }
         return out;
+    }
+
+    /** Every page of every rank's pool, written through this process's mapping of it (random bytes, one stream). */
+    private static void fillInPlace(List<PageStore> pools) {
+        SplittableRandom random = new SplittableRandom(3);
+        for (PageStore pool : pools) {
+            for (KvComponent component : KvComponent.values()) {
+                byte[] payload = new byte[pool.layers() * pool.pageBytes(component)];
+                for (long page = 0; page < pool.pages(); page++) {
+                    random.nextBytes(payload);
+                    pool.writePage(component, page, payload);
+                }
+            }
+        }
     }
 }

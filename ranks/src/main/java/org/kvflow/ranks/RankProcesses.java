@@ -313,11 +313,6 @@ public final class RankProcesses implements AutoCloseable {
         return ranks[rank].pool();
     }
 
-    /** Fills every rank's pool from {@code seed} (the rank's own writes: {@code fill} in {@code docs/formats.md}). */
-    public Mono<Void> fill(long seed) {
-        return Flux.range(0, ranks.length).flatMap(r -> call(r, JSON.createObjectNode().put("op", "fill").put("seed", seed))).then();
-    }
-
     /** The CRC32C of a page of rank {@code rank}'s pool, computed by the rank. */
     public Mono<Long> digest(int rank, int layer, KvComponent component, long page) {
         return call(rank, JSON.createObjectNode().put("op", "digest").put("layer", layer).put("component", component.name()).put("page", page))

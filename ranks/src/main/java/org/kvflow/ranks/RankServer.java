@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Base64;
-import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
@@ -47,7 +46,6 @@ final class RankServer {
             String op = request.path("op").asText("");
             switch (op) {
                 case "hello" -> hello(reply);
-                case "fill" -> fill(request.path("seed").asLong());
                 case "digest" -> reply.put("crc", digest(request));
                 case "pages" -> reply.put("bytes", Base64.getEncoder().encodeToString(pool.readPages(layer(request), component(request), pages(request))));
                 case "writePages" -> writePages(request);
@@ -74,17 +72,6 @@ final class RankServer {
             reply.put("shared", true);
         } catch (MissingCapabilityException e) {
             reply.put("shared", false).put("why", e.getMessage());
-        }
-    }
-
-    /** Every page of every layer and component from {@code seed}: the same bytes for the same seed, rank and page. */
-    private void fill(long seed) {
-        for (KvComponent c : KvComponent.values()) {
-            byte[] page = new byte[pool.layers() * pool.pageBytes(c)];
-            for (long p = 0; p < pool.pages(); p++) {
-                new SplittableRandom(seed * 1_000_003L + spec.rank() * 65_537L + p * 2 + c.ordinal()).nextBytes(page);
-                pool.writePage(c, p, page);
-            }
         }
     }
 

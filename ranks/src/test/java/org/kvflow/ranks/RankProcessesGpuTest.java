@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class RankProcessesGpuTest {
             for (int r = 0; r < 3; r++) {
                 assertThat(ranks.memoryOf(r)).as("one rank per GPU, wrapping around").isEqualTo("cuda:" + r % gpus);
             }
-            ranks.fill(11).block(TIMEOUT);
+            fill(ranks.pools(), 11);
             List<long[]> src = new ArrayList<>();
             List<long[]> dst = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
@@ -89,7 +90,7 @@ class RankProcessesGpuTest {
         try (PageMemory cuda = PageMemories.open("cuda");
              RankProcesses ranks = RankProcesses.start(new RankSpec(0, "cuda", LAYOUT, PS, PAGES).shared(), 3, cuda, TIMEOUT)) {
             assertThat(ranks.mapped()).as(ranks.unmappedReason()).isTrue();
-            ranks.fill(5).block(TIMEOUT);
+            fill(ranks.pools(), 5);
             try (PageStore virtual = ranks.openView("virtual view")) {
                 long stride = virtual.pages() / 3;
                 assertThat(stride).isGreaterThanOrEqualTo(PAGES);
@@ -105,6 +106,20 @@ class RankProcessesGpuTest {
                 try (PageStore local = PageStore.allocate(cuda, "local", LAYOUT, PS, PAGES)) {
                     ranks.gather(local, new int[] {2}, List.of(new long[] {3}), List.of(new long[] {0}));
                     assertThat(local.readPage(KvComponent.MLA, 0)).isEqualTo(virtual.readPage(KvComponent.MLA, 2 * stride + 3));
+                }
+            }
+        }
+    }
+
+    /** Every page of every rank's pool, written in place from this process with bytes drawn from {@code seed}. */
+    private static void fill(List<PageStore> pools, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        for (PageStore pool : pools) {
+            for (KvComponent c : KvComponent.values()) {
+                byte[] page = new byte[pool.layers() * pool.pageBytes(c)];
+                for (long p = 0; p < pool.pages(); p++) {
+                    random.nextBytes(page);
+                    pool.writePage(c, p, page);
                 }
             }
         }

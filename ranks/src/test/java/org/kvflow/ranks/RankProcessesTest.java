@@ -18,7 +18,7 @@ import org.kvflow.pages.PageStore;
 
 /**
  * Rank processes on the heap memory (no GPU): each starts, answers over its control connection,
- * fills its pool from a seed and digests pages; the heap exports no handles, so the pools are
+ * has its pool filled by staged writes and digests pages; the heap exports no handles, so the pools are
  * not opened in place and the reason says so, and a gather falls back to staged copies over the
  * control connections (counted); a killed rank is lost within the timeout and named
  * by every later use while the others keep serving; a restarted rank serves a fresh pool; a bad
@@ -29,12 +29,29 @@ class RankProcessesTest {
     private static final RankSpec SPEC = new RankSpec(0, "java", LAYOUT, 4, 6);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+    /** Every page of every rank's pool, each from its own stream of {@code seed}'s ({@link #payload}). */
+    private static void fill(List<PageStore> pools, long seed) {
+        for (int r = 0; r < pools.size(); r++) {
+            PageStore pool = pools.get(r);
+            for (KvComponent c : KvComponent.values()) {
+                for (long p = 0; p < pool.pages(); p++) {
+                    pool.writePage(c, p, payload(seed, r, p, c));
+                }
+            }
+        }
+    }
+
+    /** Page {@code page} of {@code component}, every layer, of rank {@code rank}'s pool filled from {@code seed}. */
+    private static byte[] payload(long seed, int rank, long page, KvComponent component) {
+        byte[] payload = new byte[LAYOUT.shape().layers() * Math.toIntExact(component == KvComponent.MLA ? LAYOUT.mlaPageBytes(4) : LAYOUT.indexPageBytes(4))];
+        new SplittableRandom(seed * 1_000_003L + rank * 65_537L + page * 2 + component.ordinal()).nextBytes(payload);
+        return payload;
+    }
+
     /** The CRC32C of page {@code page} of {@code component} in {@code layer} after a rank's fill from {@code seed}. */
     private static long expected(long seed, int rank, long page, KvComponent component, int layer) {
         PageStore one = PageStore.allocate(new HeapPageMemory(), "oracle", LAYOUT, 4, 1);
-        byte[] payload = new byte[one.layers() * one.pageBytes(component)];
-        new SplittableRandom(seed * 1_000_003L + rank * 65_537L + page * 2 + component.ordinal()).nextBytes(payload);
-        one.writePage(component, 0, payload);
+        one.writePage(component, 0, payload(seed, rank, page, component));
         CRC32C crc = new CRC32C();
         crc.update(one.readPage(layer, component, 0));
         return crc.getValue();
@@ -45,7 +62,8 @@ class RankProcessesTest {
         try (RankProcesses ranks = RankProcesses.start(SPEC, 3, new HeapPageMemory(), TIMEOUT)) {
             assertThat(ranks.mapped()).isFalse();
             assertThat(ranks.unmappedReason()).isEqualTo("rank 0 exports no handles: the java page memory shares no buffer with other processes");
-            ranks.fill(7).block(TIMEOUT);
+            fill(ranks.pools(), 7); // staged: over each rank's control line
+            long filled = ranks.stagedBytes();
             for (int r = 0; r < 3; r++) {
                 assertThat(ranks.digest(r, 1, KvComponent.MLA, 5).block(TIMEOUT)).as("rank %d", r).isEqualTo(expected(7, r, 5, KvComponent.MLA, 1));
                 assertThat(ranks.digest(r, 0, KvComponent.INDEX, 2).block(TIMEOUT)).isEqualTo(expected(7, r, 2, KvComponent.INDEX, 0));
@@ -65,7 +83,7 @@ class RankProcessesTest {
                             .isEqualTo(expected(7, (int) expected[i][0], expected[i][1], c, 1));
                 }
             }
-            assertThat(ranks.stagedBytes()).isEqualTo(3L * LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(4) + LAYOUT.indexPageBytes(4)));
+            assertThat(ranks.stagedBytes() - filled).isEqualTo(3L * LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(4) + LAYOUT.indexPageBytes(4)));
 
             List<RankLostException> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
             ranks.onLoss(heard::add);
