@@ -3,7 +3,7 @@ package org.kvflow.pages;
 import java.util.List;
 
 /**
- * A {@link PageMemory} capability: the {@link SharedBuffers} of several processes mapped side by
+ * A {@link PageMemory} capability: the shared buffers of several processes mapped side by
  * side as one buffer, a virtual view of every rank's pool read in place. Asked for with
  * {@code memory.capability(SideBySideViews.class)}.
  */

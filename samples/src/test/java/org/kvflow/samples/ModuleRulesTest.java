@@ -18,8 +18,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module layout docs/architecture.md describes, checked on the sources: no main class over
- * 500 lines, no interface default that throws {@link UnsupportedOperationException}, and no
+ * The module layout docs/architecture.md describes, checked on the sources: every library module
+ * declares its boundaries (a module-info.java, which the build compiles with every main source on
+ * the module path, so a reach into a package another module does not export fails it), no main
+ * class over 500 lines, no interface default that throws {@link UnsupportedOperationException}, and no
  * library module that depends on another (at compile scope) for fewer than three of its types.
  */
 class ModuleRulesTest {
@@ -34,6 +36,19 @@ class ModuleRulesTest {
     private static final Pattern KVFLOW_TYPE = Pattern.compile("\\borg\\.kvflow\\.[\\w.]*?\\.([A-Z]\\w*)");
     private static final Pattern DEPENDENCY = Pattern.compile("(?s)<dependency>(.*?)</dependency>");
     private static final Pattern THROWING_DEFAULT = Pattern.compile("\\bdefault\\s[^;{]*\\([^)]*\\)[^{;]*\\{\\s*throw new UnsupportedOperationException");
+
+    @Test
+    void everyLibraryModuleDeclaresItsBoundaries() throws IOException {
+        List<String> missing = new ArrayList<>();
+        for (String m : MODULES) {
+            Path descriptor = ROOT.resolve(m).resolve("src/main/module/module-info.java");
+            if (!m.equals("samples") && !(Files.exists(descriptor) && Files.readString(descriptor).contains("module org.kvflow."))) {
+                missing.add(m);
+            }
+        }
+        assertThat(missing).as("library modules without a module-info.java (the build compiles it with every source on the module path)")
+                .isEmpty();
+    }
 
     @Test
     void noMainClassIsLongerThanFiveHundredLines() throws IOException {
