@@ -83,18 +83,25 @@ final class CudaBaseline implements AutoCloseable {
         cuStreamSynchronize(stream);
     }
 
-    /** Device time of {@code work}, between two events on the legacy default stream. */
+    /** Device time of {@code work}, which copies on this baseline's stream, between two events on that stream. */
     float timeMillis(Runnable work) {
         device.makeCurrent();
+        return between(stream, work);
+    }
+
+    /**
+     * Device time between two CUDA events recorded on {@code stream} around {@code work} (which
+     * enqueues there and waits), in the context current on this thread.
+     */
+    static float between(CUstream stream, Runnable work) {
         CUevent start = new CUevent();
         CUevent stop = new CUevent();
         cuEventCreate(start, 0);
         cuEventCreate(stop, 0);
         try {
-            cuEventRecord(start, null);
+            cuEventRecord(start, stream);
             work.run();
-            device.makeCurrent();
-            cuEventRecord(stop, null);
+            cuEventRecord(stop, stream);
             cuEventSynchronize(stop);
             float[] ms = new float[1];
             cuEventElapsedTime(ms, start, stop);

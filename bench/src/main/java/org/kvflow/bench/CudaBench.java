@@ -18,6 +18,12 @@ record CudaBench(CudaPageMemory memory, EventClock clock, CudaBaseline baseline)
         return new CudaBench(memory, clock, new CudaBaseline(memory.device()));
     }
 
+    /** Device time of a call of the memory ({@code work}), between two events on the memory's stream. */
+    float memoryMillis(Runnable work) {
+        memory.device().makeCurrent();
+        return clock.around(work);
+    }
+
     @Override
     public void close() {
         try {

@@ -3,6 +3,7 @@ package org.kvflow.bench;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
@@ -45,36 +46,37 @@ public final class CudaCopyBench {
             long[] scattered = sample(2, viewPages, poolPages);
             long viewBytes = (long) viewPages * (MLA + INDEX);
 
-            report(timer, "gather_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mlaView, indexView), identity));
-            report(timer, "gather_mla", 2L * viewPages * MLA, () -> cuda.copyPages(mla, src, mlaView, identity));
-            report(timer, "direct_copy_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mla, index), scattered));
-            report(timer, "scatter_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mlaView, indexView), identity, List.of(mla, index), scattered));
+            report(timer, timer::memoryMillis, "gather_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mlaView, indexView), identity));
+            report(timer, timer::memoryMillis, "gather_mla", 2L * viewPages * MLA, () -> cuda.copyPages(mla, src, mlaView, identity));
+            report(timer, timer::memoryMillis, "direct_copy_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mla, index), src, List.of(mla, index), scattered));
+            report(timer, timer::memoryMillis, "scatter_mla_index", 2 * viewBytes, () -> cuda.copyComponents(List.of(mlaView, indexView), identity, List.of(mla, index), scattered));
             CUdeviceptr flatA = baseline.deviceBytes(viewBytes);
             CUdeviceptr flatB = baseline.deviceBytes(viewBytes);
-            report(timer, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> baseline.copy(flatB, flatA, viewBytes));
+            report(timer, baseline::timeMillis, "memcpy_dtod_same_bytes", 2 * viewBytes, () -> baseline.copy(flatB, flatA, viewBytes));
 
             PageBuffer host = cuda.allocateHost("pinned host pool", hostPages, MLA);
             long[] hostIds = new long[hostPages];
             Arrays.setAll(hostIds, i -> i);
             long[] devicePages = sample(3, hostPages, poolPages);
             long hostBytes = (long) hostPages * MLA;
-            report(timer, "d2h_pages_kernel", hostBytes, () -> cuda.copyPages(mla, devicePages, host, hostIds));
-            report(timer, "h2d_pages_kernel", hostBytes, () -> cuda.copyPages(host, hostIds, mla, devicePages));
+            report(timer, timer::memoryMillis, "d2h_pages_kernel", hostBytes, () -> cuda.copyPages(mla, devicePages, host, hostIds));
+            report(timer, timer::memoryMillis, "h2d_pages_kernel", hostBytes, () -> cuda.copyPages(host, hostIds, mla, devicePages));
             CUdeviceptr rawPool = baseline.deviceBytes((long) poolPages * MLA);
             CUdeviceptr rawHost = baseline.pinnedBytes(hostBytes);
-            report(timer, "d2h_pages_dma", hostBytes, () -> baseline.copyRuns(rawPool, devicePages, rawHost, hostIds, MLA));
-            report(timer, "h2d_pages_dma", hostBytes, () -> baseline.copyRuns(rawHost, hostIds, rawPool, devicePages, MLA));
+            report(timer, baseline::timeMillis, "d2h_pages_dma", hostBytes, () -> baseline.copyRuns(rawPool, devicePages, rawHost, hostIds, MLA));
+            report(timer, baseline::timeMillis, "h2d_pages_dma", hostBytes, () -> baseline.copyRuns(rawHost, hostIds, rawPool, devicePages, MLA));
             CUdeviceptr deviceFlat = baseline.deviceBytes(hostBytes);
-            report(timer, "memcpy_d2h_pinned_same_bytes", hostBytes, () -> baseline.copy(rawHost, deviceFlat, hostBytes));
-            report(timer, "memcpy_h2d_pinned_same_bytes", hostBytes, () -> baseline.copy(deviceFlat, rawHost, hostBytes));
+            report(timer, baseline::timeMillis, "memcpy_d2h_pinned_same_bytes", hostBytes, () -> baseline.copy(rawHost, deviceFlat, hostBytes));
+            report(timer, baseline::timeMillis, "memcpy_h2d_pinned_same_bytes", hostBytes, () -> baseline.copy(deviceFlat, rawHost, hostBytes));
         }
     }
 
     /**
      * Times {@code copy} as a whole call (checks, page-list upload, launch, synchronisation) and,
-     * for kernel copies, the kernel alone ({@code name + "_kernel"}).
+     * for kernel copies, the kernel alone ({@code name + "_kernel"}); {@code timing} times a call with events
+     * on the stream it runs on (the memory's for its calls, the baseline's for raw copies).
      */
-    private static void report(CudaBench timer, String name, long bytesMoved, Runnable copy) {
+    private static void report(CudaBench timer, ToDoubleFunction<Runnable> timing, String name, long bytesMoved, Runnable copy) {
         for (int i = 0; i < WARMUP; i++) {
             copy.run();
         }
@@ -82,7 +84,7 @@ public final class CudaCopyBench {
         List<Float> kernels = new ArrayList<>();
         for (int i = 0; i < ITERATIONS; i++) {
             float before = timer.clock().lastMillis();
-            calls.add(timer.baseline().timeMillis(copy));
+            calls.add((float) timing.applyAsDouble(copy));
             float kernel = timer.clock().lastMillis();
             if (!Float.isNaN(kernel) && Float.floatToIntBits(kernel) != Float.floatToIntBits(before)) {
                 kernels.add(kernel);

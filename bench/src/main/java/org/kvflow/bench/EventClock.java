@@ -1,12 +1,8 @@
 package org.kvflow.bench;
 
-import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
-import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 
-import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.cuda.LaunchClock;
 
 /**
@@ -15,8 +11,7 @@ import org.kvflow.cuda.LaunchClock;
  * Used by one memory, whose calls are serialized.
  */
 final class EventClock implements LaunchClock {
-    private CUevent start;
-    private CUevent stop;
+    private volatile @Nullable CUstream stream;
     private volatile boolean on;
     private volatile float last = Float.NaN;
 
@@ -30,24 +25,27 @@ final class EventClock implements LaunchClock {
         return last;
     }
 
+    /**
+     * Device time of a whole call of the memory ({@code work}), between two events on the memory's
+     * stream, as its launches see it; the memory's context must be current.
+     *
+     * @throws IllegalStateException before the memory launched anything (time after a warm-up call)
+     */
+    float around(Runnable work) {
+        CUstream s = stream;
+        if (s == null) {
+            throw new IllegalStateException("the memory has launched nothing yet: time a call after a warm-up call");
+        }
+        return CudaBaseline.between(s, work);
+    }
+
     @Override
     public void launch(CUstream stream, Runnable launch) {
-        if (!on) {
+        this.stream = stream;
+        if (on) {
+            last = CudaBaseline.between(stream, launch);
+        } else {
             launch.run();
-            return;
         }
-        if (start == null) { // created on the first timed launch, in the memory's context
-            start = new CUevent();
-            stop = new CUevent();
-            cuEventCreate(start, 0);
-            cuEventCreate(stop, 0);
-        }
-        cuEventRecord(start, stream);
-        launch.run();
-        cuEventRecord(stop, stream);
-        cuEventSynchronize(stop);
-        float[] ms = new float[1];
-        cuEventElapsedTime(ms, start, stop);
-        last = ms[0];
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToDoubleFunction;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvDtype;
@@ -165,14 +166,22 @@ public final class RankLayoutBench {
         return report(gpu, name, bytesMoved, WARMUP, copy);
     }
 
-    /** {@link #report} after {@code warmup} untimed calls; returns the median in ms (enough for the JIT to compile a call's host code: a long-running pipeline's state). */
+    /**
+     * {@link #report} after {@code warmup} untimed calls; returns the median in ms (enough for the JIT
+     * to compile a call's host code: a long-running pipeline's state). Timed with events on the
+     * memory's stream.
+     */
     static float report(CudaBench gpu, String name, long bytesMoved, int warmup, Runnable copy) {
+        return median(gpu::memoryMillis, name, bytesMoved, warmup, copy);
+    }
+
+    private static float median(ToDoubleFunction<Runnable> timer, String name, long bytesMoved, int warmup, Runnable copy) {
         for (int i = 0; i < warmup; i++) {
             copy.run();
         }
         float[] ms = new float[ITERATIONS];
         for (int i = 0; i < ITERATIONS; i++) {
-            ms[i] = gpu.baseline().timeMillis(copy);
+            ms[i] = (float) timer.applyAsDouble(copy);
         }
         Arrays.sort(ms);
         float median = ms[ITERATIONS / 2];
@@ -181,7 +190,7 @@ public final class RankLayoutBench {
         return median;
     }
 
-    /** {@link #report} of plain device-to-device copies of the same bytes, one per component, on raw buffers: the baseline. */
+    /** {@link #report} of plain device-to-device copies of the same bytes, one per component, on raw buffers (timed on their stream): the baseline. */
     static float dtod(CudaBench gpu, String name, long... componentBytes) {
         CudaBaseline b = gpu.baseline();
         CUdeviceptr[] from = new CUdeviceptr[componentBytes.length];
@@ -192,7 +201,7 @@ public final class RankLayoutBench {
             to[c] = b.deviceBytes(componentBytes[c]);
             total += componentBytes[c];
         }
-        return report(gpu, name, 2 * total, () -> {
+        return median(b::timeMillis, name, 2 * total, WARMUP, () -> {
             for (int c = 0; c < componentBytes.length; c++) {
                 b.copy(to[c], from[c], componentBytes[c]);
             }
