@@ -57,4 +57,17 @@ class CudaAvailabilityTest {
         assertThatThrownBy(() -> PageMemories.forRank("tpu:*", 0)).isInstanceOf(MemoryUnavailableException.class)
                 .hasMessage("page memory 'tpu:*' is unavailable: no provider of that name; available: [java, cuda]");
     }
+
+    /** A definition checks that the memory is there without opening it: a device beyond the driver's count is named. */
+    @Test
+    void aCheckFindsTheProviderAndTheDeviceWithoutOpeningIt() {
+        int devices = new CudaPageMemoryProvider().devices();
+        assertThatThrownBy(() -> PageMemories.check("cuda:" + devices)).isInstanceOf(MemoryUnavailableException.class)
+                .hasMessage("page memory 'cuda:" + devices + "' is unavailable: device " + devices + " is not here; the provider finds " + devices);
+        assertThatThrownBy(() -> PageMemories.check("cuda:-1")).isInstanceOf(MemoryUnavailableException.class)
+                .hasMessage("page memory 'cuda:-1' is unavailable: device -1 is not here; the provider finds " + devices);
+        if (devices > 0) {
+            PageMemories.check("cuda:" + (devices - 1));
+        }
+    }
 }

@@ -17,7 +17,6 @@ import org.kvflow.kernels.api.DeviceNotFoundException;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.pages.MemoryUnavailableException;
 import org.kvflow.pages.PageMemories;
-import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.RankPoolsProvider;
 import org.kvflow.operators.KvModel;
 import org.kvflow.journal.JournalLayout;
@@ -288,9 +287,8 @@ public final class PrefillFlow {
         if (!device.equals("java")) {
             try {
                 kernelDevice = Devices.select(device);
-                try (PageMemory pools = DevicePools.memoryFor(kernelDevice)) {
-                    LOG.debug("device={}: kernels on {}, rank pools in {}", device, kernelDevice, pools.deviceName());
-                }
+                DevicePools.checkMemoryFor(kernelDevice); // found, not opened: build() allocates nothing
+                LOG.debug("device={}: kernels on {}", device, kernelDevice);
             } catch (DeviceNotFoundException | MemoryUnavailableException e) {
                 problems.add("device=" + device + ": " + e.getMessage());
             }

@@ -25,20 +25,49 @@ public final class PageMemories {
         if (selector.equals("java")) {
             return new HeapPageMemory();
         }
-        int colon = selector.indexOf(':');
-        String name = colon < 0 ? selector : selector.substring(0, colon);
-        int ordinal;
-        try {
-            ordinal = colon < 0 ? 0 : Integer.parseInt(selector.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new MemoryUnavailableException(selector, "the device ordinal after ':' is not a number");
+        int ordinal = ordinal(selector);
+        return provider(name(selector), selector).open(ordinal);
+    }
+
+    /**
+     * Checks that {@link #open} would find {@code selector}'s provider and device, without opening
+     * it (nothing is allocated): what a pipeline definition validates.
+     *
+     * @throws MemoryUnavailableException if no provider has that name, or it finds no such device here
+     */
+    public static void check(String selector) {
+        if (selector.equals("java")) {
+            return;
         }
+        int ordinal = ordinal(selector);
+        int devices = provider(name(selector), selector).devices();
+        if (ordinal < 0 || ordinal >= devices) {
+            throw new MemoryUnavailableException(selector, "device " + ordinal + " is not here; the provider finds " + devices);
+        }
+    }
+
+    /** The provider named {@code name}; a failure names {@code selector}. */
+    private static PageMemoryProvider provider(String name, String selector) {
         for (PageMemoryProvider provider : ServiceLoader.load(PageMemoryProvider.class)) {
             if (provider.name().equals(name)) {
-                return provider.open(ordinal);
+                return provider;
             }
         }
         throw new MemoryUnavailableException(selector, "no provider of that name; available: " + names());
+    }
+
+    private static String name(String selector) {
+        int colon = selector.indexOf(':');
+        return colon < 0 ? selector : selector.substring(0, colon);
+    }
+
+    private static int ordinal(String selector) {
+        int colon = selector.indexOf(':');
+        try {
+            return colon < 0 ? 0 : Integer.parseInt(selector.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new MemoryUnavailableException(selector, "the device ordinal after ':' is not a number");
+        }
     }
 
     /**
@@ -60,15 +89,10 @@ public final class PageMemories {
         if (name.equals("java")) {
             return name;
         }
-        for (PageMemoryProvider provider : ServiceLoader.load(PageMemoryProvider.class)) {
-            if (provider.name().equals(name)) {
-                int devices = provider.devices();
-                if (devices < 1) {
-                    throw new MemoryUnavailableException(selector, "no " + name + " device to place rank " + rank + " on");
-                }
-                return name + ":" + Math.floorMod(rank, devices);
-            }
+        int devices = provider(name, selector).devices();
+        if (devices < 1) {
+            throw new MemoryUnavailableException(selector, "no " + name + " device to place rank " + rank + " on");
         }
-        throw new MemoryUnavailableException(selector, "no provider of that name; available: " + names());
+        return name + ":" + Math.floorMod(rank, devices);
     }
 }

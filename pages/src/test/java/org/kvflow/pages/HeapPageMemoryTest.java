@@ -88,6 +88,11 @@ class HeapPageMemoryTest {
                 .hasMessage("page memory 'nope' is unavailable: no provider of that name; available: [java]");
         assertThatThrownBy(() -> PageMemories.open("cuda:x")).isInstanceOf(MemoryUnavailableException.class)
                 .hasMessage("page memory 'cuda:x' is unavailable: the device ordinal after ':' is not a number");
+        PageMemories.check("java");
+        assertThatThrownBy(() -> PageMemories.check("nope:1")).isInstanceOf(MemoryUnavailableException.class)
+                .hasMessage("page memory 'nope:1' is unavailable: no provider of that name; available: [java]");
+        assertThatThrownBy(() -> PageMemories.check("cuda:x")).isInstanceOf(MemoryUnavailableException.class)
+                .hasMessage("page memory 'cuda:x' is unavailable: the device ordinal after ':' is not a number");
     }
 
     @Test

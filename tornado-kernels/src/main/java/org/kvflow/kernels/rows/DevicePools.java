@@ -14,6 +14,19 @@ public final class DevicePools {
      * copy from host arrays).
      */
     public static PageMemory memoryFor(Device device) {
-        return device.backend().equals("cuda") ? PageMemories.open("cuda:" + device.index()) : new HeapPageMemory();
+        return device.backend().equals("cuda") ? PageMemories.open(selector(device)) : new HeapPageMemory();
+    }
+
+    /**
+     * Checks that {@link #memoryFor} would find that memory here, without opening it.
+     *
+     * @throws org.kvflow.pages.MemoryUnavailableException if it would not
+     */
+    public static void checkMemoryFor(Device device) {
+        PageMemories.check(device.backend().equals("cuda") ? selector(device) : "java");
+    }
+
+    private static String selector(Device device) {
+        return "cuda:" + device.index();
     }
 }
