@@ -2,7 +2,8 @@
 module org.kvflow.ranks {
     requires transitive org.kvflow.pages;
     requires reactor.netty.core;
-    requires io.netty.handler;
+    requires io.netty.buffer;
+    requires io.netty.transport;
     requires io.netty.codec;
     requires reactor.core;
     requires org.reactivestreams;

@@ -1,6 +1,5 @@
 package org.kvflow.ranks;
 
-import io.netty.handler.codec.LineBasedFrameDecoder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
@@ -41,8 +40,8 @@ public final class RankProcessMain {
         }
         RankServer server = new RankServer(spec, selector, pool, done::countDown);
         DisposableServer listening = TcpServer.create().host("127.0.0.1").port(0)
-                .doOnConnection(c -> c.addHandlerLast(new LineBasedFrameDecoder(RankChannel.MAX_LINE)))
-                .handle((in, out) -> out.sendString(in.receive().asString().map(line -> server.answer(line) + "\n"), java.nio.charset.StandardCharsets.UTF_8))
+                .doOnConnection(c -> c.addHandlerLast(ControlFrame.splitter()))
+                .handle((in, out) -> out.send(in.receive().map(frame -> server.answer(ControlFrame.decode(frame)).encode(out.alloc()))))
                 .bindNow();
         System.out.println("RANK " + spec.rank() + " LISTENING " + listening.port());
         System.out.flush();

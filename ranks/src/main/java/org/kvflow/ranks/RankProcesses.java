@@ -59,7 +59,7 @@ public final class RankProcesses implements AutoCloseable {
 
     private final @Nullable RankLostException[] lost;
     private boolean closed;
-    private final StagedRankMemory staged = new StagedRankMemory((rank, request) -> await(call(rank, request)));
+    private final StagedRankMemory staged = new StagedRankMemory((rank, request, bytes) -> await(call(rank, request, bytes)));
     private final List<java.util.function.Consumer<RankLostException>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<java.util.function.BiConsumer<Integer, PageStore>> restartListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -186,7 +186,7 @@ public final class RankProcesses implements AutoCloseable {
         return new Rank(process, channel, pool, why, exported, hello.path("memory").asText());
     }
 
-    private static JsonNode await(Mono<JsonNode> reply) {
+    private static <T> T await(Mono<T> reply) {
         try {
             return reply.toFuture().join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -320,13 +320,17 @@ public final class RankProcesses implements AutoCloseable {
     }
 
     private Mono<JsonNode> call(int rank, com.fasterxml.jackson.databind.node.ObjectNode request) {
+        return call(rank, request, null).map(RankChannel.Reply::json);
+    }
+
+    private Mono<RankChannel.Reply> call(int rank, com.fasterxml.jackson.databind.node.ObjectNode request, byte @Nullable [] bytes) {
         return Mono.defer(() -> {
             RankChannel channel;
             synchronized (this) {
                 requireLive(rank);
                 channel = ranks[rank].channel();
             }
-            return channel.call(request);
+            return channel.call(request, bytes);
         });
     }
 

@@ -12,12 +12,13 @@ import org.kvflow.pages.MissingCapabilityException;
 
 /**
  * The rank side of the control protocol: one rank's pool and the answers to the coordinator's
- * requests, one JSON object per line ({@code docs/formats.md}): {@code hello} (the pool's shape
- * and the handles that open it in place), {@code fill} (every page of the pool from a seed, for
- * benches and tests), {@code digest} (a page's CRC32C), the staged copies where the coordinator
- * cannot open the pool in place ({@code pages} and {@code read} send bytes, {@code writePages} and
- * {@code write} store them) and {@code exit}. A bad request is answered
- * with {@code ok: false} and the reason; the rank keeps serving. Thread-safe.
+ * requests, one {@link ControlFrame} each ({@code docs/formats.md}): {@code hello} (the pool's
+ * shape and the handles that open it in place), {@code digest} (a page's CRC32C), the staged copies
+ * where the coordinator cannot open the pool in place ({@code pages} and {@code read} send bytes,
+ * {@code writePages} and {@code write} store them, raw in the frame behind their CRC32C) and
+ * {@code exit}. A bad request, or one whose bytes fail their checksum, is answered with
+ * {@code ok: false} and the reason, and nothing of it is written; the rank keeps serving.
+ * Thread-safe.
  */
 final class RankServer {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,28 +38,33 @@ final class RankServer {
         this.exit = exit;
     }
 
-    /** The reply line to one request line. */
-    synchronized String answer(String line) {
+    /** The reply to one request. */
+    synchronized ControlFrame answer(ControlFrame frame) {
         ObjectNode reply = JSON.createObjectNode();
+        byte[] out = null;
         try {
-            JsonNode request = JSON.readTree(line);
+            JsonNode request = JSON.readTree(frame.json());
             reply.set("id", request.path("id"));
+            if (frame.damage() != null) {
+                throw new IllegalArgumentException(request.path("op").asText("a request") + " " + request.path("id") + " dropped: " + frame.damage());
+            }
             String op = request.path("op").asText("");
             switch (op) {
                 case "hello" -> hello(reply);
                 case "digest" -> reply.put("crc", digest(request));
-                case "pages" -> reply.put("bytes", Base64.getEncoder().encodeToString(pool.readPages(layer(request), component(request), pages(request))));
-                case "writePages" -> writePages(request);
-                case "read" -> reply.put("bytes", Base64.getEncoder().encodeToString(read(request)));
-                case "write" -> pool.writeBytes(layer(request), component(request), request.path("offset").asLong(-1), bytes(request));
+                case "pages" -> out = pool.readPages(layer(request), component(request), pages(request));
+                case "writePages" -> pool.writePages(layer(request), component(request), pages(request), bytes(frame));
+                case "read" -> out = read(request);
+                case "write" -> pool.writeBytes(layer(request), component(request), request.path("offset").asLong(-1), bytes(frame));
                 case "exit" -> exit.run();
                 default -> throw new IllegalArgumentException("unknown op '" + op + "'");
             }
             reply.put("ok", true);
         } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
             reply.put("ok", false).put("error", "rank " + spec.rank() + ": " + e.getMessage());
+            out = null;
         }
-        return reply.toString();
+        return ControlFrame.of(reply.toString(), out);
     }
 
     private void hello(ObjectNode reply) {
@@ -73,11 +79,6 @@ final class RankServer {
         } catch (MissingCapabilityException e) {
             reply.put("shared", false).put("why", e.getMessage());
         }
-    }
-
-    /** The listed pages of one layer and component, from the bytes the request carries, page after page; the store checks every page and the byte count before it writes. */
-    private void writePages(JsonNode request) {
-        pool.writePages(layer(request), component(request), pages(request), bytes(request));
     }
 
     private byte[] read(JsonNode request) {
@@ -108,8 +109,12 @@ final class RankServer {
         return pages;
     }
 
-    private static byte[] bytes(JsonNode request) {
-        return Base64.getDecoder().decode(request.path("bytes").asText(""));
+    private static byte[] bytes(ControlFrame frame) {
+        byte[] bytes = frame.bytes();
+        if (bytes == null) {
+            throw new IllegalArgumentException("the request carries no bytes");
+        }
+        return bytes;
     }
 
     private long digest(JsonNode request) {

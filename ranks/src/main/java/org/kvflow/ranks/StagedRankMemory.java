@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
-import java.util.Base64;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import java.util.zip.Checksum;
 import org.kvflow.pages.ByteRangeException;
 import org.kvflow.pages.ForeignBufferException;
@@ -24,19 +24,19 @@ import org.kvflow.pages.BufferImport;
  * handles, or this process's memory cannot open them): each of its buffers is one layer and
  * component of a rank's pool, and every read, write and copy is a staged copy over that rank's
  * control connection ({@code read}, {@code write}, {@code pages}, {@code writePages} in
- * {@code docs/formats.md}), counted by stage in {@link #hostTraffic()}. Slow (base64 on JSON lines),
+ * {@code docs/formats.md}), counted by stage in {@link #hostTraffic()}. Slower than in place (each run crosses a socket),
  * but every stage works on such pools; a copy to or from another memory goes through the host as
  * between any two memories. Allocates nothing. Thread-safe.
  */
 final class StagedRankMemory implements PageMemory, BufferImport {
-    /** Largest payload of one control line, before base64 (well under {@link RankChannel#MAX_LINE}). */
+    /** Largest run of bytes one control frame carries (well under {@link ControlFrame#MAX_FRAME}). */
     static final int CHUNK = 4 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final byte[] MAGIC = {'K', 'V', 'S', '1'};
 
-    /** Sends one request to a rank and waits for its reply (the rank's refusal or loss as a typed error). */
+    /** Sends one request, with the bytes it stores or none, to a rank and waits for its reply (the rank's refusal or loss as a typed error). */
     interface Calls {
-        JsonNode call(int rank, ObjectNode request);
+        RankChannel.Reply call(int rank, ObjectNode request, byte @Nullable [] bytes);
     }
 
     /** One layer and component of a rank's pool. */
@@ -113,11 +113,10 @@ final class StagedRankMemory implements PageMemory, BufferImport {
     public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
         RankBuffer d = own(dst);
         ByteRangeException.check(d, offset, length);
-        Base64.Encoder b64 = Base64.getEncoder();
         for (int done = 0; done < length; done += CHUNK) {
             int n = Math.min(CHUNK, length - done);
             byte[] part = java.util.Arrays.copyOfRange(src, srcOffset + done, srcOffset + done + n);
-            calls.call(d.rank(), d.request("write").put("offset", offset + done).put("bytes", b64.encodeToString(part)));
+            calls.call(d.rank(), d.request("write").put("offset", offset + done), part);
             traffic.add(n);
         }
     }
@@ -135,7 +134,7 @@ final class StagedRankMemory implements PageMemory, BufferImport {
         ByteRangeException.check(s, offset, length);
         for (int done = 0; done < length; done += CHUNK) {
             int n = Math.min(CHUNK, length - done);
-            byte[] part = bytes(calls.call(s.rank(), s.request("read").put("offset", offset + done).put("length", n)), n, s);
+            byte[] part = bytes(calls.call(s.rank(), s.request("read").put("offset", offset + done).put("length", n), null), n, s);
             System.arraycopy(part, 0, dst, dstOffset + done, n);
             traffic.add(n);
         }
@@ -178,16 +177,17 @@ final class StagedRankMemory implements PageMemory, BufferImport {
                 read.withArray("pages").add(srcPages[i]);
                 write.withArray("pages").add(dstPages[i]);
             }
-            JsonNode reply = calls.call(s.rank(), read);
-            calls.call(d.rank(), write.put("bytes", reply.path("bytes").asText()));
+            byte[] pages = bytes(calls.call(s.rank(), read, null), (to - from) * s.pageBytes(), s);
+            calls.call(d.rank(), write, pages);
             traffic.add(2L * (to - from) * s.pageBytes());
         }
     }
 
-    private static byte[] bytes(JsonNode reply, int expected, RankBuffer from) {
-        byte[] bytes = Base64.getDecoder().decode(reply.path("bytes").asText(""));
-        if (bytes.length != expected) {
-            throw new IllegalStateException(from.label() + ": rank " + from.rank() + " sent " + bytes.length + " bytes for " + expected);
+    private static byte[] bytes(RankChannel.Reply reply, int expected, RankBuffer from) {
+        byte[] bytes = reply.bytes();
+        int got = bytes == null ? 0 : bytes.length;
+        if (bytes == null || got != expected) {
+            throw new IllegalStateException(from.label() + ": rank " + from.rank() + " sent " + got + " bytes for " + expected);
         }
         return bytes;
     }

@@ -245,7 +245,7 @@ class RankProcessesTest {
                     .hasMessage("rank 0 (process " + ranks.pid(0) + "), staged mla layer 0 lies in another process: only heap and pinned host buffers"
                             + " can be written in place from the host");
             assertThat(ranks.stagedBytes()).isEqualTo(2L * row.length);
-            StagedRankMemory staged = new StagedRankMemory((r, request) -> { throw new AssertionError("nothing is sent"); });
+            StagedRankMemory staged = new StagedRankMemory((r, request, bytes) -> { throw new AssertionError("nothing is sent"); });
             assertThatThrownBy(() -> staged.allocate("z", 1, 4)).isInstanceOf(UnsupportedOperationException.class)
                     .hasMessage("the staged memory allocates nothing: its buffers are rank processes' pools");
             assertThatThrownBy(() -> staged.importBuffer("x", new byte[] {1, 2}, 1, 4)).isInstanceOf(IllegalArgumentException.class)

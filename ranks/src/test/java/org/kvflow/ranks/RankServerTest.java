@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.Base64;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -14,9 +15,10 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 
 /**
- * The rank's side of the control lines without a process: every bad request is refused with
- * {@code ok: false} and an error naming the rank and the offending value, nothing of a refused
- * {@code writePages} is written, and the rank answers the next request.
+ * The rank's side of the control frames without a process: every bad request is refused with
+ * {@code ok: false} and an error naming the rank and the offending value (bytes that fail their
+ * CRC32C included), nothing of a refused {@code writePages} is written, and the rank answers the
+ * next request; a frame travels through its encoding unchanged.
  */
 class RankServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -24,14 +26,38 @@ class RankServerTest {
     private final PageStore pool = PageStore.onHeap("pool", LAYOUT, 4, 6);
     private final RankServer server = new RankServer(new RankSpec(1, "java", LAYOUT, 4, 6), "java", pool, () -> { });
 
-    private JsonNode answer(String line) throws Exception {
-        return JSON.readTree(server.answer(line));
+    /** The rank's answer to {@code json} with {@code bytes}, both through the wire encoding. */
+    private ControlFrame exchange(String json, byte[] bytes) {
+        return wire(server.answer(wire(ControlFrame.of(json, bytes))));
     }
 
-    private void refused(String line, String error) throws Exception {
-        JsonNode reply = answer(line);
-        assertThat(reply.path("ok").asBoolean()).as(line).isFalse();
-        assertThat(reply.path("error").asText()).as(line).isEqualTo(error);
+    private JsonNode answer(String json) throws Exception {
+        return answer(json, null);
+    }
+
+    private JsonNode answer(String json, byte[] bytes) throws Exception {
+        return JSON.readTree(exchange(json, bytes).json());
+    }
+
+    private void refused(String json, String error) throws Exception {
+        refused(json, null, error);
+    }
+
+    private void refused(String json, byte[] bytes, String error) throws Exception {
+        JsonNode reply = answer(json, bytes);
+        assertThat(reply.path("ok").asBoolean()).as(json).isFalse();
+        assertThat(reply.path("error").asText()).as(json).isEqualTo(error);
+    }
+
+    /** {@code frame} encoded and decoded again, as the other side reads it. */
+    private static ControlFrame wire(ControlFrame frame) {
+        ByteBuf buf = frame.encode(UnpooledByteBufAllocator.DEFAULT);
+        try {
+            assertThat(buf.readInt()).as("the length prefix").isEqualTo(buf.readableBytes());
+            return ControlFrame.decode(buf);
+        } finally {
+            buf.release();
+        }
     }
 
     @Test
@@ -42,24 +68,47 @@ class RankServerTest {
         refused("{\"id\":3,\"op\":\"read\",\"layer\":0,\"component\":\"MLA\",\"offset\":0,\"length\":-1}", "rank 1: length -1 is not a byte count");
         refused("{\"id\":4,\"op\":\"read\",\"layer\":0,\"component\":\"MLA\",\"offset\":" + (6L * mla - 2) + ",\"length\":4}",
                 "rank 1: pool mla layer 0: bytes [" + (6L * mla - 2) + ", " + (6L * mla + 2) + ") lie outside [0, " + 6L * mla + ")");
-        refused("{\"id\":5,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0],\"bytes\":\"AAAA\"}",
+        refused("{\"id\":5,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0]}", new byte[3],
                 "rank 1: pool: 3 bytes for 1 pages of " + mla + " bytes");
+        refused("{\"id\":11,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0]}", "rank 1: the request carries no bytes");
         byte[] two = new byte[2 * mla];
         java.util.Arrays.fill(two, (byte) 5);
-        refused("{\"id\":6,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0,99],\"bytes\":\"" + Base64.getEncoder().encodeToString(two) + "\"}",
+        refused("{\"id\":6,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[0,99]}", two,
                 "rank 1: pool: entry 1 names page 99, outside [0, 6)");
         refused("{\"id\":10,\"op\":\"pages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[5,6]}", "rank 1: pool: entry 1 names page 6, outside [0, 6)");
         assertThat(pool.readPage(0, KvComponent.MLA, 0)).as("nothing of a refused writePages is written").containsOnly(0);
         assertThat(answer("not json").path("error").asText()).startsWith("rank 1: ");
 
-        JsonNode written = answer("{\"id\":7,\"op\":\"writePages\",\"layer\":1,\"component\":\"MLA\",\"pages\":[3,1],\"bytes\":\""
-                + Base64.getEncoder().encodeToString(two) + "\"}");
+        JsonNode written = answer("{\"id\":7,\"op\":\"writePages\",\"layer\":1,\"component\":\"MLA\",\"pages\":[3,1]}", two);
         assertThat(written.path("ok").asBoolean()).as("the rank keeps serving").isTrue();
         assertThat(written.path("id").asLong()).isEqualTo(7);
-        JsonNode read = answer("{\"id\":8,\"op\":\"pages\",\"layer\":1,\"component\":\"MLA\",\"pages\":[1,3]}");
-        assertThat(Base64.getDecoder().decode(read.path("bytes").asText())).isEqualTo(two);
+        ControlFrame read = exchange("{\"id\":8,\"op\":\"pages\",\"layer\":1,\"component\":\"MLA\",\"pages\":[1,3]}", null);
+        assertThat(read.bytes()).as("the pages, raw in the reply frame").isEqualTo(two);
         JsonNode hello = answer("{\"id\":9,\"op\":\"hello\"}");
         assertThat(hello.path("memory").asText()).isEqualTo("java");
         assertThat(hello.path("shared").asBoolean()).isFalse();
+    }
+
+    @Test
+    void bytesThatFailTheirChecksumAreRefusedAndNothingIsWritten() throws Exception {
+        int mla = pool.pageBytes(KvComponent.MLA);
+        byte[] page = new byte[mla];
+        java.util.Arrays.fill(page, (byte) 9);
+        ByteBuf buf = ControlFrame.of("{\"id\":12,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[2]}", page)
+                .encode(UnpooledByteBufAllocator.DEFAULT);
+        try {
+            buf.setByte(buf.writerIndex() - 1, 8); // one byte of the run changed on the way
+            buf.readInt();
+            ControlFrame damaged = ControlFrame.decode(buf);
+            assertThat(damaged.bytes()).as("damaged bytes are never handed on").isNull();
+            JsonNode reply = JSON.readTree(server.answer(damaged).json());
+            assertThat(reply.path("ok").asBoolean()).isFalse();
+            assertThat(reply.path("error").asText()).startsWith("rank 1: writePages 12 dropped: the " + mla + " bytes have CRC32C ")
+                    .contains(", the frame says ");
+        } finally {
+            buf.release();
+        }
+        assertThat(pool.readPage(0, KvComponent.MLA, 2)).as("nothing of it is written").containsOnly(0);
+        assertThat(answer("{\"id\":13,\"op\":\"hello\"}").path("ok").asBoolean()).as("the rank keeps serving").isTrue();
     }
 }
