@@ -20,6 +20,7 @@ import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
+import org.kvflow.core.Failures;
 import org.kvflow.pages.MemoryUnavailableException;
 
 /**
@@ -45,7 +46,7 @@ public final class CudaDevice {
             cuInit(0);
             cuDeviceGet(device, ordinal);
         } catch (Throwable e) { // UnsatisfiedLinkError without libcuda, CudaException without a device
-            throw new MemoryUnavailableException("cuda", "no CUDA driver or device " + ordinal + " (" + e + ")", e);
+            throw new MemoryUnavailableException("cuda", "no CUDA driver or device " + ordinal + " (" + Failures.brief(e) + ")", e);
         }
         try {
             byte[] text = new byte[256];

@@ -19,6 +19,7 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.JCudaDriver;
 import org.kvflow.kernels.aparapi.Twin;
 import org.kvflow.kernels.aparapi.Twins;
+import org.kvflow.core.Failures;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.KernelBackend;
@@ -63,7 +64,7 @@ public final class CudaBackend implements KernelBackend {
                 unavailable = "the CUDA driver lists no device";
             }
         } catch (Throwable e) { // UnsatisfiedLinkError without libcuda.so.1, CudaException without a device
-            unavailable = "no CUDA driver (" + e + ")";
+            unavailable = "no CUDA driver (" + Failures.brief(e) + ")";
         }
     }
 

@@ -108,6 +108,11 @@ class DemoTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
         assertThat(r.err()).as("no CUDA GPU on this machine").startsWith("kvflow: --backend: 1 problem: [device=cuda: no kernel device 'cuda': found [java");
+        assertThat(r.err().lines()).as("one line, the driver named by the first line of its error: " + r.err()).singleElement().asString()
+                .containsPattern("cuda: no CUDA driver \\([A-Za-z]+: [^)]*\\)");
+        Cli.Result unknown = Cli.run("demo", "--backend", "tpu");
+        assertThat(unknown.exit()).isEqualTo(2);
+        assertThat(unknown.err().lines()).as(unknown.err()).hasSize(1);
         Cli.Result absent = Cli.run("demo", "--backend", "opencl:99");
         assertThat(absent.exit()).isEqualTo(2);
         assertThat(absent.err()).contains("device=opencl:99: no kernel device 'opencl:99': found [");

@@ -8,6 +8,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.kvflow.core.Failures;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionProfile;
@@ -50,7 +51,7 @@ public final class AparapiBackend implements KernelBackend {
                 unavailable = "no OpenCL platform lists a device (install an ICD such as pocl-opencl-icd)";
             }
         } catch (Throwable e) { // a missing libOpenCL surfaces as UnsatisfiedLinkError
-            unavailable = "OpenCL cannot be loaded: " + e;
+            unavailable = "OpenCL cannot be loaded: " + Failures.brief(e);
         }
     }
 
