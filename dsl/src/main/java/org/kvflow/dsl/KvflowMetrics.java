@@ -30,7 +30,8 @@ final class KvflowMetrics {
     /** What every meter of the run carries: the pipeline's name and the layout. */
     private final Tags tags;
     /** The run's gauges: one set per pipeline and layout, replaced by the next run's. */
-    private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.peak", "kvflow.journal.pages",
+    private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.cached", "kvflow.pages.free", "kvflow.pages.peak",
+            "kvflow.journal.pages",
             "kvflow.materialized.peak.bytes", "kvflow.pages.host.bytes");
     /** The stages that move page bytes, as the {@code stage} tag of {@code kvflow.pages.host.bytes}, and where other threads' bytes go. */
     private static final List<String> TRAFFIC_STAGES = List.of(OwnerWriteOperator.STAGE, MaterializeOperator.STAGE, HiCacheBackupOperator.STAGE, TransferBackend.STAGE,
@@ -80,8 +81,16 @@ final class KvflowMetrics {
         }
         for (int r = 0; r < group.config().cpSize(); r++) {
             int rank = r;
-            Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank)).description("physical pages held on one rank")
+            // three that add up to the rank's pool: held by requests, held by the prefix cache, free
+            Gauge.builder("kvflow.pages.inuse", group, g -> g.physicalPagesOnRank(rank) - g.cachedPagesOnRank(rank))
+                    .description("physical pages requests hold on one rank (cached prefix pages are kvflow.pages.cached)")
                     .tag("rank", Integer.toString(r)).tags(tags).strongReference(true).register(registry);
+            Gauge.builder("kvflow.pages.cached", group, g -> g.cachedPagesOnRank(rank))
+                    .description("physical pages the device prefix cache holds on one rank, evictable unless a request uses them")
+                    .tag("rank", Integer.toString(r)).tags(tags).strongReference(true).register(registry);
+            Gauge.builder("kvflow.pages.free", group, g -> g.capacity().pagesPerRank() - g.physicalPagesOnRank(rank))
+                    .description("physical pages free on one rank").tag("rank", Integer.toString(r)).tags(tags).strongReference(true)
+                    .register(registry);
         }
         Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).description("most physical pages held at once, all ranks")
                 .tags(tags).strongReference(true).register(registry);

@@ -227,6 +227,17 @@ public class DslTest {
         assertThat(registry.get("kvflow.transfer.latency").timer().count()).isPositive();
         assertThat(registry.get("kvflow.tokens").counter().count()).isEqualTo(reqs.stream().limit(10).mapToInt(PrefillRequest::seqLen).sum());
         assertThat(registry.find("kvflow.pages.inuse").gauges()).as("one per rank, readable after the run").hasSize(4);
+        double cached = 0;
+        for (int r = 0; r < 4; r++) {
+            String rank = Integer.toString(r);
+            double inUse = registry.get("kvflow.pages.inuse").tag("rank", rank).gauge().value();
+            double held = registry.get("kvflow.pages.cached").tag("rank", rank).gauge().value();
+            double free = registry.get("kvflow.pages.free").tag("rank", rank).gauge().value();
+            assertThat(inUse).as("rank %s: no request holds a page once the run ended", rank).isZero();
+            assertThat(inUse + held + free).as("rank %s: the three add up to its pool", rank).isEqualTo(64);
+            cached += held;
+        }
+        assertThat(cached).as("finished requests' full pages stay as prefix cache, counted as cached, not in use").isPositive();
         assertThat(registry.get("kvflow.pages.peak").gauge().value()).isPositive();
         assertThat(registry.find("kvflow.pages.host.bytes").gauges()).as("one per page-moving stage, none per run")
                 .extracting(g -> g.getId().getTag("stage")).containsExactlyInAnyOrder("write", "materialize", "backup", "transfer", "unattributed");

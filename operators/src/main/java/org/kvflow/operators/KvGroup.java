@@ -266,6 +266,16 @@ public final class KvGroup implements AutoCloseable {
         return accounting.reservedPages();
     }
 
+    /**
+     * Physical pages the device prefix cache holds on one rank (part of {@link #physicalPagesOnRank}).
+     *
+     * @param rank the CP rank
+     * @return pages (0 without prefix caching)
+     */
+    public int cachedPagesOnRank(int rank) {
+        return accounting.cachedPagesOnRank(rank);
+    }
+
     /** {@return pages held by the device prefix cache (0 without prefix caching)} */
     public int cachedPages() {
         return accounting.cachedPages();

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
+import org.kvflow.core.pool.PoolLayout;
 
 /**
  * One CP group's page accounting (contract §4.4, §6.1): the pools' free pages, the requests that
@@ -207,6 +208,23 @@ final class PageAccounting {
 
     synchronized int cachedPages() {
         return prefix == null ? 0 : prefix.size();
+    }
+
+    /** Physical pages the prefix cache holds on {@code rank}: each cached page's owner's, or every rank's when replicated. */
+    synchronized int cachedPagesOnRank(int rank) {
+        if (prefix == null) {
+            return 0;
+        }
+        if (pools.layout() == PoolLayout.REPLICATED) {
+            return prefix.size();
+        }
+        int held = 0;
+        for (int page : prefix.pages()) {
+            if (pools.ownership().owner(page) == rank) {
+                held++;
+            }
+        }
+        return held;
     }
 
     Runnable onPagesFreed(Runnable listener) {
