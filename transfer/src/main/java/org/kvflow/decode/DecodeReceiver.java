@@ -103,16 +103,20 @@ public final class DecodeReceiver {
      * Opens a request of {@code pageCount} decode pages sent by {@code senders} prefill ranks.
      *
      * @throws TransferRejectedException if it is open already, or a count is outside its range
+     * @throws DecodePoolFullException if the pool has fewer free pages than it needs now
      */
     public synchronized long[] open(String requestId, int pageCount, int senders) {
         if (sessions.containsKey(requestId)) {
-            throw new TransferRejectedException(requestId, "already open");
+            throw new TransferRejectedException(requestId, "a request of that id is open already (ids are unique among open requests, across clients)");
         }
         if (pageCount < 1 || pageCount > allocator.usablePages()) {
             throw new TransferRejectedException(requestId, pageCount + " pages outside [1, " + allocator.usablePages() + "]");
         }
         if (senders < 1) {
             throw new TransferRejectedException(requestId, senders + " senders; at least 1");
+        }
+        if (pageCount > allocator.freePages()) {
+            throw new DecodePoolFullException(requestId, pageCount, allocator.freePages());
         }
         long[] pages = java.util.Arrays.stream(allocator.allocate(pageCount)).asLongStream().toArray();
         sessions.put(requestId, new Session(pages, senders));

@@ -65,7 +65,13 @@ class DecodeReceiverTest {
         receiver.complete("a", 1);
         assertThatThrownBy(() -> receiver.complete("a", 1)).hasMessage("transfer of request a rejected: rank 1 completed twice");
         assertThatThrownBy(() -> receiver.complete("b", 0)).isInstanceOf(TransferRejectedException.class);
-        assertThatThrownBy(() -> receiver.open("a", 1, 1)).hasMessage("transfer of request a rejected: already open");
+        assertThatThrownBy(() -> receiver.open("a", 1, 1)).isInstanceOf(TransferRejectedException.class).hasMessage(
+                "transfer of request a rejected: a request of that id is open already (ids are unique among open requests, across clients)");
+        receiver.open("big", 5, 1);
+        assertThatThrownBy(() -> receiver.open("more", 1, 1)).isInstanceOf(DecodePoolFullException.class)
+                .hasMessage("request more needs 1 decode pages; the pool has 0 free");
+        assertThat(receiver.openSessions()).as("the refused request holds nothing").isEqualTo(2);
+        receiver.release("big");
         assertThat(receiver.pagesInUse()).isEqualTo(2);
         receiver.release("a");
         assertThat(receiver.pagesInUse()).isZero();

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.decode.DecodePoolFullException;
 import org.kvflow.decode.TransferRejectedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,16 +80,6 @@ public final class DecodeServer implements AutoCloseable {
                 throw new IllegalArgumentException("decode server limits handshake=" + handshake + " idle=" + idle + " maxConnections="
                         + maxConnections + ": durations must be positive and the cap at least 1");
             }
-        }
-    }
-
-    /** A frame refused with a protocol code; the message goes to the peer and the log. */
-    private static final class Refusal extends RuntimeException {
-        final String code;
-
-        Refusal(String code, String message) {
-            super(message, null, false, false);
-            this.code = code;
         }
     }
 
@@ -320,17 +311,21 @@ public final class DecodeServer implements AutoCloseable {
                     default -> throw new Refusal("E-PD-0", "unknown frame type " + type);
                 };
             } catch (Refusal e) {
-                return refuse(e.code, e.getMessage());
-            } catch (TransferRejectedException e) {
-                return refuse("E-PD-PAGE", e.getMessage());
+                return refuse(e.code, e.getMessage(), e.getMessage());
+            } catch (TransferRejectedException e) { // the requester knows its request: the reason alone goes back, the log names it
+                return refuse("E-PD-PAGE", e.getMessage(), e.reason());
+            } catch (DecodePoolFullException e) {
+                return refuse("E-PD-POOL", e.getMessage(), e.reason());
             } catch (RuntimeException e) { // a frame shorter than its fields (BufferUnderflowException, IndexOutOfBoundsException)
-                return refuse("E-PD-0", "malformed frame: " + (e.getMessage() == null ? "fields run past its end" : e.getMessage()));
+                String why = "malformed frame: " + (e.getMessage() == null ? "fields run past its end" : e.getMessage());
+                return refuse("E-PD-0", why, why);
             }
         }
 
-        private byte[] refuse(String code, String reason) {
-            refusals.refused(peer, code, reason);
-            return Frames.reject(code, reason);
+        /** Logs {@code logged} and answers {@code sent}. */
+        private byte[] refuse(String code, String logged, String sent) {
+            refusals.refused(peer, code, logged);
+            return Frames.reject(code, sent);
         }
 
         /** {@code id}, if this connection's client opened it; a request another client opened is refused. */

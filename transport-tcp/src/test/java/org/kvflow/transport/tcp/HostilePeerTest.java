@@ -49,19 +49,23 @@ class HostilePeerTest {
             assertRefused(peer.exchange(pagesHeader(1, "a", 0, d[0], 0x7FFFFFFF)), "E-PD-0",
                     "malformed PAGES frame: a run of 2147483647 pages (request a may name at most 3, 0 checksums fit the frame)");
             assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("a").i32(0x7FFFFFFF).bytes()), "E-PD-PAGE",
-                    "transfer of request a rejected: completion from rank 2147483647, outside [0, 2)");
+                    "completion from rank 2147483647, outside [0, 2)");
             assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("b").i32(0x7FFFFFFF).i32(1).bytes()), "E-PD-PAGE",
-                    "transfer of request b rejected: 2147483647 pages outside [1, 63]");
+                    "2147483647 pages outside [1, 63]");
             assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("b").i32(1).i32(9).bytes()), "E-PD-PAGE",
-                    "transfer of request b rejected: 9 senders outside [1, 2] (the prefill's CP size)");
+                    "9 senders outside [1, 2] (the prefill's CP size)");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("a").i32(1).i32(1).bytes()), "E-PD-PAGE",
+                    "a request of that id is open already (ids are unique among open requests, across clients)");
+            assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("c").i32(61).i32(1).bytes()), "E-PD-POOL",
+                    "61 decode pages needed; the pool has 60 free");
             assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).i32(10_000).bytes()), "E-PD-0",
                     "malformed frame: a request id of 10000 bytes (at most 256)");
             byte[] empty = {0, 0, 0, 0};
             assertRefused(peer.exchange(empty), "E-PD-0", "empty frame");
             assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 4).i32(3).bytes()), "E-PD-0",
                     "malformed frame: string of 3 bytes in a frame with 0 left");
-            assertThat(receiver.openSessions()).isEqualTo(1);
-            assertThat(server.refusals()).isEqualTo(8);
+            assertThat(receiver.openSessions()).as("the refused OPENs hold nothing").isEqualTo(1);
+            assertThat(server.refusals()).as("every refusal counted, the pool-full one included").isEqualTo(10);
             // the connection still serves
             assertThat(peer.exchange(new Frames.Writer(Frames.STATS, 0).bytes()).type()).isEqualTo(Frames.STATISTICS);
         }
