@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.kvflow.core.json.MalformedInputException;
+import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.transport.tcp.DecodeServer;
 import org.kvflow.transport.tcp.DecodeServerMain;
@@ -45,15 +46,36 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus text) on the --bind address at PORT"
             + " (0: any free port, named in the ready line)") Integer metricsPort;
 
+    /** The server's bounds: a model layer count and widths a decode instance could hold, on this JVM's heap. */
+    static final int MAX_LAYERS = 1024;
+    static final int MAX_PAGE_SIZE = 1024;
+    static final int MAX_WIDTH = 65_536;
+    static final int MAX_STATS_SECONDS = 86_400;
+
     @Override
     public Integer call() {
+        Flags.within("--port", port, 0, 65_535);
+        Flags.within("--pages", pages, 1, Integer.MAX_VALUE);
+        Flags.within("--page-size", pageSize, 1, MAX_PAGE_SIZE);
+        Flags.within("--layers", layers, 0, MAX_LAYERS);
+        Flags.within("--latent", latent, 1, MAX_WIDTH);
+        Flags.within("--rope", rope, 0, MAX_WIDTH);
+        Flags.within("--index", index, 1, MAX_WIDTH);
+        Flags.within("--stats-interval-s", statsSeconds, 0, MAX_STATS_SECONDS);
+        if (metricsPort != null) {
+            Flags.within("--metrics-port", metricsPort, 0, 65_535);
+        }
+        KvLayout layout = DecodeServerMain.layout(layers, latent, rope, index, dtype);
+        if (layout != null) {
+            fitsTheHeap(layout);
+        }
         int given = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsClientCa != null ? 1 : 0);
         if (given != 0 && given != 3) {
             throw new MalformedInputException("--tls-cert", "give --tls-cert, --tls-key and --tls-client-ca together");
         }
         TransferTls tls = given == 3 ? new TransferTls(tlsCert, tlsKey, tlsClientCa) : null;
         DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections);
-        DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, DecodeServerMain.layout(layers, latent, rope, index, dtype));
+        DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, layout);
         java.io.PrintStream out = System.out;
         try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls);
              MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(meters(server), bind, metricsPort)) {
@@ -73,6 +95,23 @@ final class DecodeServerCommand implements Callable<Integer> {
             ticks.shutdownNow();
         }
         return KvflowCli.EXIT_OK;
+    }
+
+    /**
+     * Refuses a pool the server could not allocate: a layer's buffer over 2 GiB, or all layers over
+     * this JVM's heap, before anything is allocated.
+     */
+    private void fitsTheHeap(KvLayout layout) {
+        long widest = Math.max(layout.mlaPageBytes(pageSize), layout.indexPageBytes(pageSize));
+        if ((long) pages * widest > Integer.MAX_VALUE) {
+            throw new MalformedInputException("--pages", pages + " pages of " + widest + " bytes make a layer buffer over 2 GiB");
+        }
+        long total = (long) layers * pages * (layout.mlaPageBytes(pageSize) + layout.indexPageBytes(pageSize));
+        long heap = Runtime.getRuntime().maxMemory();
+        if (total > heap) {
+            throw new MalformedInputException("--layers", layers + " layers of " + pages + " pages need " + total + " bytes; this JVM's heap holds at most "
+                    + heap + " (fewer --pages or --layers, or a larger -Xmx)");
+        }
     }
 
     /** The server's statistics as Prometheus meters, read when scraped. */

@@ -62,21 +62,15 @@ final class DemoCommand implements Callable<Integer> {
     static final int MAX_REQUESTS = 100_000;
     static final int MAX_LEN = 131_072;
 
-    private static void within(String flag, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw new org.kvflow.core.json.MalformedInputException(flag, "must be in [" + min + ", " + max + "], was " + value);
-        }
-    }
-
     @Override
     public Integer call() throws Exception {
-        within("--cp", cp, 2, MAX_CP);
-        within("--requests", requests, 1, MAX_REQUESTS);
-        within("--max-len", maxLen, 1, MAX_LEN);
+        Flags.within("--cp", cp, 2, MAX_CP);
+        Flags.within("--requests", requests, 1, MAX_REQUESTS);
+        Flags.within("--max-len", maxLen, 1, MAX_LEN);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        within("--host-bytes", hostBytes, 1, Long.MAX_VALUE);
+        Flags.within("--host-bytes", hostBytes, 1, Long.MAX_VALUE);
         if (metricsPort != null) {
-            within("--metrics-port", metricsPort, 0, 65_535);
+            Flags.within("--metrics-port", metricsPort, 0, 65_535);
         }
         if (reportDir != null) { // before the run, not after it: a folder that cannot be made costs nothing
             try {

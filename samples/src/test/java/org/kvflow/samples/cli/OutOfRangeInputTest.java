@@ -22,6 +22,12 @@ class OutOfRangeInputTest {
             demo --metrics-port 70000                 | kvflow: --metrics-port: must be in [0, 65535], was 70000
             decode-server --bind 0.0.0.0              | kvflow: decode server on 0.0.0.0: an address beyond loopback needs mutual TLS (the server's certificate and key, and the CA that signs the prefill clients' certificates)
             decode-server --tls-cert a.pem            | kvflow: --tls-cert: give --tls-cert, --tls-key and --tls-client-ca together
+            decode-server --pages 0                   | kvflow: --pages: must be in [1, 2147483647], was 0
+            decode-server --pages 2147483647          | kvflow: --pages: 2147483647 pages of 41984 bytes make a layer buffer over 2 GiB
+            decode-server --layers 100000             | kvflow: --layers: must be in [0, 1024], was 100000
+            decode-server --page-size 0               | kvflow: --page-size: must be in [1, 1024], was 0
+            decode-server --stats-interval-s -1       | kvflow: --stats-interval-s: must be in [0, 86400], was -1
+            decode-server --port 70000                | kvflow: --port: must be in [0, 65535], was 70000
             decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64: durations must be positive and the cap at least 1
             """)
     void refusedWithTheLimitInTheMessage(String command, String expected) {
@@ -29,6 +35,15 @@ class OutOfRangeInputTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
         assertThat(r.err()).isEqualTo(expected + System.lineSeparator());
+    }
+
+    @Test
+    void aDecodePoolLargerThanTheHeapIsRefusedBeforeItIsAllocated() {
+        Cli.Result r = Cli.run("decode-server", "--layers", "1024", "--pages", "50000");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).startsWith("kvflow: --layers: 1024 layers of 50000 pages need ").contains("; this JVM's heap holds at most ")
+                .endsWith(" (fewer --pages or --layers, or a larger -Xmx)" + System.lineSeparator());
     }
 
     @Test
