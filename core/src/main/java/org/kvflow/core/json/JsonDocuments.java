@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -57,15 +58,23 @@ public final class JsonDocuments {
 
     private static JsonNode parseFile(Path file, boolean yaml) {
         if (Files.isDirectory(file)) {
-            throw new MalformedInputException("$", file + " is a directory, not a file");
+            throw new MalformedInputException("$", shown(file) + " is a directory, not a file");
         }
         try (InputStream in = Files.newInputStream(file)) {
             return yaml ? parse(YAML, in, "YAML") : parse(JSON, in, "JSON");
         } catch (NoSuchFileException e) {
-            throw new MalformedInputException("$", "no such file: " + file);
+            throw new MalformedInputException("$", "no such file: " + shown(file));
+        } catch (FileSystemException e) { // a name too long, no permission, a file where a folder belongs: the input's fault
+            throw new MalformedInputException("$", "cannot read " + shown(file) + ": " + e.getReason());
         } catch (IOException e) {
-            throw new UncheckedIOException("reading " + file, e);
+            throw new UncheckedIOException("reading " + shown(file), e);
         }
+    }
+
+    /** {@code file} as a message shows it: whole up to 200 characters, else its start and its length. */
+    static String shown(Path file) {
+        String name = file.toString();
+        return name.length() <= 200 ? name : name.substring(0, 60) + "… (a path of " + name.length() + " characters)";
     }
 
     private static JsonNode parse(ObjectMapper mapper, InputStream in, String format) {

@@ -129,6 +129,13 @@ class MalformedInputTest {
     }
 
     @Test
+    void aPathTooLongToOpenIsMalformedInputShownByItsStart() {
+        String name = "a".repeat(100_000);
+        assertMalformed(Cli.run("validate-config", "--config", name),
+                "kvflow: $: cannot read " + "a".repeat(60) + "… (a path of 100000 characters): File name too long");
+    }
+
+    @Test
     void missingFileAndMissingOption() {
         assertMalformed(Cli.run("simulate", "--scenario", dir.resolve("nope.json").toString()),
                 "kvflow: $: no such file: " + dir.resolve("nope.json"));
