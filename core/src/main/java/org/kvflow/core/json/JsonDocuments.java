@@ -56,11 +56,19 @@ public final class JsonDocuments {
         return parseFile(file, name.endsWith(".yaml") || name.endsWith(".yml"));
     }
 
+    /** The largest YAML document read: configs are a few kilobytes, and the parser slows down sharply on huge scalars. */
+    public static final long MAX_YAML_BYTES = 1 << 20;
+
     private static JsonNode parseFile(Path file, boolean yaml) {
         if (Files.isDirectory(file)) {
             throw new MalformedInputException("$", shown(file) + " is a directory, not a file");
         }
         try (InputStream in = Files.newInputStream(file)) {
+            long size = Files.size(file);
+            if (yaml && size > MAX_YAML_BYTES) { // the YAML parser's time grows faster than the document: refuse before it starts
+                throw new MalformedInputException("$", shown(file) + " is " + size + " bytes; a YAML document is at most " + MAX_YAML_BYTES
+                        + " (a config needs far less)");
+            }
             return yaml ? parse(YAML, in, "YAML") : parse(JSON, in, "JSON");
         } catch (NoSuchFileException e) {
             throw new MalformedInputException("$", "no such file: " + shown(file));

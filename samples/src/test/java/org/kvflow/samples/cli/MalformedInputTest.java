@@ -136,6 +136,15 @@ class MalformedInputTest {
     }
 
     @Test
+    void aYamlConfigOverOneMebibyteIsRefusedBeforeItIsParsed() throws Exception {
+        java.nio.file.Path huge = dir.resolve("huge.yaml");
+        java.nio.file.Files.writeString(huge, "cp: \"" + "x".repeat(1 << 20) + "\"\n");
+        long size = java.nio.file.Files.size(huge);
+        assertMalformed(Cli.run("validate-config", "--config", huge.toString()),
+                "kvflow: $: " + huge + " is " + size + " bytes; a YAML document is at most 1048576 (a config needs far less)");
+    }
+
+    @Test
     void missingFileAndMissingOption() {
         assertMalformed(Cli.run("simulate", "--scenario", dir.resolve("nope.json").toString()),
                 "kvflow: $: no such file: " + dir.resolve("nope.json"));
