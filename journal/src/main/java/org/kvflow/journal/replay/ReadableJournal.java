@@ -61,7 +61,7 @@ final class ReadableJournal implements AutoCloseable {
             if (damaged.isEmpty()) {
                 return new ReadableJournal(journal, null, List.of(), false);
             }
-            Path copy = Files.createTempDirectory("kvflow-replay-");
+            Path copy = ReplayCopies.create(Path.of(System.getProperty("java.io.tmpdir")));
             // a cycle left out (nothing intact in it): the table store names it still, so Chronicle must rebuild its own listing,
             // which only a writable queue does; a writable queue may mark cycles' ends, so the intact files are copied, not linked
             boolean leftOut = damaged.stream().anyMatch(s -> s.intactEnd() == 0);
