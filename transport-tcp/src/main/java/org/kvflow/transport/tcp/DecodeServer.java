@@ -441,7 +441,12 @@ public final class DecodeServer implements AutoCloseable {
             int rank = in.readIntLE();
             long dstStart = in.readLongLE();
             int length = in.readIntLE();
-            boolean hasData = in.readByte() == 1;
+            int flag = in.readByte();
+            KvLayout layout = receiver.layout();
+            if (flag != (layout == null ? 0 : 1)) { // pages with no bytes would read as written
+                throw new Refusal("E-PD-0", "malformed PAGES frame: data flag " + flag + "; this decode side takes " + (layout == null ? "0 (pages only)" : "1 (with bytes)"));
+            }
+            boolean hasData = flag == 1;
             int bound = receiver.pageCount(id) > 0 ? receiver.pageCount(id) : receiver.capacityPages();
             if (length < 1 || length > bound || 4L * length > in.readableBytes()) {
                 throw new Refusal("E-PD-0", "malformed PAGES frame: a run of " + length + " pages (request " + id + " may name at most "
@@ -455,7 +460,6 @@ public final class DecodeServer implements AutoCloseable {
             for (int k = 0; k < length; k++) {
                 dst[k] = dstStart + k;
             }
-            KvLayout layout = receiver.layout();
             long dataBytes = !hasData || layout == null ? 0
                     : (long) layers * length * (layout.mlaPageBytes(receiver.pageSize()) + layout.indexPageBytes(receiver.pageSize()));
             if (in.readableBytes() != dataBytes) {

@@ -33,8 +33,12 @@ class HostilePeerTest {
 
     /** A PAGES frame header with whatever lengths the attacker chose, and nothing behind it. */
     private static byte[] pagesHeader(int idLength, String id, int rank, long dst, int length) {
+        return pagesHeader(idLength, id, rank, dst, length, 1);
+    }
+
+    private static byte[] pagesHeader(int idLength, String id, int rank, long dst, int length, int dataFlag) {
         ByteBuffer b = ByteBuffer.allocate(4 + 1 + 4 + id.length() + 4 + 8 + 4 + 1).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(b.capacity() - 4).put(Frames.PAGES).putInt(idLength).put(id.getBytes()).putInt(rank).putLong(dst).putInt(length).put((byte) 1);
+        b.putInt(b.capacity() - 4).put(Frames.PAGES).putInt(idLength).put(id.getBytes()).putInt(rank).putLong(dst).putInt(length).put((byte) dataFlag);
         return b.array();
     }
 
@@ -46,6 +50,11 @@ class HostilePeerTest {
             long[] d = peer.open("a", 3, 2);
             assertRefused(peer.exchange(pagesHeader(0x7FFFFFF0, "a", 0, d[0], 1)), "E-PD-0",
                     "malformed PAGES frame: a request id of 2147483632 bytes (at most 256, 18 left in the frame)");
+            for (int flag : new int[] {0, 2}) { // without bytes, positions would read as written
+                assertRefused(peer.exchange(pagesHeader(1, "a", 0, d[0], 1, flag)), "E-PD-0",
+                        "malformed PAGES frame: data flag " + flag + "; this decode side takes 1 (with bytes)");
+            }
+            assertThat(receiver.writtenPages("a")).as("nothing marked written").isZero();
             assertRefused(peer.exchange(pagesHeader(1, "a", 0, d[0], 0x7FFFFFFF)), "E-PD-0",
                     "malformed PAGES frame: a run of 2147483647 pages (request a may name at most 3, 0 checksums fit the frame)");
             assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("a").i32(0x7FFFFFFF).bytes()), "E-PD-PAGE",
@@ -65,7 +74,7 @@ class HostilePeerTest {
             assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 4).i32(3).bytes()), "E-PD-0",
                     "malformed frame: string of 3 bytes in a frame with 0 left");
             assertThat(receiver.openSessions()).as("the refused OPENs hold nothing").isEqualTo(1);
-            assertThat(server.refusals()).as("every refusal counted, the pool-full one included").isEqualTo(10);
+            assertThat(server.refusals()).as("every refusal counted, the pool-full one included").isEqualTo(12);
             // the connection still serves
             assertThat(peer.exchange(new Frames.Writer(Frames.STATS, 0).bytes()).type()).isEqualTo(Frames.STATISTICS);
         }
