@@ -32,6 +32,8 @@ final class RankChannel implements AutoCloseable {
     private static final reactor.netty.resources.LoopResources LOOPS = reactor.netty.resources.LoopResources.create("kvflow-rank-control", 2, true);
 
     private final int rank;
+    /** What every request carries: the secret the rank was started with. */
+    private final String token;
     private final Duration timeout;
     private final Connection connection;
     private final Map<Long, MonoSink<Reply>> pending = new ConcurrentHashMap<>();
@@ -39,8 +41,9 @@ final class RankChannel implements AutoCloseable {
     private final Consumer<String> onLost;
     private volatile boolean closed;
 
-    private RankChannel(int rank, Duration timeout, Connection connection, Consumer<String> onLost) {
+    private RankChannel(int rank, String token, Duration timeout, Connection connection, Consumer<String> onLost) {
         this.rank = rank;
+        this.token = token;
         this.timeout = timeout;
         this.connection = connection;
         this.onLost = onLost;
@@ -50,11 +53,11 @@ final class RankChannel implements AutoCloseable {
     }
 
     /** Connects to rank {@code rank} listening on {@code port}; {@code onLost} hears why, once, if the connection goes. */
-    static Mono<RankChannel> connect(int rank, int port, Duration timeout, Consumer<String> onLost) {
+    static Mono<RankChannel> connect(int rank, int port, String token, Duration timeout, Consumer<String> onLost) {
         return TcpClient.create().runOn(LOOPS).host("127.0.0.1").port(port)
                 .doOnConnected(c -> c.addHandlerLast(ControlFrame.splitter()))
                 .connect().timeout(timeout)
-                .map(c -> new RankChannel(rank, timeout, c, onLost))
+                .map(c -> new RankChannel(rank, token, timeout, c, onLost))
                 .onErrorMap(e -> !(e instanceof RankLostException), e -> new RankLostException(rank, "no control connection (" + e + ")"));
     }
 
@@ -81,7 +84,7 @@ final class RankChannel implements AutoCloseable {
             long id = ids.incrementAndGet();
             pending.put(id, sink);
             sink.onDispose(() -> pending.remove(id));
-            ControlFrame frame = ControlFrame.of(request.put("id", id).toString(), bytes);
+            ControlFrame frame = ControlFrame.of(request.put("id", id).put("token", token).toString(), bytes);
             connection.outbound().send(Mono.fromSupplier(() -> frame.encode(connection.channel().alloc()))).then()
                     .subscribe(null, e -> sink.error(new RankLostException(rank, "a request could not be sent (" + e + ")")));
         }).timeout(timeout, Mono.defer(() -> {

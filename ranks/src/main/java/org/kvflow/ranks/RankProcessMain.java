@@ -19,6 +19,9 @@ import reactor.netty.tcp.TcpServer;
  * does not fit prints {@code RANK <r> FAILED <reason>} and exits with status 2.
  */
 public final class RankProcessMain {
+    /** The environment variable the coordinator hands the rank its token in (not an argument: other users can list those). */
+    static final String TOKEN_VARIABLE = "KVFLOW_RANK_TOKEN";
+
     private RankProcessMain() {}
 
     public static void main(String[] args) throws InterruptedException {
@@ -38,7 +41,13 @@ public final class RankProcessMain {
             System.exit(2);
             return;
         }
-        RankServer server = new RankServer(spec, selector, pool, done::countDown);
+        String token = System.getenv(TOKEN_VARIABLE);
+        if (token == null || token.isEmpty()) {
+            System.out.println("RANK " + spec.rank() + " FAILED no " + TOKEN_VARIABLE + " in the environment: a rank is started by its coordinator");
+            System.exit(2);
+            return;
+        }
+        RankServer server = new RankServer(spec, selector, pool, token, done::countDown);
         DisposableServer listening = TcpServer.create().host("127.0.0.1").port(0)
                 .doOnConnection(c -> c.addHandlerLast(ControlFrame.splitter()))
                 .handle((in, out) -> out.send(in.receive().map(frame -> server.answer(ControlFrame.decode(frame)).encode(out.alloc()))))

@@ -49,6 +49,8 @@ public final class RankProcesses implements AutoCloseable {
     private final PageMemory memory;
     /** How long a call may wait for its reply. */
     private final Duration timeout;
+    /** The secret every rank of these is started with and every request carries (random, never written anywhere else). */
+    private final String token = java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16));
     /** How long a rank process may take to listen after it is started. */
     private final Duration startTimeout;
     private final Rank[] ranks;
@@ -139,7 +141,10 @@ public final class RankProcesses implements AutoCloseable {
     private Rank launch(int rank) {
         Process process;
         try {
-            process = new ProcessBuilder(ChildJvm.command("1g", RankProcessMain.class, spec.forRank(rank).arguments())).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            ProcessBuilder builder = new ProcessBuilder(ChildJvm.command("1g", RankProcessMain.class, spec.forRank(rank).arguments()))
+                    .redirectError(ProcessBuilder.Redirect.DISCARD);
+            builder.environment().put(RankProcessMain.TOKEN_VARIABLE, token);
+            process = builder.start();
         } catch (IOException e) {
             throw new RankStartException(rank, "the process could not be started (" + e.getMessage() + ")");
         }
@@ -151,7 +156,7 @@ public final class RankProcesses implements AutoCloseable {
                         : "it said '" + line + "'");
             }
             int port = Integer.parseInt(line.substring(listening.length()).trim());
-            RankChannel channel = RankChannel.connect(rank, port, timeout, why -> loseByChannel(rank, why)).block(startTimeout);
+            RankChannel channel = RankChannel.connect(rank, port, token, timeout, why -> loseByChannel(rank, why)).block(startTimeout);
             JsonNode hello = java.util.Objects.requireNonNull(channel).call(JSON.createObjectNode().put("op", "hello")).block();
             return open(rank, process, channel, java.util.Objects.requireNonNull(hello));
         } catch (RuntimeException e) {

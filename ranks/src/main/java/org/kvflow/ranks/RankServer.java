@@ -3,6 +3,7 @@ package org.kvflow.ranks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.zip.CRC32C;
 import org.kvflow.pages.KvComponent;
@@ -16,7 +17,9 @@ import org.kvflow.pages.MissingCapabilityException;
  * shape and the handles that open it in place), {@code digest} (a page's CRC32C), the staged copies
  * where the coordinator cannot open the pool in place ({@code pages} and {@code read} send bytes,
  * {@code writePages} and {@code write} store them, raw in the frame behind their CRC32C) and
- * {@code exit}. A bad request, or one whose bytes fail their checksum, is answered with
+ * {@code exit}. Every request carries the coordinator's token; one without it is refused, so no
+ * other process on the host reads, writes or ends the pool. A bad request, a read larger than one
+ * frame, or bytes that fail their checksum are answered with
  * {@code ok: false} and the reason, and nothing of it is written; the rank keeps serving.
  * Thread-safe.
  */
@@ -27,14 +30,17 @@ final class RankServer {
     private final String memory;
     private final PageStore pool;
     private final Runnable exit;
+    private final byte[] token;
 
     /**
      * @param memory the rank's memory as resolved for it ({@code cuda:3} for {@code cuda:*}), told in {@code hello}
+     * @param token  what every request must carry: the coordinator's secret, so no other process on the host is served
      */
-    RankServer(RankSpec spec, String memory, PageStore pool, Runnable exit) {
+    RankServer(RankSpec spec, String memory, PageStore pool, String token, Runnable exit) {
         this.spec = spec;
         this.memory = memory;
         this.pool = pool;
+        this.token = token.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.exit = exit;
     }
 
@@ -45,6 +51,9 @@ final class RankServer {
         try {
             JsonNode request = JSON.readTree(frame.json());
             reply.set("id", request.path("id"));
+            if (!MessageDigest.isEqual(token, request.path("token").asText("").getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                throw new IllegalArgumentException("the request carries no valid token: this rank serves its coordinator alone");
+            }
             if (frame.damage() != null) {
                 throw new IllegalArgumentException(request.path("op").asText("a request") + " " + request.path("id") + " dropped: " + frame.damage());
             }
@@ -52,7 +61,7 @@ final class RankServer {
             switch (op) {
                 case "hello" -> hello(reply);
                 case "digest" -> reply.put("crc", digest(request));
-                case "pages" -> out = pool.readPages(layer(request), component(request), pages(request));
+                case "pages" -> out = readPages(request);
                 case "writePages" -> pool.writePages(layer(request), component(request), pages(request), bytes(frame));
                 case "read" -> out = read(request);
                 case "write" -> pool.writeBytes(layer(request), component(request), request.path("offset").asLong(-1), bytes(frame));
@@ -86,7 +95,24 @@ final class RankServer {
         if (length < 0) {
             throw new IllegalArgumentException("length " + request.path("length") + " is not a byte count");
         }
+        fitsAFrame(length);
         return pool.readBytes(layer(request), component(request), request.path("offset").asLong(-1), length);
+    }
+
+    /** The listed pages, refused before anything is allocated when they would not fit one frame. */
+    private byte[] readPages(JsonNode request) {
+        int layer = layer(request);
+        KvComponent component = component(request);
+        long[] pages = pages(request);
+        fitsAFrame((long) pages.length * pool.pageBytes(component));
+        return pool.readPages(layer, component, pages);
+    }
+
+    /** @throws IllegalArgumentException if {@code bytes} exceed what one reply frame carries */
+    private static void fitsAFrame(long bytes) {
+        if (bytes > StagedRankMemory.CHUNK) {
+            throw new IllegalArgumentException(bytes + " bytes asked for; one frame carries at most " + StagedRankMemory.CHUNK);
+        }
     }
 
     private int layer(JsonNode request) {

@@ -22,12 +22,18 @@ import org.kvflow.pages.PageStore;
  */
 class RankServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOKEN = "0123456789abcdef";
     private static final KvLayout LAYOUT = new KvLayout(new ModelShape("toy", ModelKind.TOY_MLA, 2, 16, 4, 8), KvDtype.FP8_E4M3);
     private final PageStore pool = PageStore.onHeap("pool", LAYOUT, 4, 6);
-    private final RankServer server = new RankServer(new RankSpec(1, "java", LAYOUT, 4, 6), "java", pool, () -> { });
+    private final RankServer server = new RankServer(new RankSpec(1, "java", LAYOUT, 4, 6), "java", pool, TOKEN, () -> { });
 
-    /** The rank's answer to {@code json} with {@code bytes}, both through the wire encoding. */
+    /** The rank's answer to {@code json} (the coordinator's token added) with {@code bytes}, both through the wire encoding. */
     private ControlFrame exchange(String json, byte[] bytes) {
+        return exchangeAs(json.replaceFirst("^\\{", "{\"token\":\"" + TOKEN + "\","), bytes);
+    }
+
+    /** The rank's answer to {@code json} as sent. */
+    private ControlFrame exchangeAs(String json, byte[] bytes) {
         return wire(server.answer(wire(ControlFrame.of(json, bytes))));
     }
 
@@ -94,7 +100,7 @@ class RankServerTest {
         int mla = pool.pageBytes(KvComponent.MLA);
         byte[] page = new byte[mla];
         java.util.Arrays.fill(page, (byte) 9);
-        ByteBuf buf = ControlFrame.of("{\"id\":12,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[2]}", page)
+        ByteBuf buf = ControlFrame.of("{\"id\":12,\"token\":\"" + TOKEN + "\",\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[2]}", page)
                 .encode(UnpooledByteBufAllocator.DEFAULT);
         try {
             buf.setByte(buf.writerIndex() - 1, 8); // one byte of the run changed on the way
@@ -110,5 +116,35 @@ class RankServerTest {
         }
         assertThat(pool.readPage(0, KvComponent.MLA, 2)).as("nothing of it is written").containsOnly(0);
         assertThat(answer("{\"id\":13,\"op\":\"hello\"}").path("ok").asBoolean()).as("the rank keeps serving").isTrue();
+    }
+
+    @Test
+    void aRequestWithoutTheCoordinatorsTokenIsRefusedAndChangesNothing() throws Exception {
+        byte[] page = new byte[pool.pageBytes(KvComponent.MLA)];
+        java.util.Arrays.fill(page, (byte) 3);
+        for (String json : new String[] {
+                "{\"id\":20,\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[4]}",
+                "{\"id\":21,\"token\":\"guess\",\"op\":\"writePages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[4]}"}) {
+            JsonNode reply = JSON.readTree(exchangeAs(json, page).json());
+            assertThat(reply.path("ok").asBoolean()).isFalse();
+            assertThat(reply.path("error").asText()).isEqualTo("rank 1: the request carries no valid token: this rank serves its coordinator alone");
+        }
+        assertThat(pool.readPage(0, KvComponent.MLA, 4)).as("nothing written").containsOnly(0);
+        ControlFrame read = exchangeAs("{\"id\":22,\"op\":\"pages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[4]}", null);
+        assertThat(read.bytes()).as("nothing read").isNull();
+    }
+
+    @Test
+    void aReadLargerThanOneFrameIsRefusedBeforeAnythingIsAllocated() throws Exception {
+        int mla = pool.pageBytes(KvComponent.MLA);
+        int many = StagedRankMemory.CHUNK / mla + 1;
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < many; i++) {
+            list.append(i == 0 ? "" : ",").append(i % 6);
+        }
+        refused("{\"id\":23,\"op\":\"pages\",\"layer\":0,\"component\":\"MLA\",\"pages\":[" + list + "]}",
+                "rank 1: " + (long) many * mla + " bytes asked for; one frame carries at most " + StagedRankMemory.CHUNK);
+        refused("{\"id\":24,\"op\":\"read\",\"layer\":0,\"component\":\"MLA\",\"offset\":0,\"length\":1073741824}",
+                "rank 1: 1073741824 bytes asked for; one frame carries at most " + StagedRankMemory.CHUNK);
     }
 }
