@@ -66,6 +66,8 @@ class TcpTransferTest {
                 assertThat(e.code()).isEqualTo("E-PD-4");
                 assertThat(e.getMessage()).contains("page size / kv dtype mismatch: decode page size 16, kv fp8_e4m3");
             });
+            assertThatThrownBy(() -> bf16.connect().block()).as("a refused handshake drops the connections, not the client: it asks again")
+                    .isInstanceOf(TransferHandshakeException.class);
             TcpTransferBackend ps32 = new TcpTransferBackend("127.0.0.1", server.port(), 32, DslTest.MODEL.layout(), 4, TIMEOUT);
             assertThatThrownBy(() -> ps32.connect().block()).isInstanceOf(TransferHandshakeException.class).hasMessageContaining("prefill page size 32");
         }

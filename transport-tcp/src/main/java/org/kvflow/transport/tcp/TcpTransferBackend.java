@@ -236,6 +236,11 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     @Override
     public void close() {
         closed = true;
+        dropAll();
+    }
+
+    /** Drops every connection; the next call connects again (unless the backend is closed). */
+    private void dropAll() {
         for (int lane = 0; lane < lanes.size(); lane++) {
             drop(lane);
         }
@@ -281,7 +286,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
             String code = r.str();
             String message = r.str();
             if (code.equals("E-PD-4") || code.equals("E-PD-3")) {
-                close(); // forget the connections: the next call reconnects
+                dropAll(); // forget the connections, not the backend: the next call shakes hands again (closing it here raced the other lanes' handshakes)
                 throw new TransferHandshakeException(code, message);
             }
             throw new TransferRejectedException(subject(what), code + ": " + message);
