@@ -120,6 +120,31 @@ class JournalDamageTest {
         assertThat(damage.reason()).isEqualTo("the document at byte " + at + " declares 1073741808 bytes, but the file ends at byte " + size);
     }
 
+    /** A zeroed or flipped header reads as the end of the cycle: the records after it must be reported lost, not silently absent. */
+    @Test
+    void aHeaderThatReadsAsTheEndWithRecordsAfterItIsDamage() throws IOException {
+        for (int flipped : new int[] {0, Integer.reverseBytes(0x80000010)}) { // zeroed; an unfinished-write flag with a small length
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+            List<Long> indexes = write(200);
+            Path cycle = cycles().getFirst();
+            long at = records(cycle).get(120)[0];
+            try (RandomAccessFile f = new RandomAccessFile(cycle.toFile(), "rw")) {
+                f.seek(at);
+                f.writeInt(flipped);
+            }
+            ReplayReport report = replay();
+            assertThat(report.records()).as("the 120 records before it").isEqualTo(120);
+            JournalDamage damage = report.damage().getFirst();
+            assertThat(damage.firstBadIndex()).isEqualTo(indexes.get(120));
+            assertThat(damage.reason()).startsWith("the document header at byte " + at + " reads as the end (")
+                    .contains("), but bytes follow at byte ");
+        }
+    }
+
     @Test
     void anEmptyCycleFileIsDamageNotAnEmptyJournal() throws IOException {
         List<Long> indexes = write(50, 40);

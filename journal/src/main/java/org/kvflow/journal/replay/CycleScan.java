@@ -46,7 +46,21 @@ record CycleScan(Path file, long size, long records, long intactEnd, long declar
                 }
                 int header = headerAt(ch, word, pos);
                 if (header == 0 || (header & NOT_COMPLETE) != 0) { // the end, or a write a crash cut short (readers skip it)
-                    return new CycleScan(file, size, records, pos, pos, null);
+                    // ...unless documents follow it: then a header was zeroed or flipped, and what follows is lost, not absent
+                    long after = header == 0 ? pos + 4 : (pos + 4 + (header & LENGTH) + 3) & ~3L;
+                    long written = firstNonZero(ch, after, size);
+                    if (written < 0) {
+                        return new CycleScan(file, size, records, pos, pos, null);
+                    }
+                    long at = pos;
+                    int seen = header;
+                    ByteBuffer probe = ByteBuffer.allocate(4);
+                    LiveWriterGrace.await(() -> headerAt(ch, probe, at) != seen); // a live writer finishing this document
+                    if (headerAt(ch, word, pos) != seen) {
+                        continue; // it did: walk on from the same document
+                    }
+                    return new CycleScan(file, size, records, pos, pos, "the document header at byte " + pos + " reads as the end ("
+                            + (header == 0 ? "zero" : "an unfinished write") + "), but bytes follow at byte " + written);
                 }
                 boolean meta = (header & META_DATA) != 0;
                 if (pos == 0 && !meta) {
@@ -66,6 +80,24 @@ record CycleScan(Path file, long size, long records, long intactEnd, long declar
                 pos = (end + 3) & ~3L;
             }
         }
+    }
+
+    /** The first byte at or after {@code from} that is not zero, or -1: a file's unwritten tail is zeros. */
+    static long firstNonZero(FileChannel ch, long from, long size) throws IOException {
+        ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+        for (long at = from; at < size; at += chunk.limit()) {
+            chunk.clear();
+            int n = ch.read(chunk, at);
+            if (n <= 0) {
+                return -1;
+            }
+            for (int i = 0; i < n; i++) {
+                if (chunk.get(i) != 0) {
+                    return at + i;
+                }
+            }
+        }
+        return -1;
     }
 
     /** The little-endian header word at {@code pos}, read through {@code word} (4 bytes); 0 where fewer than 4 bytes are there. */
