@@ -317,7 +317,9 @@ public final class DecodeServer implements AutoCloseable {
             } catch (DecodePoolFullException e) {
                 return refuse("E-PD-POOL", e.getMessage(), e.reason());
             } catch (RuntimeException e) { // a frame shorter than its fields (BufferUnderflowException, IndexOutOfBoundsException)
-                String why = "malformed frame: " + (e.getMessage() == null ? "fields run past its end" : e.getMessage());
+                // Netty's bounds messages describe its buffer, not the frame: they never go to the peer or the log
+                boolean ours = e.getMessage() != null && !(e instanceof IndexOutOfBoundsException) && !(e instanceof java.nio.BufferUnderflowException);
+                String why = "malformed frame: " + (ours ? e.getMessage() : "fields run past its end");
                 return refuse("E-PD-0", why, why);
             }
         }

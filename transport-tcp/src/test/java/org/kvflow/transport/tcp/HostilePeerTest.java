@@ -69,12 +69,15 @@ class HostilePeerTest {
                     "61 decode pages needed; the pool has 60 free");
             assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).i32(10_000).bytes()), "E-PD-0",
                     "malformed frame: a request id of 10000 bytes (at most 256)");
+            ByteBuffer cut = ByteBuffer.allocate(4 + 1 + 4 + 1 + 2).order(ByteOrder.LITTLE_ENDIAN); // a PAGES frame that stops inside its rank
+            cut.putInt(cut.capacity() - 4).put(Frames.PAGES).putInt(1).put((byte) 'a').putShort((short) 0);
+            assertRefused(peer.exchange(cut.array()), "E-PD-0", "malformed frame: fields run past its end");
             byte[] empty = {0, 0, 0, 0};
             assertRefused(peer.exchange(empty), "E-PD-0", "empty frame");
             assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 4).i32(3).bytes()), "E-PD-0",
                     "malformed frame: string of 3 bytes in a frame with 0 left");
             assertThat(receiver.openSessions()).as("the refused OPENs hold nothing").isEqualTo(1);
-            assertThat(server.refusals()).as("every refusal counted, the pool-full one included").isEqualTo(12);
+            assertThat(server.refusals()).as("every refusal counted, the pool-full one included").isEqualTo(13);
             // the connection still serves
             assertThat(peer.exchange(new Frames.Writer(Frames.STATS, 0).bytes()).type()).isEqualTo(Frames.STATISTICS);
         }
