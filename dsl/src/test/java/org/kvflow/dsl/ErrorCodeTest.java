@@ -37,6 +37,7 @@ class ErrorCodeTest {
         assertThat(new CpSharedKvBatchException(2).code()).isEqualTo("ADM-BATCH");
         assertThat(new PoolExhaustedException(3, 1).code()).isEqualTo("POOL-EXHAUSTED");
         assertThat(new TransferRejectedException("r", "page 9 is not a decode page").code()).isEqualTo("PD-REJECTED");
+        assertThat(new org.kvflow.decode.DecodePoolFullException("r", 9, 2).code()).isEqualTo("PD-POOL-FULL");
         assertThat(new DecodeUnreachableException("timeout").code()).isEqualTo("PD-UNREACHABLE");
         assertThat(new JournalIoException("disk").code()).isEqualTo("HC-JOURNAL");
         assertThat(new DiagnosticCheckException("view differs").code()).isEqualTo("DEBUG-CHECK");
