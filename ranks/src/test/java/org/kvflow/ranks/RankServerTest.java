@@ -1,6 +1,7 @@
 package org.kvflow.ranks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -146,5 +147,23 @@ class RankServerTest {
                 "rank 1: " + (long) many * mla + " bytes asked for; one frame carries at most " + StagedRankMemory.CHUNK);
         refused("{\"id\":24,\"op\":\"read\",\"layer\":0,\"component\":\"MLA\",\"offset\":0,\"length\":1073741824}",
                 "rank 1: 1073741824 bytes asked for; one frame carries at most " + StagedRankMemory.CHUNK);
+    }
+
+    @Test
+    void aFrameOfAnUnknownTypeIsRefusedAndOneWhoseLengthsDoNotFitIsMalformed() throws Exception {
+        byte[] json = ("{\"id\":30,\"token\":\"" + TOKEN + "\",\"op\":\"hello\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuf typed = UnpooledByteBufAllocator.DEFAULT.buffer().writeByte(7).writeInt(json.length).writeBytes(json);
+        ByteBuf overlong = UnpooledByteBufAllocator.DEFAULT.buffer().writeByte(1).writeInt(999).writeBytes(new byte[] {'{', '}', ' '});
+        try {
+            ControlFrame unknown = ControlFrame.decode(typed);
+            assertThat(unknown.damage()).isEqualTo("frame type 7 is neither JSON (1) nor JSON and bytes (2)");
+            JsonNode reply = JSON.readTree(server.answer(unknown).json());
+            assertThat(reply.path("error").asText()).isEqualTo("rank 1: hello 30 dropped: frame type 7 is neither JSON (1) nor JSON and bytes (2)");
+            assertThatThrownBy(() -> ControlFrame.decode(overlong)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("a control frame's JSON length 999 does not fit its 3 bytes");
+        } finally {
+            typed.release();
+            overlong.release();
+        }
     }
 }
