@@ -91,7 +91,11 @@ record CycleScan(Path file, long size, long records, long intactEnd, long declar
             if (n <= 0) {
                 return -1;
             }
-            for (int i = 0; i < n; i++) {
+            int i = 0;
+            while (i + Long.BYTES <= n && chunk.getLong(i) == 0) { // a long at a time through the zero tail
+                i += Long.BYTES;
+            }
+            for (; i < n; i++) {
                 if (chunk.get(i) != 0) {
                     return at + i;
                 }
