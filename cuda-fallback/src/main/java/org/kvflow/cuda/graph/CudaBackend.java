@@ -122,7 +122,7 @@ public final class CudaBackend implements KernelBackend {
         if (PageMoveLaunch.KERNELS.containsKey(kernel)) {
             return new PageMoveLaunch(label, kernel, t.args(), buffers, PageMoveModule.in(context));
         }
-        Twin twin = Twins.of(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,
+        Twin twin = Twins.forCuda(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,
                 "it has no Aparapi twin (task " + label + ")", null));
         twin.bind(t.args());
         CudaTwinSource source = translate(kernel, twin.kernel(), twin.localSize(), device);

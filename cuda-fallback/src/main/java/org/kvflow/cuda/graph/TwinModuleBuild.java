@@ -24,7 +24,7 @@ public final class TwinModuleBuild {
                 continue;
             }
             int dot = kernel.lastIndexOf('.');
-            Twin twin = Twins.of(new KernelRef(kernel.substring(0, dot), kernel.substring(dot + 1))).orElseThrow();
+            Twin twin = Twins.forCuda(new KernelRef(kernel.substring(0, dot), kernel.substring(dot + 1))).orElseThrow();
             CudaTwinSource source = CudaTwinSource.translate(kernel, twin.kernel(), twin.localSize());
             Path module = out.resolve(source.moduleName() + ".fatbin");
             if (!Files.exists(module)) {

@@ -13,11 +13,11 @@ import org.kvflow.kernels.api.IntArray;
  *     exponent comes from {@code log2} corrected against a table of exact powers of two, and the
  *     mantissa from scaling by exact powers of two (no rounding anywhere). Subnormal scores keep
  *     their order only on devices that do not flush them to zero.</li>
- * <li>Eight passes of 4 bits, most significant first, narrow down the key of the k-th best
- *     score: each work-item counts digits into a column of its own in local memory (Aparapi has
- *     no atomics on local memory), the columns are summed, and one work-item picks the digit.
- *     What is left is the threshold key {@code T} and how many scores equal to {@code T} are kept.
- *     Every work-item keeps four loads in flight.</li>
+ * <li>Digit passes, most significant first, narrow down the key of the k-th best score
+ *     ({@link #narrow}): what is left is the threshold key {@code T} and how many scores equal to
+ *     {@code T} are kept. How a pass counts digits is the subclass's: {@link TopKByColumns} with
+ *     a column of counters per work-item (any OpenCL device), {@link TopKByAtomics} with
+ *     atomic adds on local memory (the cuda translation).</li>
  * <li>Each work-item takes a contiguous span of positions; two prefix sums over the work-group
  *     place every score above {@code T}, and the first ties at {@code T}, at their rank in
  *     position order.</li>
@@ -29,15 +29,16 @@ import org.kvflow.kernels.api.IntArray;
  * one scratch buffer the twin holds itself (so every sweep reads one array), the candidates'
  * positions to a second.
  */
-final class TopKAparapi extends AparapiTask {
+abstract class TopKAparapi extends AparapiTask {
     /** Most segments a row is cut into. */
     static final int MAX_SEGMENTS = 8;
     /** Work-groups a launch aims at: about eight per multiprocessor of an H200. */
     private static final int TARGET_GROUPS = 1024;
-    private static final int DIGITS = 16;
+    /** Counters of local memory a digit pass may use. */
+    static final int COUNTERS = 16 * LOCAL;
     private static final int MIN_EXPONENT = -126;
     /** Where a selection reads its keys: the row's scores, or the row's segment candidates. */
-    private static final int FROM_SCORES = 0;
+    static final int FROM_SCORES = 0;
     private static final int FROM_CANDIDATES = 1;
     /** Where it writes: the row's result, or the segment's candidates. */
     private static final int TO_SELECTED = 0;
@@ -65,10 +66,10 @@ final class TopKAparapi extends AparapiTask {
     float maxFinite = Float.MAX_VALUE;
     float minNormal = Float.MIN_NORMAL;
 
-    @Local final int[] hist = new int[DIGITS * LOCAL];
+    /** A digit pass's counters. */
+    @Local final int[] hist = new int[COUNTERS];
     @Local final int[] scan = new int[LOCAL];
-    @Local final int[] bins = new int[DIGITS];
-    /** The digit pass's result (prefix, ties still to keep), then a running tie rank per work-item. */
+    /** The digit passes' result (prefix, ties still to keep), then a running tie rank per work-item. */
     @Local final int[] pick = new int[2 + LOCAL];
 
     TopKAparapi() {
@@ -137,8 +138,28 @@ final class TopKAparapi extends AparapiTask {
         return x < 0.0f ? (signBit | mag) ^ 0x7FFFFFFF : mag;
     }
 
+    /**
+     * Finds the key of the {@code k}-th best of the {@code n} keys read from {@code src} at
+     * {@code base} ({@code n > k}; all work-items of the group call it): leaves the key in
+     * {@code pick[0]} and how many keys equal to it are kept in {@code pick[1]}, every work-item
+     * seeing both. A first pass over scores turns them into keys ({@link #keyAt}).
+     */
+    abstract void narrow(int src, int base, int n, int k, int lid);
+
+    /** Key {@code at} of a pass: with {@code fused} the score's order key, also stored as the key; else the stored key. */
+    final int keyAt(int fused, int at) {
+        int key = 0;
+        if (fused == 1) {
+            key = orderKey(scores[at]);
+            keys[at] = key;
+        } else {
+            key = keys[at];
+        }
+        return key;
+    }
+
     /** The sum of {@code v} over the work-items before this one (all work-items must call it). */
-    private int exclusiveSum(int lid, int v) {
+    final int exclusiveSum(int lid, int v) {
         scan[lid] = v;
         localBarrier();
         for (int d = 1; d < LOCAL; d = d * 2) {
@@ -151,15 +172,6 @@ final class TopKAparapi extends AparapiTask {
             localBarrier();
         }
         return scan[lid] - v;
-    }
-
-    /** Counts {@code key}'s digit at {@code shift} in this work-item's column, if its higher bits match {@code prefix}. */
-    private void tally(int key, int mask, int prefix, int shift, int lid) {
-        int u = key ^ signBit;
-        if ((u & mask) == prefix) {
-            int at = ((u >> shift) & (DIGITS - 1)) * LOCAL + lid;
-            hist[at] = hist[at] + 1;
-        }
     }
 
     private int positionAt(int src, int base, int firstPosition, int i) {
@@ -198,101 +210,9 @@ final class TopKAparapi extends AparapiTask {
      * candidates at {@code base}; written in position order to {@code out} of the result or of the candidates.
      */
     private void select(int src, int base, int firstPosition, int n, int k, int dst, int out, int lid) {
-        int prefix = 0;
-        int remaining = k;
-        for (int shift = 28; shift >= 0; shift = shift - 4) {
-            int mask = 0;
-            if (shift < 28) {
-                mask = -1 << (shift + 4);
-            }
-            for (int b = 0; b < DIGITS; b++) {
-                hist[b * LOCAL + lid] = 0;
-            }
-            int j = lid;
-            int fused = 0; // the first pass over scores also turns them into keys (nested ifs: Aparapi cannot write an else after &&)
-            if (shift == 28) {
-                if (src == FROM_SCORES) {
-                    fused = 1;
-                }
-            }
-            if (fused == 1) {
-                for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
-                    float s0 = scores[base + j];
-                    float s1 = scores[base + j + LOCAL];
-                    float s2 = scores[base + j + 2 * LOCAL];
-                    float s3 = scores[base + j + 3 * LOCAL];
-                    int a = orderKey(s0);
-                    int b = orderKey(s1);
-                    int c = orderKey(s2);
-                    int d = orderKey(s3);
-                    keys[base + j] = a;
-                    keys[base + j + LOCAL] = b;
-                    keys[base + j + 2 * LOCAL] = c;
-                    keys[base + j + 3 * LOCAL] = d;
-                    tally(a, 0, 0, shift, lid);
-                    tally(b, 0, 0, shift, lid);
-                    tally(c, 0, 0, shift, lid);
-                    tally(d, 0, 0, shift, lid);
-                }
-                for (; j < n; j += LOCAL) {
-                    int a = orderKey(scores[base + j]);
-                    keys[base + j] = a;
-                    tally(a, 0, 0, shift, lid);
-                }
-            } else {
-                for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
-                    int a = keys[base + j];
-                    int b = keys[base + j + LOCAL];
-                    int c = keys[base + j + 2 * LOCAL];
-                    int d = keys[base + j + 3 * LOCAL];
-                    tally(a, mask, prefix, shift, lid);
-                    tally(b, mask, prefix, shift, lid);
-                    tally(c, mask, prefix, shift, lid);
-                    tally(d, mask, prefix, shift, lid);
-                }
-                for (; j < n; j += LOCAL) {
-                    tally(keys[base + j], mask, prefix, shift, lid);
-                }
-            }
-            localBarrier();
-            int bin = lid & (DIGITS - 1);
-            int columns = (lid / DIGITS) * DIGITS;
-            int sum = 0;
-            for (int c = 0; c < DIGITS; c++) {
-                sum += hist[bin * LOCAL + columns + c];
-            }
-            scan[lid] = sum;
-            localBarrier();
-            if (lid < DIGITS) {
-                int total = 0;
-                for (int p = 0; p < LOCAL / DIGITS; p++) {
-                    total += scan[p * DIGITS + lid];
-                }
-                bins[lid] = total;
-            }
-            localBarrier();
-            if (lid == 0) {
-                int above = 0;
-                int chosen = 0;
-                int found = 0;
-                for (int b = DIGITS - 1; b >= 0; b--) {
-                    if (found == 0) {
-                        if (above + bins[b] >= remaining) {
-                            chosen = b;
-                            found = 1;
-                        } else {
-                            above += bins[b];
-                        }
-                    }
-                }
-                pick[0] = prefix | (chosen << shift);
-                pick[1] = remaining - above;
-            }
-            localBarrier();
-            prefix = pick[0];
-            remaining = pick[1];
-            localBarrier();
-        }
+        narrow(src, base, n, k, lid);
+        int prefix = pick[0];
+        int remaining = pick[1];
         int threshold = prefix ^ signBit;
         int span = (n + LOCAL - 1) / LOCAL;
         int from = min(lid * span, n);

@@ -8,8 +8,9 @@ import org.kvflow.kernels.api.KernelRef;
 
 /**
  * The Aparapi twin of each {@code *Kernels} method that has one: the {@code opencl} backend runs
- * them through Aparapi, the {@code cuda} backend compiles the same twins' OpenCL C for CUDA. For
- * kernel backends, not for callers of the task-graph API.
+ * them through Aparapi, the {@code cuda} backend compiles the same twins' OpenCL C for CUDA, or a
+ * twin of its own where the translation maps more than Aparapi's OpenCL does (top-k with atomic
+ * adds on local memory). For kernel backends, not for callers of the task-graph API.
  */
 public final class Twins {
     private static final Map<String, Supplier<AparapiTask>> TWINS = Map.of(
@@ -17,18 +18,23 @@ public final class Twins {
             "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(PageMoveAparapi.SCATTER),
             "org.kvflow.kernels.gather.GatherKernels.copyPages", () -> new PageMoveAparapi(PageMoveAparapi.COPY),
             "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
-            "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKAparapi::new,
+            "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKByColumns::new,
             "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new,
             "org.kvflow.kernels.nsa.AttentionKernels.gatherRows", GatherRowsAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new,
             "org.kvflow.kernels.nsa.SyntheticKernels.keys", SyntheticKeysAparapi::new);
 
+    /** Twins the cuda translation compiles instead: they use what only it maps (atomic adds on local memory). */
+    private static final Map<String, Supplier<AparapiTask>> CUDA_TWINS = Map.of(
+            "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKByAtomics::new);
+
     private Twins() {}
 
-    /** A new twin of {@code kernel}, or empty when it has none. */
-    public static Optional<Twin> of(KernelRef kernel) {
-        return Optional.ofNullable(TWINS.get(kernel.toString())).map(s -> new Twin(s.get()));
+    /** A new twin of {@code kernel} for the cuda translation, or empty when it has none. */
+    public static Optional<Twin> forCuda(KernelRef kernel) {
+        String name = kernel.toString();
+        return Optional.ofNullable(CUDA_TWINS.getOrDefault(name, TWINS.get(name))).map(s -> new Twin(s.get()));
     }
 
     static Optional<AparapiTask> task(KernelRef kernel) {

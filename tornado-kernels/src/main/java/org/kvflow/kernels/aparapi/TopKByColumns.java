@@ -1,0 +1,95 @@
+package org.kvflow.kernels.aparapi;
+
+/**
+ * The top-k twin for OpenCL devices: eight digit passes of 4 bits, each work-item counting into
+ * a column of its own in local memory (Aparapi's OpenCL declares its atomics for global memory
+ * only), the columns summed, one work-item picking the digit. Every work-item keeps four loads in
+ * flight.
+ */
+final class TopKByColumns extends TopKAparapi {
+    private static final int DIGITS = 16;
+
+    @Local final int[] bins = new int[DIGITS];
+
+    /** Counts {@code key}'s digit at {@code shift} in this work-item's column, if its higher bits match {@code prefix}. */
+    private void tally(int key, int mask, int prefix, int shift, int lid) {
+        int u = key ^ signBit;
+        if ((u & mask) == prefix) {
+            int at = ((u >> shift) & (DIGITS - 1)) * LOCAL + lid;
+            hist[at] = hist[at] + 1;
+        }
+    }
+
+    @Override
+    void narrow(int src, int base, int n, int k, int lid) {
+        int prefix = 0;
+        int remaining = k;
+        for (int shift = 28; shift >= 0; shift = shift - 4) {
+            int mask = 0;
+            if (shift < 28) {
+                mask = -1 << (shift + 4);
+            }
+            for (int b = 0; b < DIGITS; b++) {
+                hist[b * LOCAL + lid] = 0;
+            }
+            int fused = 0; // the first pass over scores also turns them into keys (nested ifs: Aparapi cannot write an else after &&)
+            if (shift == 28) {
+                if (src == FROM_SCORES) {
+                    fused = 1;
+                }
+            }
+            int j = lid;
+            for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
+                int a = keyAt(fused, base + j);
+                int b = keyAt(fused, base + j + LOCAL);
+                int c = keyAt(fused, base + j + 2 * LOCAL);
+                int d = keyAt(fused, base + j + 3 * LOCAL);
+                tally(a, mask, prefix, shift, lid);
+                tally(b, mask, prefix, shift, lid);
+                tally(c, mask, prefix, shift, lid);
+                tally(d, mask, prefix, shift, lid);
+            }
+            for (; j < n; j += LOCAL) {
+                tally(keyAt(fused, base + j), mask, prefix, shift, lid);
+            }
+            localBarrier();
+            int bin = lid & (DIGITS - 1);
+            int columns = (lid / DIGITS) * DIGITS;
+            int sum = 0;
+            for (int c = 0; c < DIGITS; c++) {
+                sum += hist[bin * LOCAL + columns + c];
+            }
+            scan[lid] = sum;
+            localBarrier();
+            if (lid < DIGITS) {
+                int total = 0;
+                for (int p = 0; p < LOCAL / DIGITS; p++) {
+                    total += scan[p * DIGITS + lid];
+                }
+                bins[lid] = total;
+            }
+            localBarrier();
+            if (lid == 0) {
+                int above = 0;
+                int chosen = 0;
+                int found = 0;
+                for (int b = DIGITS - 1; b >= 0; b--) {
+                    if (found == 0) {
+                        if (above + bins[b] >= remaining) {
+                            chosen = b;
+                            found = 1;
+                        } else {
+                            above += bins[b];
+                        }
+                    }
+                }
+                pick[0] = prefix | (chosen << shift);
+                pick[1] = remaining - above;
+            }
+            localBarrier();
+            prefix = pick[0];
+            remaining = pick[1];
+            localBarrier();
+        }
+    }
+}
