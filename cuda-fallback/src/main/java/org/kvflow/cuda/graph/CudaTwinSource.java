@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.bcel.Repository;
+import org.kvflow.kernels.aparapi.MmaShape;
 
 /**
  * A twin's kernel as CUDA C, made from the one Java source: Aparapi's code writer turns the
@@ -20,13 +21,16 @@ import org.apache.bcel.Repository;
  * helper functions become {@code __device__}, the C++ keyword {@code this} is renamed, and each
  * {@code __local} array parameter becomes a byte offset into the launch's dynamic shared memory.
  * Launch bounds ask {@code nvcc} to fit a full multiprocessor of blocks (at most 32 registers a
- * thread for blocks of 256), so a launch of about 8 blocks per multiprocessor runs in one wave.
+ * thread for blocks of 256), so a launch of about 8 blocks per multiprocessor runs in one wave; a
+ * twin that uses the matrix-multiply intrinsic asks for half as many blocks (its tiles' shared
+ * memory holds no more anyway), which leaves its fragments registers enough not to spill.
  * {@link #hash()} names the compiled module: it covers the source and the compiler flags, so an
  * edited kernel never meets a stale module.
  *
  * <p>Limits of the mapping (checked by compiling every twin in the build): one-dimensional ranges
  * only (another dimension fails to compile); OpenCL masks shift counts and CUDA does not, so a
- * twin may not shift by 32 or more; Aparapi's atomics are not mapped (they fail to compile); the
+ * twin may not shift by 32 or more; Aparapi's {@code atomicAdd} maps onto CUDA's, on global and on
+ * shared memory alike (Aparapi's own OpenCL declares it for global memory only); the
  * {@code barrier} fences map to {@code __syncthreads()}, which orders both shared and global
  * memory within a block.
  */
@@ -45,6 +49,8 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
             #define CLK_LOCAL_MEM_FENCE 1
             #define CLK_GLOBAL_MEM_FENCE 2
             #define barrier(fences) __syncthreads()
+            // Aparapi's atomicAdd(array, index, delta) helper calls OpenCL's atomic_add
+            #define atomic_add(address, delta) atomicAdd((address), (delta))
             // ranges are one-dimensional: a dimension other than 0 names an undefined identifier
             #define get_global_id(dim) kvflow_global_id_##dim
             #define get_local_id(dim) kvflow_local_id_##dim
@@ -59,6 +65,46 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
             #define kvflow_num_groups_0 ((int) gridDim.x)
             #define kvflow_global_size_0 ((int) (gridDim.x * blockDim.x))
             """;
+    /**
+     * The tensor-core body of the matrix-multiply intrinsic ({@code mmaTiles} of Aparapi's
+     * {@code MmaTask}): each warp takes 16 × 16 tiles of C in turn and adds A·Bᵀ with tf32
+     * {@code wmma} fragments of depth 8, A split into a high and a low tf32 part (two products, so
+     * A keeps about fp32 precision); B is taken as tf32, exact for dequantised fp8 codes.
+     */
+    private static final String MMA_BODY = """
+            __device__ void %1$s(This *self){
+               // kvflow: the matrix-multiply intrinsic on tensor cores (replaces Aparapi's plain loops)
+               using namespace nvcuda;
+               const int tilesN = %3$d / 16;
+               for (int t = threadIdx.x / 32; t < (%2$d / 16) * tilesN; t += blockDim.x / 32) {
+                  int tm = t / tilesN;
+                  int tn = t - tm * tilesN;
+                  float *cTile = self->tileC + tm * 16 * %3$d + tn * 16;
+                  wmma::fragment<wmma::accumulator, 16, 16, 8, float> c;
+                  wmma::load_matrix_sync(c, cTile, %3$d, wmma::mem_row_major);
+                  for (int k = 0; k < %4$d; k += 8) {
+                     wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> hi, lo;
+                     wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b;
+                     wmma::load_matrix_sync(hi, self->tileA + tm * 16 * %4$d + k, %4$d);
+                     wmma::load_matrix_sync(b, self->tileB + tn * 16 * %4$d + k, %4$d);
+                     for (int i = 0; i < hi.num_elements; i++) {
+                        float x = hi.x[i];
+                        float h = wmma::__float_to_tf32(x);
+                        hi.x[i] = h;
+                        lo.x[i] = wmma::__float_to_tf32(x - h);
+                     }
+                     for (int i = 0; i < b.num_elements; i++) {
+                        b.x[i] = wmma::__float_to_tf32(b.x[i]);
+                     }
+                     wmma::mma_sync(c, lo, b, c);
+                     wmma::mma_sync(c, hi, b, c);
+                  }
+                  wmma::store_matrix_sync(cTile, c, %3$d, wmma::mem_row_major);
+               }
+            }
+            """;
+    /** Aparapi's helper of the intrinsic, after the {@code __device__} rewrite: its whole definition. */
+    private static final Pattern MMA_HELPER = Pattern.compile("(?s)__device__ void (\\w*__mmaTiles)\\(This \\*self\\)\\{\n.*?\n\\}\n");
     private static final Pattern HELPER = Pattern.compile("(?m)^(?!__kernel|typedef)([A-Za-z_][^\\n;{}]*\\)\\{)$");
     private static final Pattern THIS = Pattern.compile("\\bthis\\b");
     private static final Pattern PARAM = Pattern.compile("(__global|__local|__constant)?\\s*([A-Za-z_][\\w ]*?)\\s*(\\*?)\\s*(\\w+)");
@@ -94,6 +140,12 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
         String c = openCl.lines().filter(l -> !l.startsWith("#pragma OPENCL")).reduce("", (a, l) -> a + l + "\n");
         c = THIS.matcher(c).replaceAll("self");
         c = HELPER.matcher(c).replaceAll("__device__ $1");
+        Matcher mma = MMA_HELPER.matcher(c);
+        String include = "";
+        if (mma.find()) { // before the prelude's macros, which would rename identifiers in CUDA's header
+            include = "#include <mma.h>\n";
+            c = c.substring(0, mma.start()) + MMA_BODY.formatted(mma.group(1), MmaShape.M, MmaShape.N, MmaShape.K) + c.substring(mma.end());
+        }
         int entry = c.indexOf(ENTRY);
         int bodyStart = c.indexOf("){", entry);
         if (entry < 0 || bodyStart < 0) {
@@ -130,8 +182,11 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
             }
             params.add(param);
         }
-        String shared = carve.isEmpty() ? "" : "\n   extern __shared__ __align__(16) unsigned char kvflow_shared[];" + carve;
-        String source = PRELUDE.formatted(origin, localSize, blocks, localSize, blocks) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
+        String shared = carve.isEmpty() ? "" : "\n   extern __shared__ __align__(32) unsigned char kvflow_shared[];" + carve;
+        if (!include.isEmpty()) {
+            blocks = Math.max(1, blocks / 2);
+        }
+        String source = include + PRELUDE.formatted(origin, localSize, blocks, localSize, blocks) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
                 + c.substring(bodyStart + 2);
         return new CudaTwinSource(kernel, source, List.copyOf(params), sha256(source + "\n" + String.join(" ", NVCC_FLAGS)));
     }

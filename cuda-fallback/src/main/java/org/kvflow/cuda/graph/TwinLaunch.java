@@ -55,7 +55,7 @@ final class TwinLaunch implements Launch {
                     Pointer at = Pointer.to(new int[] {offset});
                     values.add(pass -> at);
                     long bytes = DeviceArray.bytesOf(fieldValue(p.field()));
-                    shared = Math.toIntExact((offset + bytes + 15) / 16 * 16);
+                    shared = Math.toIntExact((offset + bytes + 31) / 32 * 32); // 32-byte aligned, as tensor-core fragments load
                 }
                 case ARRAY_LENGTH -> {
                     Pointer length = Pointer.to(new int[] {Array.getLength(fieldValue(p.field()))});

@@ -31,7 +31,7 @@ class CudaTwinSourceTest {
 
     private static Kernel twin(String kernel) {
         int dot = kernel.lastIndexOf('.');
-        return Twins.of(new KernelRef(kernel.substring(0, dot), kernel.substring(dot + 1))).orElseThrow().kernel();
+        return Twins.forCuda(new KernelRef(kernel.substring(0, dot), kernel.substring(dot + 1))).orElseThrow().kernel();
     }
 
     @Test
@@ -50,7 +50,17 @@ class CudaTwinSourceTest {
         }
         CudaTwinSource topK = CudaTwinSource.translate("topK", twin("org.kvflow.kernels.nsa.IndexerKernels.topKRows"), 256);
         assertThat(topK.params().stream().filter(p -> p.kind() == KernelParam.Kind.SHARED_ARRAY).map(KernelParam::name))
-                .containsExactlyInAnyOrder("pick", "scan", "hist", "bins");
+                .containsExactlyInAnyOrder("pick", "scan", "hist");
+        // cuda's top-k counts digits with shared-memory atomics: Aparapi's helper, mapped onto CUDA's atomicAdd
+        assertThat(topK.source()).contains("#define atomic_add(address, delta) atomicAdd((address), (delta))")
+                .contains("atomicAdd(self->hist, ");
+        // the indexer's scores multiply tiles with the API's intrinsic: on cuda its body is tensor-core code, not Aparapi's loops
+        String scores = CudaTwinSource.translate("scores", twin("org.kvflow.kernels.nsa.IndexerKernels.scoreFp8"), 256).source();
+        assertThat(scores).startsWith("#include <mma.h>\n").contains("wmma::mma_sync(c, hi, b, c);").containsOnlyOnce("__mmaTiles(This *self){")
+                .doesNotContain("acc = acc + (self->tileA");
+        if (System.getenv("KVFLOW_SHOW_TWIN") != null) {
+            System.out.println(scores);
+        }
     }
 
     private static boolean fieldNamed(Class<?> c, String name) {
@@ -114,7 +124,7 @@ class CudaTwinSourceTest {
                    int n,
                    int passid
                 ){
-                   extern __shared__ __align__(16) unsigned char kvflow_shared[];
+                   extern __shared__ __align__(32) unsigned char kvflow_shared[];
                    int *tile = (int *) (kvflow_shared + tile__offset);
                    This thisStruct;
                    This* self=&thisStruct;

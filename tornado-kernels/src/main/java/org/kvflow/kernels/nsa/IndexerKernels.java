@@ -1,6 +1,8 @@
 package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.stream.IntStream;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
@@ -14,7 +16,51 @@ import org.kvflow.kernels.quant.TileQuant;
  * position.
  */
 public final class IndexerKernels {
+    /**
+     * How far a device's score may lie from this reference, relative to {@code Σ_d |q[d]·k[d]|}
+     * of that score (contract §7.1): devices sum in another order (tiles, tensor cores, fused
+     * multiply-adds), which changes a sum by rounding only.
+     */
+    public static final float SCORE_TOLERANCE = 0x1p-16f;
+
     private IndexerKernels() {}
+
+    /**
+     * Whether {@code actual} is a top-k of {@code scores} as {@code expected} is, up to
+     * {@code bound}: both list the same positions except for swaps among positions whose scores
+     * lie within {@code bound} of the k-th best (a device's scores may order such near-ties
+     * differently), and both have the same length. {@code expected} is {@link #topK}'s answer.
+     */
+    public static boolean sameTopKWithin(int[] expected, int[] actual, float[] scores, float bound) {
+        if (expected.length != actual.length) {
+            return false;
+        }
+        float kth = Float.POSITIVE_INFINITY;
+        for (int p : expected) {
+            kth = Math.min(kth, scores[p]);
+        }
+        Set<Integer> want = new HashSet<>();
+        for (int p : expected) {
+            want.add(p);
+        }
+        Set<Integer> got = new HashSet<>();
+        for (int p : actual) {
+            if (p < 0 || p >= scores.length || !got.add(p)) {
+                return false;
+            }
+        }
+        for (int p : actual) {
+            if (!want.contains(p) && Math.abs(scores[p] - kth) > bound) {
+                return false;
+            }
+        }
+        for (int p : expected) {
+            if (!got.contains(p) && Math.abs(scores[p] - kth) > bound) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /** {@code Σ_d q[d]·k[d]} in fp32, ascending {@code d}, starting from {@code 0.0f}. */
     public static float dot(float[] q, float[] k, int kOff, int dim) {
