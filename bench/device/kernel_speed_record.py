@@ -1,0 +1,46 @@
+"""bench/results/kernel-speed.json from one run of bench/device/kernel-speed.sh: kvflow's time over
+torch's on the same shapes in the same run (below 1: kvflow is faster), with the absolute figures
+beside each ratio. Usage: kernel_speed_record.py OUT COMMAND"""
+import datetime
+import json
+import pathlib
+import sys
+
+out = pathlib.Path(sys.argv[1])
+
+
+def lines(name):
+    path = out / name
+    return [json.loads(l) for l in path.read_text().splitlines() if l.startswith("{")] if path.exists() else []
+
+
+kvflow, torch = lines("kvflow.jsonl"), {r["name"]: r for r in lines("torch.jsonl")}
+figures = {}
+for r in kvflow:
+    if r["name"] == "kvflow_scores":
+        shape = f"{r['nq']}x{r['nk']}"
+        base = torch[f"torch_scores_bf16_{shape}"]["median_ms"]
+        figures[f"scores_{shape}_vs_torch"] = round(r["kernel_median_ms"] / base, 3)
+        figures[f"scores_{shape}_ms"] = r["kernel_median_ms"]
+        figures[f"scores_{shape}_tflops"] = r["tflops"]
+        figures[f"scores_{shape}_vs_torch_fp32"] = round(r["kernel_median_ms"] / torch[f"torch_scores_fp32_{shape}"]["median_ms"], 3)
+        figures[f"scores_{shape}_max_rel_err"] = r["max_rel_err"]
+    elif r["name"] == "kvflow_topk":
+        shape = f"{r['rows']}x{r['nk']}"
+        base = torch[f"torch_topk_unsorted_{shape}_k{r['k']}"]["median_ms"]
+        figures[f"topk_{shape}_vs_torch"] = round(r["kernel_median_ms"] / base, 3)
+        figures[f"topk_{shape}_us"] = round(r["kernel_median_ms"] * 1000, 1)
+        figures[f"topk_{shape}_torch_us"] = round(base * 1000, 1)
+    elif r["name"] == "kvflow_step":
+        base = torch[f"torch_step_{r['queries']}x{r['keys']}_b{r['batch']}"]["median_ms"]
+        figures[f"attention_step_b{r['batch']}_vs_torch"] = round(r["ms"] / base, 3)
+        figures[f"attention_step_b{r['batch']}_ms"] = r["ms"]
+        figures[f"attention_step_b{r['batch']}_torch_ms"] = base
+
+record = {
+    "date": datetime.date.today().isoformat(),
+    "machine": (out / "gpu.txt").read_text().strip(),
+    "command": sys.argv[2],
+    "figures": figures,
+}
+print(json.dumps(record, indent=2))
