@@ -73,8 +73,8 @@ public final class CudaTaskGraphBench {
                 new FloatArray(4), IntArray.fromArray(new int[] {128, 2, 4}), new FloatArray(8)).snapshot(), cuda);
         time("topKRows", () -> new TaskGraph("s").task("t", IndexerKernels::topKRows, new FloatArray(64), IntArray.fromArray(new int[] {32, 32}),
                 IntArray.fromArray(new int[] {2, 32, 4}), new IntArray(8)).snapshot(), cuda);
-        time("gatherRows", () -> new TaskGraph("s").task("t", AttentionKernels::gatherRows, new FloatArray(64), new IntArray(4),
-                IntArray.fromArray(new int[] {16, 2, 2}), new FloatArray(64)).snapshot(), cuda);
+        time("attendSelected", () -> new TaskGraph("s").task("t", AttentionKernels::attendSelected, new FloatArray(32), new FloatArray(64),
+                new IntArray(4), IntArray.fromArray(new int[] {16, 8, 2, 2}), new FloatArray(4), new FloatArray(16)).snapshot(), cuda);
         time("attendBatch", () -> new TaskGraph("s").task("t", AttentionKernels::attendBatch, new FloatArray(32), new FloatArray(64),
                 IntArray.fromArray(new int[] {16, 8, 2, 2}), new FloatArray(4), new FloatArray(16)).snapshot(), cuda);
         time("quantizeTiles", () -> new TaskGraph("s").task("t", QuantKernels::quantizeTiles, new FloatArray(256), 128, 128, new FloatArray(2),

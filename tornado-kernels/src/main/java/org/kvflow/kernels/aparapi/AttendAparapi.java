@@ -5,13 +5,14 @@ import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
 
 /**
- * Twin of {@code AttentionKernels.attendBatch}: one work-group of 256 per query, the shape read
- * from its array at every launch. The group's
- * work-items compute the logits (strided over the selected keys), one work-item then takes the
- * max and the sum of {@code exp(logit − max)} in ascending order as the reference does, and all
- * work-items produce the latent outputs (strided over {@code C}). Barriers order the phases.
+ * Twins of the attention kernels: one work-group of 256 per query, the shape read from its array
+ * at every launch. The group's work-items compute the logits (strided over the selected keys),
+ * one work-item then takes the max and the sum of {@code exp(logit − max)} in ascending order as
+ * the reference does, and all work-items produce the latent outputs (strided over {@code C}).
+ * Barriers order the phases. Where key {@code j} of query {@code i} lies is the subclass's
+ * ({@link #rowOf}).
  */
-final class AttendAparapi extends AparapiTask {
+abstract class AttendAparapi extends AparapiTask {
     float[] queries = new float[1];
     float[] keys = new float[1];
     float[] weights = new float[1];
@@ -20,21 +21,24 @@ final class AttendAparapi extends AparapiTask {
     /** Per query: the softmax denominator, written by work-item 0 and read by the group. */
     float[] sums = new float[1];
 
-    @Override
-    void bind(List<Object> args) {
+    /** Binds queries and keys (the first two arguments), then shape, weights and out from argument {@code shapeAt} on. */
+    final void bindAttention(List<Object> args, int shapeAt) {
         queries = ((FloatArray) args.get(0)).toHeapArray();
         keys = ((FloatArray) args.get(1)).toHeapArray();
-        shape = ((IntArray) args.get(2)).toHeapArray();
-        weights = ((FloatArray) args.get(3)).toHeapArray();
-        out = ((FloatArray) args.get(4)).toHeapArray();
+        shape = ((IntArray) args.get(shapeAt)).toHeapArray();
+        weights = ((FloatArray) args.get(shapeAt + 1)).toHeapArray();
+        out = ((FloatArray) args.get(shapeAt + 2)).toHeapArray();
         sums = new float[Math.max(1, weights.length)]; // at least nq entries: every query selects ≥ 1 key
     }
 
-    /** The softmax scratch and the output. */
+    /** The softmax scratch and the output: the last two arguments. */
     @Override
-    List<Object> outputs(List<Object> args) {
-        return List.of(args.get(3), args.get(4));
+    final List<Object> outputs(List<Object> args) {
+        return args.subList(args.size() - 2, args.size());
     }
+
+    /** The first float of key {@code j} of query {@code i} in {@link #keys} ({@code count} keys a query, rows of {@code width}). */
+    abstract int rowOf(int i, int j, int count, int width);
 
     @Override
     void putOwn() {
@@ -56,7 +60,7 @@ final class AttendAparapi extends AparapiTask {
         float scale = sqrt((float) width);
         for (int j = lid; j < count; j += LOCAL) {
             float acc = 0.0f;
-            int row = (i * count + j) * width;
+            int row = rowOf(i, j, count, width);
             for (int d = 0; d < width; d++) {
                 acc = acc + queries[i * width + d] * keys[row + d];
             }
@@ -80,7 +84,7 @@ final class AttendAparapi extends AparapiTask {
         for (int c = lid; c < latent; c += LOCAL) {
             float acc = 0.0f;
             for (int j = 0; j < count; j++) {
-                acc = acc + weights[i * count + j] * keys[(i * count + j) * width + c];
+                acc = acc + weights[i * count + j] * keys[rowOf(i, j, count, width) + c];
             }
             out[i * latent + c] = acc / sums[i];
         }

@@ -19,8 +19,8 @@ public final class Twins {
             "org.kvflow.kernels.gather.GatherKernels.copyPages", () -> new PageMoveAparapi(PageMoveAparapi.COPY),
             "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
             "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKByColumns::new,
-            "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendAparapi::new,
-            "org.kvflow.kernels.nsa.AttentionKernels.gatherRows", GatherRowsAparapi::new,
+            "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendBatchAparapi::new,
+            "org.kvflow.kernels.nsa.AttentionKernels.attendSelected", AttendSelectedAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new,
             "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new,
             "org.kvflow.kernels.nsa.SyntheticKernels.keys", SyntheticKeysAparapi::new);

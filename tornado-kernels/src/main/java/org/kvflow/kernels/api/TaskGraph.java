@@ -49,6 +49,12 @@ public final class TaskGraph {
         return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]), cast(args[3]), cast(args[4])), a, b, c, d, e);
     }
 
+    /** Adds a six-parameter task; see {@link #task(String, Task3, Object, Object, Object)}. */
+    public <A, B, C, D, E, F> TaskGraph task(String id, Task6<A, B, C, D, E, F> code, A a, B b, C c, D d, E e, F f) {
+        return add(id, code, args -> code.apply(cast(args[0]), cast(args[1]), cast(args[2]), cast(args[3]), cast(args[4]), cast(args[5])),
+                a, b, c, d, e, f);
+    }
+
     private TaskGraph add(String id, Serializable code, Consumer<Object[]> body, Object... args) {
         if (tasks.stream().anyMatch(t -> t.id().equals(id))) {
             throw new IllegalArgumentException("graph " + name + " already has a task " + id);

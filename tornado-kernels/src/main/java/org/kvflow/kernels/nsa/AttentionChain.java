@@ -17,10 +17,9 @@ import org.kvflow.kernels.api.TaskGraph;
 /**
  * The NSA attention step as one task graph on one device: indexer scores of the queries against
  * the fp8 index keys ({@link IndexerKernels#scoreFp8}), each query's exact top-k over all keys
- * ({@link IndexerKernels#topKRows}), the selected key rows gathered
- * ({@link AttentionKernels#gatherRows}) and MLA sparse attention over them
- * ({@link AttentionKernels#attendBatch}). Scores, selections and gathered rows are handed from
- * task to task on the device. The keys are copied once and stay there; each {@link #run} sends
+ * ({@link IndexerKernels#topKRows}) and MLA sparse attention over the selected key rows, read in
+ * place ({@link AttentionKernels#attendSelected}: no gathered copy). Scores and selections are
+ * handed from task to task on the device. The keys are copied once and stay there; each {@link #run} sends
  * the queries and brings back the outputs. Fixed shape; not thread-safe; close to free the device
  * buffers.
  */
@@ -73,18 +72,15 @@ public final class AttentionChain implements AutoCloseable {
         }
         IntArray scoreShape = IntArray.fromArray(new int[] {shape.indexDim(), nq, shape.keys()});
         IntArray topShape = IntArray.fromArray(new int[] {nq, shape.keys(), k});
-        IntArray rowShape = IntArray.fromArray(new int[] {shape.width(), nq, k});
         IntArray attendShape = IntArray.fromArray(new int[] {shape.width(), shape.latent(), nq, k});
         FloatArray scores = new FloatArray(Math.multiplyExact(nq, shape.keys()));
-        FloatArray picked = new FloatArray(Math.multiplyExact(Math.multiplyExact(nq, k), shape.width()));
         FloatArray weights = new FloatArray(Math.multiplyExact(nq, k));
         TaskGraph graph = new TaskGraph("attention")
-                .transferToDevice(DataTransferMode.FIRST_EXECUTION, codes, scales, rows, counts, scoreShape, topShape, rowShape, attendShape)
+                .transferToDevice(DataTransferMode.FIRST_EXECUTION, codes, scales, rows, counts, scoreShape, topShape, attendShape)
                 .transferToDevice(DataTransferMode.EVERY_EXECUTION, indexQueries, queries)
                 .task("scores", IndexerKernels::scoreFp8, indexQueries, codes, scales, scoreShape, scores)
                 .task("topK", IndexerKernels::topKRows, scores, counts, topShape, selected)
-                .task("rows", AttentionKernels::gatherRows, rows, selected, rowShape, picked)
-                .task("attend", AttentionKernels::attendBatch, queries, picked, attendShape, weights, out)
+                .task("attend", AttentionKernels::attendSelected, queries, rows, selected, attendShape, weights, out)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, out)
                 .transferToHost(DataTransferMode.UNDER_DEMAND, selected);
         this.plan = new ExecutionPlan(graph.snapshot()).withDevice(device);

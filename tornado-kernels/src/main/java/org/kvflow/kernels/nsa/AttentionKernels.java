@@ -37,15 +37,27 @@ public final class AttentionKernels {
     }
 
     /**
-     * The key rows a batch of queries selected, in the layout {@link #attendBatch} reads: with
-     * {@code shape = {width, nq, k}}, row {@code (i, j)} of {@code picked} ({@code width} floats at
-     * {@code (i·k + j)·width}) ← row {@code selected[i·k + j]} of {@code keyRows}. Callers check the
-     * positions against {@code keyRows} first; the body does not.
+     * {@link #attendBatch} with the gather fused in: query {@code i} attends over rows
+     * {@code selected[i·count + j]} ({@code j < count}, in that order) of {@code keyRows}
+     * ({@code width} floats each) where {@code attendBatch} reads rows laid out per query; with
+     * {@code shape = {width, latent, nq, count}}. The same result as gathering the rows first, without
+     * the copy. Callers check the positions against {@code keyRows} first; the body does not.
      */
-    public static void gatherRows(FloatArray keyRows, IntArray selected, IntArray shape, FloatArray picked) {
+    public static void attendSelected(FloatArray queries, FloatArray keyRows, IntArray selected, IntArray shape, FloatArray weights,
+                                      FloatArray out) {
         int width = shape.get(0);
-        IntStream.range(0, shape.get(1) * shape.get(2)).parallel().forEach(r ->
-                System.arraycopy(keyRows.toHeapArray(), selected.get(r) * width, picked.toHeapArray(), r * width, width));
+        int latent = shape.get(1);
+        int count = shape.get(3);
+        IntStream.range(0, shape.get(2)).parallel().forEach(i -> {
+            float[] q = Arrays.copyOfRange(queries.toHeapArray(), i * width, (i + 1) * width);
+            float[] rows = new float[count * width];
+            for (int j = 0; j < count; j++) {
+                System.arraycopy(keyRows.toHeapArray(), selected.get(i * count + j) * width, rows, j * width, width);
+            }
+            float[] o = new float[latent];
+            attend(q, rows, count, latent, o);
+            System.arraycopy(o, 0, out.toHeapArray(), i * latent, latent);
+        });
     }
 
     /**

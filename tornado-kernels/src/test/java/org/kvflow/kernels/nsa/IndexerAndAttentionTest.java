@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
+import org.kvflow.kernels.api.FloatArray;
+import org.kvflow.kernels.api.IntArray;
 
 class IndexerAndAttentionTest {
     @Test
@@ -33,5 +35,25 @@ class IndexerAndAttentionTest {
         float[] even = new float[1];
         AttentionKernels.attend(new float[] {0f, 0f}, new float[] {2f, 0f, 4f, 0f}, 2, 1, even);
         assertThat(even[0]).isCloseTo(3f, within(1e-6f));
+    }
+
+    @Test
+    void attentionOverSelectedRowsEqualsAttentionOverTheRowsGatheredFirst() {
+        int width = 3;
+        float[] rows = {1, 0, 2, /* 1 */ 0, 1, 5, /* 2 */ 2, 2, -1, /* 3 */ -1, 3, 0};
+        float[] queries = {1, 2, 0, /* query 1 */ 0, -1, 1};
+        int[] selected = {3, 0, /* query 1 */ 2, 2};
+        float[] gathered = new float[selected.length * width];
+        for (int r = 0; r < selected.length; r++) {
+            System.arraycopy(rows, selected[r] * width, gathered, r * width, width);
+        }
+        IntArray shape = IntArray.fromArray(new int[] {width, 2, 2, 2});
+        FloatArray batch = new FloatArray(4);
+        AttentionKernels.attendBatch(FloatArray.fromArray(queries), FloatArray.fromArray(gathered), shape, new FloatArray(4), batch);
+        FloatArray fused = new FloatArray(4);
+        AttentionKernels.attendSelected(FloatArray.fromArray(queries), FloatArray.fromArray(rows), IntArray.fromArray(selected), shape,
+                new FloatArray(4), fused);
+        assertThat(fused.toHeapArray()).containsExactly(batch.toHeapArray());
+        assertThat(fused.toHeapArray()[2]).as("query 1 picked row 2 twice: its own latent").isEqualTo(2f);
     }
 }
