@@ -6,10 +6,10 @@ import org.kvflow.kernels.api.IntArray;
 
 /**
  * Twins of the attention kernels: one work-group of 256 per query, the shape read from its array
- * at every launch. The group's work-items compute the logits (strided over the selected keys),
- * one work-item then takes the max and the sum of {@code exp(logit − max)} in ascending order as
- * the reference does, and all work-items produce the latent outputs (strided over {@code C}).
- * Barriers order the phases. Where key {@code j} of query {@code i} lies is the subclass's
+ * at every launch. The group's work-items compute the logits (strided over the selected keys), the
+ * max and the sum of {@code exp(logit − max)} are reduced in a tree in local memory (the sum in
+ * another order than the reference's, so they agree up to rounding), and all work-items produce
+ * the latent outputs (strided over {@code C}). Barriers order the phases. Where key {@code j} of query {@code i} lies is the subclass's
  * ({@link #rowOf}).
  */
 abstract class AttendAparapi extends AparapiTask {
@@ -18,8 +18,10 @@ abstract class AttendAparapi extends AparapiTask {
     float[] weights = new float[1];
     float[] out = new float[1];
     int[] shape = new int[4];
-    /** Per query: the softmax denominator, written by work-item 0 and read by the group. */
-    float[] sums = new float[1];
+    /** The most negative float, as a field: passed as a kernel argument, not written as a literal. */
+    float lowest = -Float.MAX_VALUE;
+    /** The work-items' partial maxima, then partial sums, reduced in a tree. */
+    @Local final float[] part = new float[LOCAL];
 
     /** Binds queries and keys (the first two arguments), then shape, weights and out from argument {@code shapeAt} on. */
     final void bindAttention(List<Object> args, int shapeAt) {
@@ -28,7 +30,6 @@ abstract class AttendAparapi extends AparapiTask {
         shape = ((IntArray) args.get(shapeAt)).toHeapArray();
         weights = ((FloatArray) args.get(shapeAt + 1)).toHeapArray();
         out = ((FloatArray) args.get(shapeAt + 2)).toHeapArray();
-        sums = new float[Math.max(1, weights.length)]; // at least nq entries: every query selects ≥ 1 key
     }
 
     /** The softmax scratch and the output: the last two arguments. */
@@ -39,11 +40,6 @@ abstract class AttendAparapi extends AparapiTask {
 
     /** The first float of key {@code j} of query {@code i} in {@link #keys} ({@code count} keys a query, rows of {@code width}). */
     abstract int rowOf(int i, int j, int count, int width);
-
-    @Override
-    void putOwn() {
-        put(sums);
-    }
 
     @Override
     int globalSize() {
@@ -58,35 +54,48 @@ abstract class AttendAparapi extends AparapiTask {
         int latent = shape[1];
         int count = shape[3];
         float scale = sqrt((float) width);
+        float mx = lowest;
         for (int j = lid; j < count; j += LOCAL) {
             float acc = 0.0f;
             int row = rowOf(i, j, count, width);
             for (int d = 0; d < width; d++) {
                 acc = acc + queries[i * width + d] * keys[row + d];
             }
-            weights[i * count + j] = acc / scale;
+            float logit = acc / scale;
+            weights[i * count + j] = logit;
+            mx = max(mx, logit);
         }
-        globalBarrier();
-        if (lid == 0) {
-            float mx = weights[i * count];
-            for (int j = 1; j < count; j++) {
-                mx = max(mx, weights[i * count + j]);
+        part[lid] = mx;
+        localBarrier();
+        for (int s = LOCAL / 2; s > 0; s = s / 2) {
+            if (lid < s) {
+                part[lid] = max(part[lid], part[lid + s]);
             }
-            float sum = 0.0f;
-            for (int j = 0; j < count; j++) {
-                float e = exp(weights[i * count + j] - mx);
-                weights[i * count + j] = e;
-                sum = sum + e;
-            }
-            sums[i] = sum;
+            localBarrier();
         }
-        globalBarrier();
+        mx = part[0];
+        localBarrier();
+        float sum = 0.0f;
+        for (int j = lid; j < count; j += LOCAL) { // each work-item rereads only the logits it wrote
+            float e = exp(weights[i * count + j] - mx);
+            weights[i * count + j] = e;
+            sum = sum + e;
+        }
+        part[lid] = sum;
+        localGlobalBarrier(); // the weights are read across the group below
+        for (int s = LOCAL / 2; s > 0; s = s / 2) {
+            if (lid < s) {
+                part[lid] = part[lid] + part[lid + s];
+            }
+            localBarrier();
+        }
+        float total = part[0];
         for (int c = lid; c < latent; c += LOCAL) {
             float acc = 0.0f;
             for (int j = 0; j < count; j++) {
                 acc = acc + weights[i * count + j] * keys[rowOf(i, j, count, width) + c];
             }
-            out[i * latent + c] = acc / sums[i];
+            out[i * latent + c] = acc / total;
         }
     }
 }
