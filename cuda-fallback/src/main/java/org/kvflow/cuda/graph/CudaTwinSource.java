@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.bcel.Repository;
@@ -68,8 +69,10 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
     /**
      * The tensor-core body of the matrix-multiply intrinsic ({@code mmaTiles} of Aparapi's
      * {@code MmaTask}): each warp takes 16 × 16 tiles of C in turn and adds A·Bᵀ with tf32
-     * {@code wmma} fragments of depth 8, A split into a high and a low tf32 part (two products, so
-     * A keeps about fp32 precision); B is taken as tf32, exact for dequantised fp8 codes.
+     * {@code wmma} fragments of depth 8. A and B are each split into a high and a low tf32 part and
+     * three products are summed (lo·hi, hi·lo, hi·hi; lo·lo is below fp32's rounding), so the
+     * result keeps about fp32 precision. Formatted with the name, M, N, K, the A/B row stride and
+     * the C row stride.
      */
     private static final String MMA_BODY = """
             __device__ void %1$s(This *self){
@@ -79,32 +82,44 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
                for (int t = threadIdx.x / 32; t < (%2$d / 16) * tilesN; t += blockDim.x / 32) {
                   int tm = t / tilesN;
                   int tn = t - tm * tilesN;
-                  float *cTile = self->tileC + tm * 16 * %3$d + tn * 16;
+                  float *cTile = self->tileC + tm * 16 * %6$d + tn * 16;
                   wmma::fragment<wmma::accumulator, 16, 16, 8, float> c;
-                  wmma::load_matrix_sync(c, cTile, %3$d, wmma::mem_row_major);
+                  wmma::load_matrix_sync(c, cTile, %6$d, wmma::mem_row_major);
                   for (int k = 0; k < %4$d; k += 8) {
-                     wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> hi, lo;
-                     wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b;
-                     wmma::load_matrix_sync(hi, self->tileA + tm * 16 * %4$d + k, %4$d);
-                     wmma::load_matrix_sync(b, self->tileB + tn * 16 * %4$d + k, %4$d);
-                     for (int i = 0; i < hi.num_elements; i++) {
-                        float x = hi.x[i];
+                     wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> aHi, aLo;
+                     wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> bHi, bLo;
+                     wmma::load_matrix_sync(aHi, self->tileA + tm * 16 * %5$d + k, %5$d);
+                     wmma::load_matrix_sync(bHi, self->tileB + tn * 16 * %5$d + k, %5$d);
+                     for (int i = 0; i < aHi.num_elements; i++) {
+                        float x = aHi.x[i];
                         float h = wmma::__float_to_tf32(x);
-                        hi.x[i] = h;
-                        lo.x[i] = wmma::__float_to_tf32(x - h);
+                        aHi.x[i] = h;
+                        aLo.x[i] = wmma::__float_to_tf32(x - h);
                      }
-                     for (int i = 0; i < b.num_elements; i++) {
-                        b.x[i] = wmma::__float_to_tf32(b.x[i]);
+                     for (int i = 0; i < bHi.num_elements; i++) {
+                        float x = bHi.x[i];
+                        float h = wmma::__float_to_tf32(x);
+                        bHi.x[i] = h;
+                        bLo.x[i] = wmma::__float_to_tf32(x - h);
                      }
-                     wmma::mma_sync(c, lo, b, c);
-                     wmma::mma_sync(c, hi, b, c);
+                     wmma::mma_sync(c, aLo, bHi, c);
+                     wmma::mma_sync(c, aHi, bLo, c);
+                     wmma::mma_sync(c, aHi, bHi, c);
                   }
-                  wmma::store_matrix_sync(cTile, c, %3$d, wmma::mem_row_major);
+                  wmma::store_matrix_sync(cTile, c, %6$d, wmma::mem_row_major);
                }
             }
             """;
-    /** Aparapi's helper of the intrinsic, after the {@code __device__} rewrite: its whole definition. */
-    private static final Pattern MMA_HELPER = Pattern.compile("(?s)__device__ void (\\w*__mmaTiles)\\(This \\*self\\)\\{\n.*?\n\\}\n");
+    /** The order-key intrinsic ({@code orderKey} of Aparapi's {@code TopKAparapi}) from the float's bits, as Java's {@code floatToIntBits} reads them. */
+    private static final String ORDER_KEY_BODY = """
+            __device__ int %1$s(This *self, float x){
+               // kvflow: the order key from the float's bits (replaces Aparapi's exact log2 and scaling)
+               if (x != x) return 0x7FC00000;
+               if (x == 0.0f) return 0;
+               int bits = __float_as_int(x);
+               return bits < 0 ? bits ^ 0x7FFFFFFF : bits;
+            }
+            """;
     private static final Pattern HELPER = Pattern.compile("(?m)^(?!__kernel|typedef)([A-Za-z_][^\\n;{}]*\\)\\{)$");
     private static final Pattern THIS = Pattern.compile("\\bthis\\b");
     private static final Pattern PARAM = Pattern.compile("(__global|__local|__constant)?\\s*([A-Za-z_][\\w ]*?)\\s*(\\*?)\\s*(\\w+)");
@@ -140,12 +155,11 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
         String c = openCl.lines().filter(l -> !l.startsWith("#pragma OPENCL")).reduce("", (a, l) -> a + l + "\n");
         c = THIS.matcher(c).replaceAll("self");
         c = HELPER.matcher(c).replaceAll("__device__ $1");
-        Matcher mma = MMA_HELPER.matcher(c);
-        String include = "";
-        if (mma.find()) { // before the prelude's macros, which would rename identifiers in CUDA's header
-            include = "#include <mma.h>\n";
-            c = c.substring(0, mma.start()) + MMA_BODY.formatted(mma.group(1), MmaShape.M, MmaShape.N, MmaShape.K) + c.substring(mma.end());
-        }
+        String withMma = intrinsic(c, "void", "mmaTiles", "", name -> MMA_BODY.formatted(name, MmaShape.M, MmaShape.N, MmaShape.K,
+                MmaShape.AB_STRIDE, MmaShape.C_STRIDE));
+        // the header goes before the prelude's macros, which would rename identifiers in it
+        String include = withMma.equals(c) ? "" : "#include <mma.h>\n";
+        c = intrinsic(withMma, "int", "orderKey", ", float x", ORDER_KEY_BODY::formatted);
         int entry = c.indexOf(ENTRY);
         int bodyStart = c.indexOf("){", entry);
         if (entry < 0 || bodyStart < 0) {
@@ -189,6 +203,17 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
         String source = include + PRELUDE.formatted(origin, localSize, blocks, localSize, blocks) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
                 + c.substring(bodyStart + 2);
         return new CudaTwinSource(kernel, source, List.copyOf(params), sha256(source + "\n" + String.join(" ", NVCC_FLAGS)));
+    }
+
+    /**
+     * {@code c} with the helper Aparapi wrote for the intrinsic {@code method} (returning
+     * {@code type}, with {@code params} after {@code This *self}) replaced by the cuda body
+     * {@code body} makes of the helper's name; unchanged if the twin does not call it.
+     */
+    private static String intrinsic(String c, String type, String method, String params, UnaryOperator<String> body) {
+        Matcher m = Pattern.compile("(?s)__device__ " + type + " (\\w*__" + method + ")\\(This \\*self" + Pattern.quote(params)
+                + "\\)\\{\n.*?\n\\}\n").matcher(c);
+        return m.find() ? c.substring(0, m.start()) + body.apply(m.group(1)) + c.substring(m.end()) : c;
     }
 
     /** The module's file name: the twin's simple name and the hash. */

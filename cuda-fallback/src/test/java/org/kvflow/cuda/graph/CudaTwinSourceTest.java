@@ -50,13 +50,16 @@ class CudaTwinSourceTest {
         }
         CudaTwinSource topK = CudaTwinSource.translate("topK", twin("org.kvflow.kernels.nsa.IndexerKernels.topKRows"), 256);
         assertThat(topK.params().stream().filter(p -> p.kind() == KernelParam.Kind.SHARED_ARRAY).map(KernelParam::name))
-                .containsExactlyInAnyOrder("pick", "scan", "hist");
+                .containsExactlyInAnyOrder("pick", "scan", "hist", "whole");
         // cuda's top-k counts digits with shared-memory atomics: Aparapi's helper, mapped onto CUDA's atomicAdd
         assertThat(topK.source()).contains("#define atomic_add(address, delta) atomicAdd((address), (delta))")
                 .contains("atomicAdd(self->hist, ");
+        // and takes order keys from the floats' bits, where Aparapi's OpenCL computes them from log2
+        String orderKey = topK.source().substring(topK.source().indexOf("__orderKey(This *self, float x){"));
+        assertThat(orderKey.substring(0, orderKey.indexOf("\n}\n"))).contains("__float_as_int(x)").doesNotContain("log2(");
         // the indexer's scores multiply tiles with the API's intrinsic: on cuda its body is tensor-core code, not Aparapi's loops
         String scores = CudaTwinSource.translate("scores", twin("org.kvflow.kernels.nsa.IndexerKernels.scoreFp8"), 256).source();
-        assertThat(scores).startsWith("#include <mma.h>\n").contains("wmma::mma_sync(c, hi, b, c);").containsOnlyOnce("__mmaTiles(This *self){")
+        assertThat(scores).startsWith("#include <mma.h>\n").contains("wmma::mma_sync(c, aHi, bHi, c);").containsOnlyOnce("__mmaTiles(This *self){")
                 .doesNotContain("acc = acc + (self->tileA");
         if (System.getenv("KVFLOW_SHOW_TWIN") != null) {
             System.out.println(scores);

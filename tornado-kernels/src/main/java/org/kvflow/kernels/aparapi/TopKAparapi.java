@@ -112,8 +112,12 @@ abstract class TopKAparapi extends AparapiTask {
         return max(1, min(MAX_SEGMENTS, g));
     }
 
-    /** A signed int ordered as {@code x} is (see the class comment). */
-    private int orderKey(float x) {
+    /**
+     * A signed int ordered as {@code x} is (see the class comment): the bits
+     * {@code Float.floatToIntBits} gives, negative values' magnitude bits flipped, −0 as +0, every NaN
+     * as the positive quiet NaN. An intrinsic: the cuda translation reads the float's bits instead.
+     */
+    int orderKey(float x) {
         float a = abs(x);
         int mag = 0;
         if (x != x) {
@@ -142,20 +146,25 @@ abstract class TopKAparapi extends AparapiTask {
      * Finds the key of the {@code k}-th best of the {@code n} keys read from {@code src} at
      * {@code base} ({@code n > k}; all work-items of the group call it): leaves the key in
      * {@code pick[0]} and how many keys equal to it are kept in {@code pick[1]}, every work-item
-     * seeing both. A first pass over scores turns them into keys ({@link #keyAt}).
+     * seeing both. Keys come from {@link #passKey}.
      */
     abstract void narrow(int src, int base, int n, int k, int lid);
 
-    /** Key {@code at} of a pass: with {@code fused} the score's order key, also stored as the key; else the stored key. */
-    final int keyAt(int fused, int at) {
-        int key = 0;
-        if (fused == 1) {
-            key = orderKey(scores[at]);
-            keys[at] = key;
+    /** Key {@code at} of a selection's first pass over {@code src}: a twin may keep the scores' keys here for its later passes. */
+    abstract int firstKey(int src, int at);
+
+    /** Key {@code at} of {@code src} after the first pass. */
+    abstract int key(int src, int at);
+
+    /** Key {@code at} of {@code src} in a pass: {@link #firstKey} in the first ({@code first == 1}), {@link #key} after. */
+    final int passKey(int first, int src, int at) {
+        int k = 0;
+        if (first == 1) {
+            k = firstKey(src, at);
         } else {
-            key = keys[at];
+            k = key(src, at);
         }
-        return key;
+        return k;
     }
 
     /** The sum of {@code v} over the work-items before this one (all work-items must call it). */
@@ -217,20 +226,20 @@ abstract class TopKAparapi extends AparapiTask {
         int span = (n + LOCAL - 1) / LOCAL;
         int from = min(lid * span, n);
         int to = min(from + span, n);
-        localGlobalBarrier(); // the keys were written strided; now each work-item reads a contiguous span
+        localGlobalBarrier(); // keys a twin kept were written strided; now each work-item reads a contiguous span
         int above = 0;
         int ties = 0;
         int j = from;
         for (; j + 3 < to; j += 4) {
-            int a = keys[base + j];
-            int b = keys[base + j + 1];
-            int c = keys[base + j + 2];
-            int d = keys[base + j + 3];
+            int a = key(src, base + j);
+            int b = key(src, base + j + 1);
+            int c = key(src, base + j + 2);
+            int d = key(src, base + j + 3);
             above += (a > threshold ? 1 : 0) + (b > threshold ? 1 : 0) + (c > threshold ? 1 : 0) + (d > threshold ? 1 : 0);
             ties += (a == threshold ? 1 : 0) + (b == threshold ? 1 : 0) + (c == threshold ? 1 : 0) + (d == threshold ? 1 : 0);
         }
         for (; j < to; j++) {
-            int a = keys[base + j];
+            int a = key(src, base + j);
             above += a > threshold ? 1 : 0;
             ties += a == threshold ? 1 : 0;
         }
@@ -240,17 +249,17 @@ abstract class TopKAparapi extends AparapiTask {
         pick[2 + lid] = tiesBefore; // this work-item's running tie rank
         j = from;
         for (; j + 3 < to; j += 4) {
-            int a = keys[base + j];
-            int b = keys[base + j + 1];
-            int c = keys[base + j + 2];
-            int d = keys[base + j + 3];
+            int a = key(src, base + j);
+            int b = key(src, base + j + 1);
+            int c = key(src, base + j + 2);
+            int d = key(src, base + j + 3);
             rank = place(a, j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
             rank = place(b, j + 1, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
             rank = place(c, j + 2, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
             rank = place(d, j + 3, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
         }
         for (; j < to; j++) {
-            rank = place(keys[base + j], j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
+            rank = place(key(src, base + j), j, threshold, remaining, rank, lid, src, base, firstPosition, dst, out);
         }
         localBarrier(); // the tie ranks in pick are reused by the next selection
     }

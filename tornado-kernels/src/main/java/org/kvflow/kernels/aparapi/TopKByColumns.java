@@ -20,6 +20,24 @@ final class TopKByColumns extends TopKAparapi {
         }
     }
 
+    /** The first pass over scores turns them into keys and keeps them: {@link #orderKey} is long on OpenCL. */
+    @Override
+    int firstKey(int src, int at) {
+        int k = 0;
+        if (src == FROM_SCORES) {
+            k = orderKey(scores[at]);
+            keys[at] = k;
+        } else {
+            k = keys[at];
+        }
+        return k;
+    }
+
+    @Override
+    int key(int src, int at) {
+        return keys[at];
+    }
+
     @Override
     void narrow(int src, int base, int n, int k, int lid) {
         int prefix = 0;
@@ -32,25 +50,23 @@ final class TopKByColumns extends TopKAparapi {
             for (int b = 0; b < DIGITS; b++) {
                 hist[b * LOCAL + lid] = 0;
             }
-            int fused = 0; // the first pass over scores also turns them into keys (nested ifs: Aparapi cannot write an else after &&)
+            int first = 0;
             if (shift == 28) {
-                if (src == FROM_SCORES) {
-                    fused = 1;
-                }
+                first = 1;
             }
             int j = lid;
             for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
-                int a = keyAt(fused, base + j);
-                int b = keyAt(fused, base + j + LOCAL);
-                int c = keyAt(fused, base + j + 2 * LOCAL);
-                int d = keyAt(fused, base + j + 3 * LOCAL);
+                int a = passKey(first, src, base + j);
+                int b = passKey(first, src, base + j + LOCAL);
+                int c = passKey(first, src, base + j + 2 * LOCAL);
+                int d = passKey(first, src, base + j + 3 * LOCAL);
                 tally(a, mask, prefix, shift, lid);
                 tally(b, mask, prefix, shift, lid);
                 tally(c, mask, prefix, shift, lid);
                 tally(d, mask, prefix, shift, lid);
             }
             for (; j < n; j += LOCAL) {
-                tally(keyAt(fused, base + j), mask, prefix, shift, lid);
+                tally(passKey(first, src, base + j), mask, prefix, shift, lid);
             }
             localBarrier();
             int bin = lid & (DIGITS - 1);

@@ -36,20 +36,20 @@ class MmaTaskTest {
         public void run() {
             int lid = getLocalId();
             for (int e = lid; e < TILE_M * TILE_N; e += LOCAL) {
-                tileC[e] = c[e];
+                tileC[(e / TILE_N) * C_STRIDE + e - (e / TILE_N) * TILE_N] = c[e];
             }
             for (int step = 0; step < 2; step++) {
                 for (int e = lid; e < TILE_M * TILE_K; e += LOCAL) {
                     int m = e / TILE_K;
-                    tileA[e] = a[m * 2 * TILE_K + step * TILE_K + e - m * TILE_K];
-                    tileB[e] = b[m * 2 * TILE_K + step * TILE_K + e - m * TILE_K];
+                    tileA[m * AB_STRIDE + e - m * TILE_K] = a[m * 2 * TILE_K + step * TILE_K + e - m * TILE_K];
+                    tileB[m * AB_STRIDE + e - m * TILE_K] = b[m * 2 * TILE_K + step * TILE_K + e - m * TILE_K];
                 }
                 localBarrier();
                 mmaTiles();
                 localBarrier();
             }
             for (int e = lid; e < TILE_M * TILE_N; e += LOCAL) {
-                c[e] = tileC[e];
+                c[e] = tileC[(e / TILE_N) * C_STRIDE + e - (e / TILE_N) * TILE_N];
             }
         }
     }
