@@ -22,6 +22,8 @@ final class IndexScoreAparapi extends MmaTask {
     int[] shape = new int[3];
     float[] scores = new float[1];
     final float[] lut = fp8Table(256);
+    /** The decode table in local memory: a key's code is looked up without a second trip to global memory. */
+    @Local final float[] codes = new float[256];
 
     @Override
     void bind(List<Object> args) {
@@ -53,6 +55,10 @@ final class IndexScoreAparapi extends MmaTask {
         int j0 = (getGroupId() - (getGroupId() / keyBlocks) * keyBlocks) * TILE_N;
         int lid = getLocalId();
         int scaleTiles = (dim + KvLayout.QUANT_TILE - 1) / KvLayout.QUANT_TILE;
+        for (int e = lid; e < 256; e += LOCAL) {
+            codes[e] = lut[e];
+        }
+        localBarrier();
         for (int e = lid; e < TILE_M * TILE_N; e += LOCAL) {
             tileC[(e / TILE_N) * C_STRIDE + e - (e / TILE_N) * TILE_N] = 0.0f;
         }
@@ -75,7 +81,7 @@ final class IndexScoreAparapi extends MmaTask {
                 float v = 0.0f;
                 if (j0 + n < nk) {
                     if (d < dim) {
-                        v = lut[keys[(j0 + n) * dim + d] & 0xFF] * keyScales[(j0 + n) * scaleTiles + tile];
+                        v = codes[keys[(j0 + n) * dim + d] & 0xFF] * keyScales[(j0 + n) * scaleTiles + tile];
                     }
                 }
                 tileB[n * AB_STRIDE + e - n * TILE_K] = v;
