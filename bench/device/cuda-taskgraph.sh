@@ -11,21 +11,13 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=setup.sh
 . "$here/setup.sh"
-crash="-XX:ErrorFile=$out/hs_err_%p.log"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
-  classes=(kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.IndexScorerTest
-    kernels.nsa.SparseAttentionTest kernels.nsa.SyntheticKeysTest kernels.nsa.TopKRowsTest kernels.nsa.SyntheticRowsTest
-    kernels.nsa.AttentionChainTest kernels.quant.QuantKernelsTest cuda.graph.CudaTwinSourceTest cuda.graph.CudaTaskGraphGpuTest
-    cuda.CudaPageMemoryGpuTest)
-  selectors=()
-  for c in "${classes[@]}"; do selectors+=(--select-class "org.kvflow.$c"); done
-  (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx24g "$crash" -Dkvflow.test.device=cuda -cp "$device/lib/*:$jars/*" \
-    org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner) 2>&1 \
-    | grep -v "WARNING\|^Dec \|INFO:" > "$out/tests.txt" || true
-  grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource" "$out/tests.txt" | grep -v "✔" | head -40 || true
-  tail -15 "$out/tests.txt"
+  cuda_tests kernels.api.DevicesTest kernels.api.ExecutionPlanTest kernels.gather.PageGatherTest kernels.nsa.IndexScorerTest \
+    kernels.nsa.SparseAttentionTest kernels.nsa.SyntheticKeysTest kernels.nsa.TopKRowsTest kernels.nsa.SyntheticRowsTest \
+    kernels.nsa.AttentionChainTest kernels.quant.QuantKernelsTest cuda.graph.CudaTwinSourceTest cuda.graph.CudaTaskGraphGpuTest \
+    cuda.CudaPageMemoryGpuTest
 fi
 
 run() { JAVA_OPTS="-Xmx24g $crash" "$device/run.sh" "$@" 2>&1 | grep -v "WARN\|^Dec \|INFO:"; }

@@ -15,7 +15,6 @@ selectors=()
 for c in "${classes[@]}"; do selectors+=(--select-class "org.kvflow.$c"); done
 # the jlink'd JRE has no zipfs: select classes, not packages; run from /tmp so nothing lands in the checkout
 # a JVM that crashes leaves its report in $out, so it comes back
-crash="-XX:ErrorFile=$out/hs_err_%p.log"
 (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx16g "$crash" -cp "$device/lib/*:$jars/*" \
   org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner) 2>&1 \
   | grep -v "WARNING\|^Dec \|INFO:" > "$out/tests.txt" || true

@@ -37,6 +37,14 @@ for r in kvflow:
         figures[f"attention_step_b{r['batch']}_ms"] = r["ms"]
         figures[f"attention_step_b{r['batch']}_torch_ms"] = base
 
+pipeline = {r["name"]: r for r in lines("pipeline.jsonl") if r["name"] != "chunk"}
+if "totals" in pipeline:
+    t = pipeline["totals"]
+    extra_write = max(0.0, t["write_shared_ms"] - t["write_replicated_ms"])
+    figures["shared_kv_overhead_vs_fast_step_128k_cp8"] = round((t["materialize_ms"] + extra_write) / t["attention_ms"], 5)
+    figures["attention_step_one_layer_128k_ms"] = t["attention_ms"]
+    figures["materialize_vs_dtod"] = round(pipeline["memcpy_dtod_same_bytes"]["median_ms"] / pipeline["materialize_full_view"]["median_ms"], 3)
+
 record = {
     "date": datetime.date.today().isoformat(),
     "machine": (out / "gpu.txt").read_text().strip(),

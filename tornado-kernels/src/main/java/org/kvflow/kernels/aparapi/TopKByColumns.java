@@ -54,6 +54,8 @@ final class TopKByColumns extends TopKAparapi {
             if (shift == 28) {
                 first = 1;
             }
+            // The sweep is written out in each twin: moved into one method of the base class, the
+            // OpenCL Aparapi wrote of it corrupted the JVM's heap on PoCL (a crash in TopKRowsTest).
             int j = lid;
             for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
                 int a = passKey(first, src, base + j);
