@@ -6,13 +6,17 @@ import org.kvflow.kernels.api.IntArray;
 
 /**
  * Twins of the attention kernels: one work-group of 256 per query, the shape read from its array
- * at every launch. The group's work-items compute the logits (strided over the selected keys), the
- * max and the sum of {@code exp(logit − max)} are reduced in a tree in local memory (the sum in
- * another order than the reference's, so they agree up to rounding), and all work-items produce
- * the latent outputs (strided over {@code C}). Barriers order the phases. Where key {@code j} of query {@code i} lies is the subclass's
- * ({@link #rowOf}).
+ * at every launch. The group's work-items compute the logits, eight to a key row (each summing
+ * every eighth product, the eight partial sums then added in a tree), the max and the sum of
+ * {@code exp(logit − max)} are reduced in a tree in local memory (sums in another order than the
+ * reference's, so they agree up to rounding), and all work-items produce the latent outputs
+ * (strided over {@code C}). Barriers order the phases. Where key {@code j} of query {@code i}
+ * lies is the subclass's ({@link #rowOf}).
  */
 abstract class AttendAparapi extends AparapiTask {
+    /** Work-items that share one key row's logit: each reads every eighth float, so one load of a warp covers four rows' runs of floats. */
+    static final int ROW_LANES = 8;
+
     float[] queries = new float[1];
     float[] keys = new float[1];
     float[] weights = new float[1];
@@ -55,15 +59,33 @@ abstract class AttendAparapi extends AparapiTask {
         int count = shape[3];
         float scale = sqrt((float) width);
         float mx = lowest;
-        for (int j = lid; j < count; j += LOCAL) {
+        int lane = lid & (ROW_LANES - 1);
+        int slot = lid / ROW_LANES;
+        for (int jj = 0; jj < count; jj += LOCAL / ROW_LANES) {
+            int j = jj + slot;
             float acc = 0.0f;
-            int row = rowOf(i, j, count, width);
-            for (int d = 0; d < width; d++) {
-                acc = acc + queries[i * width + d] * keys[row + d];
+            if (j < count) {
+                int row = rowOf(i, j, count, width);
+                for (int d = lane; d < width; d += ROW_LANES) {
+                    acc = acc + queries[i * width + d] * keys[row + d];
+                }
             }
-            float logit = acc / scale;
-            weights[i * count + j] = logit;
-            mx = max(mx, logit);
+            part[lid] = acc;
+            localBarrier();
+            for (int s = ROW_LANES / 2; s > 0; s = s / 2) {
+                if (lane < s) {
+                    part[lid] = part[lid] + part[lid + s];
+                }
+                localBarrier();
+            }
+            if (lane == 0) {
+                if (j < count) {
+                    float logit = part[lid] / scale;
+                    weights[i * count + j] = logit;
+                    mx = max(mx, logit);
+                }
+            }
+            localBarrier(); // part is written again by the next round
         }
         part[lid] = mx;
         localBarrier();
@@ -76,10 +98,12 @@ abstract class AttendAparapi extends AparapiTask {
         mx = part[0];
         localBarrier();
         float sum = 0.0f;
-        for (int j = lid; j < count; j += LOCAL) { // each work-item rereads only the logits it wrote
-            float e = exp(weights[i * count + j] - mx);
-            weights[i * count + j] = e;
-            sum = sum + e;
+        if (lane == 0) { // each row's lane 0 rereads only the logits it wrote
+            for (int j = slot; j < count; j += LOCAL / ROW_LANES) {
+                float e = exp(weights[i * count + j] - mx);
+                weights[i * count + j] = e;
+                sum = sum + e;
+            }
         }
         part[lid] = sum;
         localGlobalBarrier(); // the weights are read across the group below
