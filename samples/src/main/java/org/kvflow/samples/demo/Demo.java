@@ -1,5 +1,6 @@
 package org.kvflow.samples.demo;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -183,11 +184,21 @@ public final class Demo {
             ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
                     new HostPageCache(hostBytes), (r, b) -> { });
             return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
-                    (long) registry.get("kvflow.batches").tag("layout", "shared").counter().count(), seconds,
+                    sharedCount(registry, "kvflow.batches"), seconds,
                     Objects.requireNonNull(sharedRun.pools()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(sharedRun.pools()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
-                    (long) registry.get("kvflow.transfer.bytes").tag("layout", "shared").counter().count(), decode.pid(), replay.records(),
+                    sharedCount(registry, "kvflow.transfer.bytes"), decode.pid(), replay.records(),
                     replay.rejected().size(), checks.get(), shared.device().toString(), sharedPages, replicatedPages);
         }
+    }
+
+    /**
+     * The shared layout's count of counter {@code name}, 0 when the run never created it (every
+     * transfer refused, say, leaves no transfer bytes): the report states what happened instead of
+     * failing on a meter that is not there.
+     */
+    static long sharedCount(MeterRegistry registry, String name) {
+        Counter counter = registry.find(name).tag("layout", "shared").counter();
+        return counter == null ? 0 : (long) counter.count();
     }
 }
