@@ -1,6 +1,8 @@
 package org.kvflow.operators.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -8,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -82,8 +85,7 @@ class SharedEqualsReplicatedTest {
             assertThat(x.pagesSent()).as("every position sent once").isEqualTo((request.seqLen() + ps - 1) / ps);
             assertThat(y.pagesSent()).isEqualTo(x.pagesSent());
             assertThat(x.attention()).isNotEmpty().hasSameSizeAs(y.attention());
-            x.attention().forEach((key, out) -> assertThat(bits(out)).as("attention %s of %s", key, request.id())
-                    .isEqualTo(bits(y.attention().get(key))));
+            x.attention().forEach((key, out) -> assertSameBits(out, y.attention().get(key), "attention " + key + " of " + request.id()));
             assertThat(shared.receiver().isReady(request.id())).isTrue();
             assertDecodeKv(shared, replicated, model, request);
         }
@@ -149,6 +151,26 @@ class SharedEqualsReplicatedTest {
 
     private static byte[] slice(byte[] b, long from, int len) {
         return Arrays.copyOfRange(b, (int) from, (int) from + len);
+    }
+
+    /** The proof's comparison: every float bit for bit, not within the cross-device tolerance. */
+    private static void assertSameBits(float[] shared, float[] replicated, String what) {
+        assertThat(bits(shared)).as(what).isEqualTo(bits(replicated));
+    }
+
+    @Test
+    void theProofTellsApartOutputsThatOnlyTheCrossDeviceToleranceWouldAccept() {
+        float[] out = {0.25f, -1.5f, 3.0e-3f};
+        float[] oneUlpOff = out.clone();
+        oneUlpOff[1] = Math.nextUp(oneUlpOff[1]);
+        assertThat(oneUlpOff[1]).as("within the attention tolerance").isCloseTo(out[1], within(2e-5f));
+        assertSameBits(out, out.clone(), "equal outputs");
+        assertThatThrownBy(() -> assertSameBits(out, oneUlpOff, "one ulp off"))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("one ulp off");
+        float[] negativeZero = {-0.0f, -1.5f, 3.0e-3f};
+        float[] positiveZero = {0.0f, -1.5f, 3.0e-3f};
+        assertThatThrownBy(() -> assertSameBits(negativeZero, positiveZero, "signed zeros"))
+                .as("-0 and +0 compare equal as floats, not as bits").isInstanceOf(AssertionError.class);
     }
 
     private static int[] bits(float[] values) {
