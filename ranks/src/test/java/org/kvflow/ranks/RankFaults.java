@@ -46,6 +46,8 @@ final class RankFaults {
                 }
             });
             assertThat(batches.get()).as("batches admitted").isGreaterThan(3);
+            assertThat(first.stream().map(r -> r.request().id())).as("one result per request, none twice")
+                    .doesNotHaveDuplicates().hasSize(requests.size());
             List<PrefillResult.Failed> failed = first.stream().filter(PrefillResult.Failed.class::isInstance).map(PrefillResult.Failed.class::cast).toList();
             assertThat(failed).as("requests that held pages on rank %d", VICTIM).isNotEmpty().allSatisfy(f -> {
                 assertThat(f.error()).isInstanceOf(RankLostException.class).hasMessageStartingWith("rank " + VICTIM + " is lost: ");
