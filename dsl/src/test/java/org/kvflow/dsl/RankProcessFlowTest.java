@@ -87,6 +87,7 @@ class RankProcessFlowTest {
         results.drainTo(seen);
 
         assertThat(seen).hasSize(all.size());
+        assertThat(seen.stream().map(r -> r.request().id())).as("one result per request, none twice").doesNotHaveDuplicates();
         assertThat(registry.get("kvflow.ranks.lost").tag("rank", "2").counter().count()).isEqualTo(1.0);
         assertThat(registry.get("kvflow.ranks.restarted").tag("rank", "2").counter().count()).isEqualTo(1.0);
         assertThat(restarted).as("a new process serves rank 2").isNotEqualTo(victim.pid());
