@@ -14,6 +14,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +30,7 @@ class RankChannelTest {
     @Test
     void aReplyWhoseBytesFailTheirChecksumFailsItsCallAndTheConnectionGoesOn() throws Exception {
         byte[] run = {1, 2, 3, 4};
+        CountDownLatch checked = new CountDownLatch(1);
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<Void> rank = CompletableFuture.runAsync(() -> {
                 try (Socket s = listener.accept()) {
@@ -35,6 +38,7 @@ class RankChannelTest {
                     DataOutputStream out = new DataOutputStream(s.getOutputStream());
                     reply(in, out, run, 0xBADL); // the first reply's bytes arrive damaged
                     reply(in, out, run, crc(run));
+                    checked.await(10, TimeUnit.SECONDS); // the connection stays up until the test has looked at it
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -48,6 +52,8 @@ class RankChannelTest {
                 RankChannel.Reply intact = channel.call(read.deepCopy(), null).block(Duration.ofSeconds(10));
                 assertThat(intact.bytes()).containsExactly(run);
                 assertThat(channel.isClosed()).isFalse();
+            } finally {
+                checked.countDown();
             }
             rank.get();
         }
