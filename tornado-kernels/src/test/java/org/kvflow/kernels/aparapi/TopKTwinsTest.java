@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.kvflow.kernels.api.FloatArray;
@@ -64,5 +65,28 @@ class TopKTwinsTest {
         assertThat(run(TopKByColumns::new, scores, counts, nk, k)).as("column counters").isEqualTo(expected);
         assertThat(run(TopKByAtomics::new, scores, counts, nk, k)).as("atomic adds").isEqualTo(expected);
         assertThat(Arrays.stream(expected).filter(p -> p >= 0).count()).as("the case selects something").isPositive();
+    }
+
+    /**
+     * A threshold bin kept whole ends the atomic twin's search early, its threshold the key just
+     * below the bin: the scores are small integers, so a kept value (1.0) is exactly its bin's first
+     * key, and k is the count of values from 1.0 up, so that bin is kept whole.
+     */
+    @Test
+    void aBinKeptWholeKeepsTheKeyThatOpensIt() {
+        int nk = 1000;
+        Random rnd = new Random(17);
+        float[] scores = new float[2 * nk];
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = rnd.nextInt(5) - 1; // -1, 0, 1, 2, 3
+        }
+        int k = 0;
+        for (int j = 0; j < nk; j++) {
+            k += scores[j] >= 1f ? 1 : 0;
+        }
+        int[] counts = {nk, nk};
+        int[] expected = reference(scores, counts, nk, k);
+        assertThat(run(TopKByAtomics::new, scores, counts, nk, k)).as("atomic adds").isEqualTo(expected);
+        assertThat(run(TopKByColumns::new, scores, counts, nk, k)).as("column counters").isEqualTo(expected);
     }
 }
