@@ -25,9 +25,9 @@ import org.kvflow.kernels.api.IntArray;
  * A work-group of 256 selects one row. With few rows that leaves most of a GPU idle, so a row is
  * then cut into up to {@link #MAX_SEGMENTS} segments: the first launch pass selects each
  * segment's top k as candidates (kept in position order), the second selects the row's top k
- * among its candidates (the row's top k is among them). The keys, then the candidates' keys, go to
- * one scratch buffer the twin holds itself (so every sweep reads one array), the candidates'
- * positions to a second.
+ * among its candidates (the row's top k is among them). The rows' keys, where a twin keeps them
+ * ({@link #keepsRowKeys}), then the candidates' keys, go to one scratch buffer the twin holds
+ * itself (so every sweep reads one array), the candidates' positions to a second.
  */
 abstract class TopKAparapi extends AparapiTask {
     /** Most segments a row is cut into. */
@@ -55,7 +55,7 @@ abstract class TopKAparapi extends AparapiTask {
     int[] counts = new int[1];
     int[] shape = new int[3];
     int[] selected = new int[1];
-    /** The rows' keys, then the rows' candidate keys from {@code candidateOffset} on: one array, so one load path. */
+    /** The rows' keys if the twin keeps them, then the rows' candidate keys from {@code candidateOffset} on: one array, so one load path. */
     int[] keys = new int[1];
     int[] candidatePositions = new int[1];
     int candidateOffset;
@@ -84,7 +84,7 @@ abstract class TopKAparapi extends AparapiTask {
         counts = ((IntArray) args.get(1)).toHeapArray();
         shape = ((IntArray) args.get(2)).toHeapArray();
         selected = ((IntArray) args.get(3)).toHeapArray();
-        candidateOffset = scores.length;
+        candidateOffset = keepsRowKeys() ? scores.length : 0;
         candidatePositions = new int[Math.max(1, Math.multiplyExact(selected.length, MAX_SEGMENTS))];
         keys = new int[Math.addExact(candidateOffset, candidatePositions.length)];
     }
@@ -141,6 +141,9 @@ abstract class TopKAparapi extends AparapiTask {
         }
         return x < 0.0f ? (signBit | mag) ^ 0x7FFFFFFF : mag;
     }
+
+    /** Whether the first pass keeps every score's key ahead of the candidates' in {@link #keys} (a host-side choice, read at bind). */
+    abstract boolean keepsRowKeys();
 
     /**
      * Finds the key of the {@code k}-th best of the {@code n} keys read from {@code src} at

@@ -20,6 +20,12 @@ final class TopKByAtomics extends TopKAparapi {
     /** Whether the last pass kept its threshold bin whole (1): the search is over. */
     @Local final int[] whole = new int[1];
 
+    /** No: every pass takes the scores' keys again, so the buffer holds only candidates (a score array's size less on the device). */
+    @Override
+    boolean keepsRowKeys() {
+        return false;
+    }
+
     @Override
     int firstKey(int src, int at) {
         return key(src, at);

@@ -20,7 +20,13 @@ final class TopKByColumns extends TopKAparapi {
         }
     }
 
-    /** The first pass over scores turns them into keys and keeps them: {@link #orderKey} is long on OpenCL. */
+    /** Yes: {@link #orderKey} is long on OpenCL, so the first pass keeps the keys for the later ones. */
+    @Override
+    boolean keepsRowKeys() {
+        return true;
+    }
+
+    /** The first pass over scores turns them into keys and keeps them. */
     @Override
     int firstKey(int src, int at) {
         int k = 0;
