@@ -1,6 +1,7 @@
 package org.kvflow.kernels.nsa;
 
 import java.util.Arrays;
+import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
@@ -25,15 +26,8 @@ public final class AttentionKernels {
      */
     public static void attendBatch(FloatArray queries, FloatArray keys, IntArray shape, FloatArray weights, FloatArray out) {
         int width = shape.get(0);
-        int latent = shape.get(1);
         int count = shape.get(3);
-        IntStream.range(0, shape.get(2)).parallel().forEach(i -> {
-            float[] q = Arrays.copyOfRange(queries.toHeapArray(), i * width, (i + 1) * width);
-            float[] rows = Arrays.copyOfRange(keys.toHeapArray(), i * count * width, (i + 1) * count * width);
-            float[] o = new float[latent];
-            attend(q, rows, count, latent, o);
-            System.arraycopy(o, 0, out.toHeapArray(), i * latent, latent);
-        });
+        attendEach(queries, shape, out, i -> Arrays.copyOfRange(keys.toHeapArray(), i * count * width, (i + 1) * count * width));
     }
 
     /**
@@ -46,16 +40,24 @@ public final class AttentionKernels {
     public static void attendSelected(FloatArray queries, FloatArray keyRows, IntArray selected, IntArray shape, FloatArray weights,
                                       FloatArray out) {
         int width = shape.get(0);
-        int latent = shape.get(1);
         int count = shape.get(3);
-        IntStream.range(0, shape.get(2)).parallel().forEach(i -> {
-            float[] q = Arrays.copyOfRange(queries.toHeapArray(), i * width, (i + 1) * width);
+        attendEach(queries, shape, out, i -> {
             float[] rows = new float[count * width];
             for (int j = 0; j < count; j++) {
                 System.arraycopy(keyRows.toHeapArray(), selected.get(i * count + j) * width, rows, j * width, width);
             }
+            return rows;
+        });
+    }
+
+    /** {@link #attend} for each query {@code i} of the batch {@code shape} describes, over the key rows {@code rowsOf} gives it. */
+    private static void attendEach(FloatArray queries, IntArray shape, FloatArray out, IntFunction<float[]> rowsOf) {
+        int width = shape.get(0);
+        int latent = shape.get(1);
+        int count = shape.get(3);
+        IntStream.range(0, shape.get(2)).parallel().forEach(i -> {
             float[] o = new float[latent];
-            attend(q, rows, count, latent, o);
+            attend(Arrays.copyOfRange(queries.toHeapArray(), i * width, (i + 1) * width), rowsOf.apply(i), count, latent, o);
             System.arraycopy(o, 0, out.toHeapArray(), i * latent, latent);
         });
     }
