@@ -157,8 +157,7 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
         c = HELPER.matcher(c).replaceAll("__device__ $1");
         String withMma = intrinsic(c, "void", "mmaTiles", "", name -> MMA_BODY.formatted(name, MmaShape.M, MmaShape.N, MmaShape.K,
                 MmaShape.AB_STRIDE, MmaShape.C_STRIDE));
-        // the header goes before the prelude's macros, which would rename identifiers in it
-        String include = withMma.equals(c) ? "" : "#include <mma.h>\n";
+        boolean tensorCores = !withMma.equals(c);
         c = intrinsic(withMma, "int", "orderKey", ", float x", ORDER_KEY_BODY::formatted);
         int entry = c.indexOf(ENTRY);
         int bodyStart = c.indexOf("){", entry);
@@ -197,10 +196,11 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
             params.add(param);
         }
         String shared = carve.isEmpty() ? "" : "\n   extern __shared__ __align__(32) unsigned char kvflow_shared[];" + carve;
-        if (!include.isEmpty()) {
+        if (tensorCores) {
             blocks = Math.max(1, blocks / 2);
         }
-        String source = include + PRELUDE.formatted(origin, localSize, blocks, localSize, blocks) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
+        // mma.h goes before the prelude's macros, which would rename identifiers in it
+        String source = (tensorCores ? "#include <mma.h>\n" : "") + PRELUDE.formatted(origin, localSize, blocks, localSize, blocks) + c.substring(0, entry) + ENTRY + "\n   " + String.join(",\n   ", declared) + "\n){" + shared
                 + c.substring(bodyStart + 2);
         return new CudaTwinSource(kernel, source, List.copyOf(params), sha256(source + "\n" + String.join(" ", NVCC_FLAGS)));
     }
