@@ -1,6 +1,6 @@
 /** The prefill pipeline: page accounting and the Reactor stages. */
 module org.kvflow.operators {
-    requires transitive org.kvflow.kernels;
+    requires transitive org.kvflow.model;
     requires transitive org.kvflow.journal;
     requires transitive org.kvflow.transfer;
     requires org.reactivestreams;

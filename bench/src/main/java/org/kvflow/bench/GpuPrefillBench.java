@@ -14,20 +14,20 @@ import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.nsa.AttentionChain;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.model.ModelRows;
 import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.pages.PageStore;
 import org.kvflow.kernels.rows.RowWrites;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
 import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.ranks.RankProcesses;
 import org.kvflow.ranks.RankSpec;
 import org.kvflow.kernels.rows.StoreRows;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * One layer of a long prefill at real shapes on the GPU, the pipeline's own operations stage by
@@ -37,7 +37,7 @@ import org.kvflow.kernels.rows.StoreRows;
  * Per chunk it times:
  * <ul>
  *   <li><b>write</b>: the chunk's rows computed on the cuda task-graph device and left there
- *       ({@link SyntheticRows#rowsOnDevice}), then stored in place into their owners' pools in one
+ *       ({@link ModelRows#onDevice}), then stored in place into their owners' pools in one
  *       launch, as the write stage does (shared KV); the same rows stored into every rank's full
  *       pool (replicated KV);</li>
  *   <li><b>materialize</b>: the full view of the pages so far gathered from the owners' pools in one batch;</li>
@@ -86,7 +86,7 @@ public final class GpuPrefillBench {
                     + ": chunks must split the request, batches the chunk, pages the chunk");
         }
         NsaDims dims = NsaDims.REAL;
-        KvModel model = new KvModel(dims, KvDtype.FP8_E4M3, 1, 2026);
+        SyntheticModel model = new SyntheticModel(dims, KvDtype.FP8_E4M3, 1, 2026);
         KvLayout layout = model.layout();
         int pages = tokens / PS;
         int perRank = pages / cp + 64;
@@ -95,7 +95,7 @@ public final class GpuPrefillBench {
         Device kernels = Devices.select("cuda");
         Totals t = new Totals();
         try (CudaBench gpu = CudaBench.open(0);
-             SyntheticRows rows = new SyntheticRows(model.layer(0), layout, kernels);
+             ModelRows rows = new ModelRows(model, kernels);
              RankProcesses ranks = processes ? RankProcesses.start(new RankSpec(0, "cuda", layout, PS, perRank), cp, gpu.memory(), Duration.ofMinutes(2)) : null) {
             CudaPageMemory cuda = gpu.memory();
             List<PageStore> owners = new ArrayList<>();
@@ -137,7 +137,7 @@ public final class GpuPrefillBench {
     }
 
     /** One chunk's stages on one layer; prints the chunk's line and adds to the totals. */
-    private static void chunk(int from, int to, int batch, SyntheticRows rows, long[] ids, OwnershipMap ownership, List<PageStore> owners,
+    private static void chunk(int from, int to, int batch, ModelRows rows, long[] ids, OwnershipMap ownership, List<PageStore> owners,
                               List<PageStore> replicas, PageStore view, PageStore host, Queries queries, Totals t) {
         int n = to - from;
         int[] tokenIds = new int[n];
@@ -156,7 +156,7 @@ public final class GpuPrefillBench {
             }
         }
         long t0 = System.nanoTime();
-        DeviceRows chunkRows = rows.rowsOnDevice(tokenIds, positions);
+        DeviceRows chunkRows = rows.onDevice(0, tokenIds, positions);
         double rowsMs = ms(t0);
         t0 = System.nanoTime();
         HostTraffic.during(OwnerWriteOperator.STAGE, () -> {

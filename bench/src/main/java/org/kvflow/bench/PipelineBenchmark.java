@@ -13,7 +13,6 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
@@ -32,6 +31,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import org.kvflow.model.KvModel;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * End-to-end CPU pipeline: a 10k-request workload (1..{@code maxLen} tokens, a third continuing
@@ -95,11 +96,11 @@ public class PipelineBenchmark {
     public long pipeline(Figures figures) {
         CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(8).pageSize(64).model(ModelKind.TOY_MLA)
                 .sharedKv(true).bsGt1(true).maxRequests(16L).chunkedPrefillSize(8192L).build();
-        KvModel model = kv.equals("toy") ? new KvModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 7) : null;
+        KvModel model = kv.equals("toy") ? new SyntheticModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 7) : KvModel.pagesOnly();
         // Prefix caching off: a cache grows into all free memory, so peaks would measure the cache,
         // not the pages the requests need (and the two layouts differ cp-fold in free memory).
         KvGroup group = KvGroup.create(config, layout, PoolCapacity.ofPages(2048, 64), model, false);
-        DecodeReceiver receiver = new DecodeReceiver(4096, 64, model == null ? null : model.layout());
+        DecodeReceiver receiver = new DecodeReceiver(4096, 64, model.storesBytes() ? model.layout() : null);
         CpPrefillPipeline pipeline = CpPrefillPipeline.standard(group, new InMemoryTransferBackend(receiver), QuerySampler.NONE, 64);
         long done = reactor.core.publisher.Flux.fromIterable(workload).transform(pipeline)
                 .doOnNext(result -> receiver.release(result.request().id()))

@@ -28,7 +28,8 @@ import org.kvflow.journal.record.PageBackup;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
-import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.model.ModelRows;
+import org.kvflow.model.synthetic.SyntheticModel;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.backup.JournalPrefixRestore;
@@ -40,7 +41,7 @@ import org.kvflow.operators.backup.JournalPrefixRestore;
  * root), against two bounds from the same run: a sequential {@code FileChannel} read of the
  * journal's files (warm and cold), and pinned host → device copies of the same payload bytes.
  * Beside it, the time the cuda task-graph device takes to compute the same prefix's rows for
- * {@code recomputeLayers} layers of the synthetic layer ({@link SyntheticRows}, chunks of 8,192).
+ * {@code recomputeLayers} layers of the synthetic layer ({@link ModelRows}, chunks of 8,192).
  * Checks sampled restored pages against their journaled bytes. One JSON object per line.
  * Arguments: DIR (scratch, emptied), pages (1563 = 100,032 tokens), runs (3), batch pages (16),
  * recompute layers (4), journal readers (4).
@@ -200,13 +201,13 @@ public final class PrefixRestoreBench {
     private static void recompute(KvLayout kv, int[] tokens, int layers) {
         int chunk = 8_192;
         double seconds = 0;
-        for (int l = 0; l < layers; l++) {
-            try (SyntheticRows rows = new SyntheticRows(SyntheticNsaLayer.ofModel(SEED, NsaDims.REAL, l), kv, Devices.select("cuda"))) {
-                rows.rows(Arrays.copyOf(tokens, 64), LongStream.range(0, 64).toArray()); // builds the plan and loads the kernels
+        try (ModelRows rows = new ModelRows(new SyntheticModel(NsaDims.REAL, kv.dtype(), layers, SEED), Devices.select("cuda"))) {
+            for (int l = 0; l < layers; l++) {
+                rows.of(l, Arrays.copyOf(tokens, 64), LongStream.range(0, 64).toArray()); // builds the plan and loads the kernels
                 long start = System.nanoTime();
                 for (int from = 0; from < tokens.length; from += chunk) {
                     int to = Math.min(tokens.length, from + chunk);
-                    rows.rows(Arrays.copyOfRange(tokens, from, to), LongStream.range(from, to).toArray());
+                    rows.of(l, Arrays.copyOfRange(tokens, from, to), LongStream.range(from, to).toArray());
                 }
                 seconds += (System.nanoTime() - start) / 1e9;
             }

@@ -20,7 +20,10 @@ import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SparseAttention;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
-import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.kernels.nsa.HostRows;
+import org.kvflow.kernels.nsa.KeyFloats;
+import org.kvflow.kernels.nsa.RowEncoder;
+import org.kvflow.kernels.nsa.SyntheticKeys;
 import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
@@ -80,11 +83,12 @@ class CudaInPlaceRowsGpuTest {
                 writes.add(t, (t + 1) % STORES, rowOf[t]); // a replicated row: two copies
             }
         }
-        try (SyntheticRows rows = new SyntheticRows(layer, layout, kernels)) {
+        try (SyntheticKeys keys = new SyntheticKeys(layer, kernels); RowEncoder rows = new RowEncoder(layout, kernels)) {
+            KeyFloats floats = keys.keys(tokens, positions);
             long before = cuda.hostTraffic().total();
-            StoreRows.store(device, 0, rows.rowsOnDevice(tokens, positions), writes);
+            StoreRows.store(device, 0, rows.onDevice(floats), writes);
             assertThat(cuda.hostTraffic().total()).as("page bytes the in-place store moved across the host").isEqualTo(before);
-            SyntheticRows.Rows host = rows.rows(tokens, positions);
+            HostRows host = rows.rows(floats);
             for (int t = 0; t < n; t++) {
                 put(heap.get(t % STORES), rowOf[t], host, t, layout);
                 if (t % 5 == 0) {
@@ -104,7 +108,7 @@ class CudaInPlaceRowsGpuTest {
         }
     }
 
-    private static void put(PageStore store, long row, SyntheticRows.Rows rows, int t, KvLayout layout) {
+    private static void put(PageStore store, long row, HostRows rows, int t, KvLayout layout) {
         int dimI = layout.shape().indexDim();
         store.writeMlaRows(0, row, rows.mla(), t * layout.mlaRowBytes(), 1);
         store.writeIndexRows(0, row, rows.indexCodes(), t * dimI, rows.indexScales(), t * KvLayout.tiles(dimI), 1);

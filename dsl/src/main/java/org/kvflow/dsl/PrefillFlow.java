@@ -18,7 +18,8 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.pages.MemoryUnavailableException;
 import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.RankPoolsProvider;
-import org.kvflow.operators.KvModel;
+import org.kvflow.model.KvModel;
+import org.kvflow.model.ModelFit;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalIoException;
 import org.slf4j.Logger;
@@ -41,14 +42,14 @@ public final class PrefillFlow {
     }
 
     private final CpSharedKvConfig config;
-    private final @Nullable KvModel model;
+    private final KvModel model;
     private final String device;
     private final Scheduler scheduler;
     private final List<StageSpec> stages;
     private final MeterRegistry registry;
     private final String name;
 
-    private PrefillFlow(CpSharedKvConfig config, @Nullable KvModel model, String device, Scheduler scheduler, List<StageSpec> stages,
+    private PrefillFlow(CpSharedKvConfig config, KvModel model, String device, Scheduler scheduler, List<StageSpec> stages,
                         MeterRegistry registry, String name) {
         this.config = Objects.requireNonNull(config, "config");
         this.model = model;
@@ -60,13 +61,16 @@ public final class PrefillFlow {
     }
 
     static PrefillFlow start(CpSharedKvConfig config) {
-        return new PrefillFlow(config, null, "java", Schedulers.boundedElastic(), List.of(), new SimpleMeterRegistry(), "kvflow");
+        return new PrefillFlow(config, KvModel.pagesOnly(), "java", Schedulers.boundedElastic(), List.of(), new SimpleMeterRegistry(), "kvflow");
     }
 
     /**
-     * The model whose KV rows are computed, stored, viewed, backed up and sent; without one the flow plans pages only.
+     * The model whose KV rows are computed, stored, viewed, backed up and sent: the synthetic layer, a
+     * DeepSeek V3.2 layer, or any other implementation; without one (or with
+     * {@link KvModel#pagesOnly()}) the flow plans pages only. {@link #build()} checks that its layout
+     * fits the config.
      *
-     * @param m the synthetic NSA/MLA model
+     * @param m the model
      * @return the new flow
      */
     public PrefillFlow model(KvModel m) {
@@ -205,7 +209,7 @@ public final class PrefillFlow {
     public String describe() {
         StringBuilder sb = new StringBuilder("prefill cp " + config.cpSize() + ", page " + config.pageSize()
                 + (config.sharedKv() ? ", shared KV" : ", no shared KV") + (config.bsGt1() ? ", bs>1" : "") + ", device " + device
-                + (model == null ? ", pages only" : ", " + model.layerCount() + " layers " + model.dtype().wireName()) + "\n");
+                + (!model.storesBytes() ? ", pages only" : ", " + model.name() + ", " + model.layerCount() + " layers " + model.layout().dtype().wireName()) + "\n");
         stages.forEach(s -> sb.append("  ").append(s).append('\n'));
         return sb.toString();
     }
@@ -256,13 +260,13 @@ public final class PrefillFlow {
             problems.add("own: missing");
         } else if ((own.pagesPerRank() == null) == (own.budgetBytes() == null)) {
             problems.add("own: size the pools with pagesPerRank or budgetBytes (one of them)");
-        } else if (own.budgetBytes() != null && model == null) {
+        } else if (own.budgetBytes() != null && !model.storesBytes()) {
             problems.add("own: budgetBytes=" + own.budgetBytes() + " needs the model's page bytes: give the flow a model");
         }
         if (own != null && own.warmJournal() != null) {
             warmStartProblems(own, problems);
         }
-        if (own != null && own.rankProcesses() && model == null) {
+        if (own != null && own.rankProcesses() && !model.storesBytes()) {
             problems.add("own: rank processes hold KV pages; give the flow a model");
         }
         if (own != null && own.rankProcesses() && RankPoolsProvider.find().isEmpty()) {
@@ -275,14 +279,15 @@ public final class PrefillFlow {
             problems.add("materialize: reading in place maps the rank pools into one CUDA virtual range; it needs device(\"cuda\"), not device(\""
                     + device + "\")");
         }
-        if (write == null && model != null) {
+        if (write == null && model.storesBytes()) {
             problems.add("write: missing; a flow with a model writes its KV rows before it materializes them");
-        } else if (write != null && model == null) {
+        } else if (write != null && !model.storesBytes()) {
             problems.add("write: there are no KV rows to write without a model; give the flow a model");
         }
         if (materialize == null) {
             problems.add("materialize: missing");
         }
+        problems.addAll(ModelFit.problems(model, config));
         Device kernelDevice = Devices.java();
         if (!device.equals("java")) {
             try {
@@ -300,7 +305,7 @@ public final class PrefillFlow {
             if (config.hicache().writePolicy() == WritePolicy.WRITE_BACK) {
                 problems.add("backup with hicache.writePolicy=write_back: backups happen on device eviction, which the stage does not see");
             }
-            if (model == null) {
+            if (!model.storesBytes()) {
                 problems.add("backup needs KV bytes: give the flow a model");
             }
             List<String> flags = JournalJvmFlags.missing();
@@ -328,7 +333,7 @@ public final class PrefillFlow {
         if (!own.prefixCaching()) {
             problems.add(where + " fills the device prefix cache, but prefix caching is off");
         }
-        if (model == null) {
+        if (!model.storesBytes()) {
             problems.add(where + " needs KV bytes: give the flow a model");
             return;
         }

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.pages.PageMemories;
@@ -13,7 +12,7 @@ import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.RankPools;
 import org.kvflow.pages.RankPoolsProvider;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
+import org.kvflow.model.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
@@ -49,7 +48,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private static final Logger LOG = LoggerFactory.getLogger(PrefillPipeline.class);
 
     private final CpSharedKvConfig config;
-    private final @Nullable KvModel model;
+    private final KvModel model;
     private final Device device;
     private final Scheduler scheduler;
     private final List<StageSpec> stages;
@@ -57,7 +56,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private final String name;
     private final String plan;
 
-    PrefillPipeline(CpSharedKvConfig config, @Nullable KvModel model, Device device, Scheduler scheduler, List<StageSpec> stages,
+    PrefillPipeline(CpSharedKvConfig config, KvModel model, Device device, Scheduler scheduler, List<StageSpec> stages,
                     MeterRegistry registry, String name, String plan) {
         this.name = name;
         this.config = config;
@@ -135,10 +134,10 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
     private Flux<PrefillResult> assemble(Flux<PrefillRequest> requests, PrefillRun run, RunResources resources) {
         OwnSpec own = spec(OwnSpec.class);
         PageMemory memory = resources.hold(DevicePools.memoryFor(device));
-        KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), model == null ? null : model.layout()))
+        KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), !model.storesBytes() ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
-        long pageBytes = model == null ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
-        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (model == null ? 0 : model.layerCount()),
+        long pageBytes = !model.storesBytes() ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
+        KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (!model.storesBytes() ? 0 : model.layerCount()),
                 own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);
         if (own.rankProcesses()) {
             boolean inPlace = find(MaterializeSpec.class).map(MaterializeSpec::inPlace).orElse(false);
@@ -146,10 +145,10 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
             metrics.watch(ranks);
             pools.rankPools(ranks);
         }
-        KvGroup group = resources.hold((model == null ? pools : pools.model(model)).build());
+        KvGroup group = resources.hold(pools.model(model).build());
         run.started(group, memory.hostTraffic());
         TransferSpec transfer = find(TransferSpec.class).orElse(null);
-        RunShape shape = new RunShape(config.pageSize(), config.cpSize(), model == null ? null : model.layout());
+        RunShape shape = new RunShape(config.pageSize(), config.cpSize(), !model.storesBytes() ? null : model.layout());
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
                 : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
                 config.pageSize(), null));

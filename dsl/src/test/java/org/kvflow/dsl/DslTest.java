@@ -18,7 +18,6 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.split.SplitMode;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.materialize.QuerySampler;
@@ -26,11 +25,12 @@ import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.util.context.Context;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 public class DslTest {
     public static final CpSharedKvConfig CONFIG = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(4).pageSize(16).model(ModelKind.TOY_MLA)
-            .sharedKv(true).bsGt1(true).chunkedPrefillSize(128L).transferBackend(TransferBackendKind.TCP).build();
-    public static final KvModel MODEL = new KvModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 3);
+            .sharedKv(true).bsGt1(true).chunkedPrefillSize(128L).transferBackend(TransferBackendKind.TCP).kvDtype(KvDtype.FP8_E4M3).build();
+    public static final SyntheticModel MODEL = new SyntheticModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 3);
 
     public static List<PrefillRequest> requests(int n) {
         SplittableRandom random = new SplittableRandom(n);

@@ -12,6 +12,7 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.RankPools;
+import org.kvflow.model.KvModel;
 
 /**
  * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's
@@ -26,25 +27,25 @@ import org.kvflow.pages.RankPools;
 public final class KvGroup implements AutoCloseable {
     private final CpSharedKvConfig config;
     private final KvPools pools;
-    private final @Nullable KvModel model;
+    private final KvModel model;
     private final @Nullable RankStores stores;
     private final @Nullable HostPrefixSource hostCache;
     private final PageAccounting accounting;
 
-    private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, @Nullable KvModel model, boolean prefixCaching,
+    private KvGroup(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity, KvModel model, boolean prefixCaching,
                     @Nullable HostPrefixSource hostCache, PageMemory memory, RankPools rankPools) {
         this.config = Objects.requireNonNull(config, "config");
         if (capacity.pageSize() != config.pageSize()) {
             throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
         }
-        if (hostCache != null && model == null) {
-            throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model");
+        if (hostCache != null && !model.storesBytes()) {
+            throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model that stores them");
         }
         this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
         this.accounting = new PageAccounting(pools, prefixCaching, prefixCaching || hostCache != null);
         this.model = model;
         this.hostCache = hostCache;
-        this.stores = model == null ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
+        this.stores = !model.storesBytes() ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
         if (stores != null) {
             stores.onLoss(new RankLoss(stores, accounting)::handle);
         }
@@ -56,14 +57,13 @@ public final class KvGroup implements AutoCloseable {
      * @param config        the CP shared-KV configuration
      * @param layout        shared KV or the replicated baseline
      * @param capacity      per-rank pool capacity
-     * @param model         the model whose KV bytes are computed, or {@code null} to plan pages only
+     * @param model         the model whose KV bytes are computed ({@link KvModel#pagesOnly()} to plan pages only)
      * @param prefixCaching keep finished requests' full pages as a prefix cache
      * @return the group
      */
     public static KvGroup create(CpSharedKvConfig config, PoolLayout layout, PoolCapacity capacity,
-                                 @Nullable KvModel model, boolean prefixCaching) {
-        Builder builder = builder(config, layout, capacity).prefixCaching(prefixCaching);
-        return (model == null ? builder : builder.model(model)).build();
+                                 KvModel model, boolean prefixCaching) {
+        return builder(config, layout, capacity).model(model).prefixCaching(prefixCaching).build();
     }
 
     /**
@@ -100,7 +100,7 @@ public final class KvGroup implements AutoCloseable {
         private final CpSharedKvConfig config;
         private final PoolLayout layout;
         private final PoolCapacity capacity;
-        private @Nullable KvModel model;
+        private KvModel model = KvModel.pagesOnly();
         private boolean prefixCaching;
         private @Nullable HostPrefixSource hostCache;
         private PageMemory memory = new HeapPageMemory();
@@ -113,7 +113,7 @@ public final class KvGroup implements AutoCloseable {
         }
 
         /**
-         * The model whose KV bytes the rank stores hold; without one the group plans pages only.
+         * The model whose KV bytes the rank stores hold; {@link KvModel#pagesOnly()} (the default) plans pages only.
          *
          * @param m the model
          * @return this builder
@@ -199,8 +199,8 @@ public final class KvGroup implements AutoCloseable {
         return pools.ownership();
     }
 
-    /** {@return the model whose KV bytes the stores hold, or null when the group plans pages only} */
-    public @Nullable KvModel model() {
+    /** {@return the model whose KV bytes the stores hold ({@link KvModel#pagesOnly()} when the group plans pages only)} */
+    public KvModel model() {
         return model;
     }
 

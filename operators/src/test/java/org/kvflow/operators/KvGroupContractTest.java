@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.model.KvModel;
 
 /**
  * The page accounting of a group with a prefix cache, page by page: what a reservation, an
@@ -19,7 +20,7 @@ class KvGroupContractTest {
     private static final CpSharedKvConfig CONFIG = Workloads.sharedBsGt1(2, 16, 4, null);
 
     private static KvGroup group() {
-        return KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, true);
+        return KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), true);
     }
 
     private static PrefillRequest prompt(String id, int length) {

@@ -17,6 +17,7 @@ import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * The token-to-page paths refuse a request row that is not whole aligned pages (contract §9), each
@@ -25,7 +26,7 @@ import reactor.core.publisher.Flux;
  * its own test; the HiCache backup path is the journal's (JournalRoundTripTest).
  */
 class PageAlignedPathsTest {
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
 
     /** A host cache that holds every page: zeros of the right size. */
     private static final HostPrefixSource EVERY_PAGE = new HostPrefixSource() {

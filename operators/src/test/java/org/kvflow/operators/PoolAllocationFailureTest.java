@@ -13,6 +13,7 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.pages.PageMemory;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /** A device without room for every rank's pools: the group is not built, the error names the sizes, and nothing stays allocated. */
 class PoolAllocationFailureTest {
@@ -41,7 +42,7 @@ class PoolAllocationFailureTest {
     @Test
     void theErrorNamesEveryPoolSizeAndTheRanksAlreadyAllocatedAreFreed() {
         AtomicInteger live = new AtomicInteger();
-        KvModel model = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+        SyntheticModel model = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
         // 4 ranks × 2 layers × (mla, index): the 8th buffer is rank 1's index buffer of layer 1
         PageMemory memory = fullAfter(8, live);
         long perPage = 2 * (model.layout().mlaPageBytes(16) + model.layout().indexPageBytes(16));

@@ -17,6 +17,7 @@ import org.kvflow.pages.PageStore;
 import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageRunner;
 import org.kvflow.pages.RankPools;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * A rank's pool lost under a running group (as when a rank process dies): the requests holding a
@@ -24,7 +25,7 @@ import org.kvflow.pages.RankPools;
  * others go on, and once the rank is replaced the group's stores name the fresh pool.
  */
 class RankLossTest {
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
 
     /** Pools of this process whose loss and replacement the test announces. */
     private static final class AnnouncedPools implements RankPools {

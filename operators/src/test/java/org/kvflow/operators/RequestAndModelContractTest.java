@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
+import org.kvflow.model.synthetic.SyntheticModel;
+import org.kvflow.model.KvModel;
 
 /** What a request, a model and an admission refusal accept and carry, at their bounds. */
 class RequestAndModelContractTest {
@@ -21,9 +23,9 @@ class RequestAndModelContractTest {
 
     @Test
     void aModelHasAtLeastOneLayerAndKeepsItsSeed() {
-        assertThatThrownBy(() -> new KvModel(Workloads.TOY, KvDtype.BF16, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new SyntheticModel(Workloads.TOY, KvDtype.BF16, 0, 1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("layers must be >= 1, was 0");
-        KvModel one = new KvModel(Workloads.TOY, KvDtype.BF16, 1, 42);
+        SyntheticModel one = new SyntheticModel(Workloads.TOY, KvDtype.BF16, 1, 42);
         assertThat(one.layerCount()).isEqualTo(1);
         assertThat(one.seed()).isEqualTo(42);
     }
@@ -38,16 +40,16 @@ class RequestAndModelContractTest {
 
     @Test
     void aModelBuilderNeedsDimsAndDtypeAndABatchKeepsItsEntryCount() {
-        assertThatThrownBy(() -> KvModel.builder().dtype(KvDtype.BF16).build()).isInstanceOf(NullPointerException.class)
+        assertThatThrownBy(() -> SyntheticModel.builder().dtype(KvDtype.BF16).build()).isInstanceOf(NullPointerException.class)
                 .hasMessage("dims");
-        assertThatThrownBy(() -> KvModel.builder().dims(Workloads.TOY).build()).isInstanceOf(NullPointerException.class).hasMessage("dtype");
-        KvModel model = KvModel.builder().dims(Workloads.TOY).dtype(KvDtype.BF16).layers(3).seed(9).build();
+        assertThatThrownBy(() -> SyntheticModel.builder().dims(Workloads.TOY).build()).isInstanceOf(NullPointerException.class).hasMessage("dtype");
+        SyntheticModel model = SyntheticModel.builder().dims(Workloads.TOY).dtype(KvDtype.BF16).layers(3).seed(9).build();
         assertThat(model.layerCount()).isEqualTo(3);
         assertThat(model.seed()).isEqualTo(9);
         PrefillBatch batch = PrefillBatch.admitted(5, java.util.List.of());
         assertThatThrownBy(() -> batch.withEntries(java.util.List.of(new PrefillBatch.Entry(
                 KvGroup.create(Workloads.sharedBsGt1(2, 4, 8, null), org.kvflow.core.pool.PoolLayout.SHARED,
-                        org.kvflow.core.pool.PoolCapacity.ofPages(8, 4), null, false).track(new PrefillRequest("x", new int[] {1}, 0)), 0, 1, true))))
+                        org.kvflow.core.pool.PoolCapacity.ofPages(8, 4), KvModel.pagesOnly(), false).track(new PrefillRequest("x", new int[] {1}, 0)), 0, 1, true))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("batch 5 has 0 entries, not 1");
     }
 }

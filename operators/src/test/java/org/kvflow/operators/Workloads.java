@@ -23,6 +23,8 @@ import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
 import org.kvflow.kernels.rows.DevicePools;
+import org.kvflow.model.synthetic.SyntheticModel;
+
 
 /** Test fixtures: configs, seeded workloads, and pipelines wired to an in-memory decode receiver. */
 public final class Workloads {
@@ -75,7 +77,7 @@ public final class Workloads {
         return Devices.select(System.getProperty(DEVICE_PROPERTY, "java"));
     }
 
-    public static Rig rig(CpSharedKvConfig config, PoolLayout layout, int pagesPerRank, @Nullable KvModel model,
+    public static Rig rig(CpSharedKvConfig config, PoolLayout layout, int pagesPerRank, @Nullable SyntheticModel model,
                           boolean prefixCaching, QuerySampler sampler, int decodePages) {
         Device device = testDevice();
         KvGroup.Builder builder = KvGroup.builder(config, layout, PoolCapacity.ofPages(pagesPerRank, config.pageSize())).prefixCaching(prefixCaching)
@@ -111,8 +113,8 @@ public final class Workloads {
         return Flux.just(owned(group, requests)).transform(new OwnerWriteOperator(group)).blockLast();
     }
 
-    public static KvModel toyModel(KvDtype dtype, int layers) {
-        return new KvModel(TOY, dtype, layers, 2026);
+    public static SyntheticModel toyModel(KvDtype dtype, int layers) {
+        return new SyntheticModel(TOY, dtype, layers, 2026);
     }
 
     /** Moves token {@code t}'s loc by {@code delta}, as a faulty stage would corrupt a request-to-token row. */

@@ -14,7 +14,6 @@ import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -24,10 +23,11 @@ import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /** The whole pipeline over a group whose pools come from a given source, for the rank-process tests on the heap and on the GPU. */
 final class PipelineRuns {
-    static final KvModel MODEL = Workloads.toyModel(org.kvflow.core.model.KvDtype.FP8_E4M3, 2);
+    static final SyntheticModel MODEL = Workloads.toyModel(org.kvflow.core.model.KvDtype.FP8_E4M3, 2);
     static final int PAGES_PER_RANK = 128;
 
     private PipelineRuns() {}

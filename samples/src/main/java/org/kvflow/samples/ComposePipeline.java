@@ -13,11 +13,11 @@ import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.Split;
 import org.kvflow.dsl.Write;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /** Sample: compose a CP4 shared-KV prefill pipeline with the DSL and run three prompts through it. */
 public final class ComposePipeline {
@@ -25,8 +25,8 @@ public final class ComposePipeline {
 
     public static void main(String[] args) {
         CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder()
-                .cpSize(4).pageSize(16).model(ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
-        KvModel model = KvModel.builder().dims(new NsaDims(16, 64, 16, 32, 32)).dtype(KvDtype.FP8_E4M3).layers(2).seed(1).build();
+                .cpSize(4).pageSize(16).model(ModelKind.TOY_MLA).kvDtype(KvDtype.FP8_E4M3).sharedKv(true).bsGt1(true).build();
+        SyntheticModel model = SyntheticModel.builder().dims(new NsaDims(16, 64, 16, 32, 32)).dtype(KvDtype.FP8_E4M3).layers(2).seed(1).build();
         DecodeReceiver decode = new DecodeReceiver(1024, 16, model.layout());
 
         PrefillPipeline pipeline = KvFlow.prefill(config).model(model).device("java")

@@ -19,7 +19,6 @@ import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.PageBackup;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.RequestState;
 import org.kvflow.operators.stage.BatchStage;
@@ -71,9 +70,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
             throw new IllegalArgumentException("write_back backs pages up when the device cache evicts them; "
                     + "this stage sees finished requests only: use write_through or write_through_selective");
         }
-        if (group.model() == null) {
-            throw new IllegalArgumentException("the backup stage journals KV bytes: the group needs a KvModel");
-        }
+        requireBytes(group);
         this.staging = new BackupStaging(group.stores());
     }
 
@@ -87,9 +84,15 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
      * @return the stage
      */
     public static HiCacheBackupOperator journaling(KvGroup group, Path dir, WritePolicy policy) {
-        KvModel model = Objects.requireNonNull(group.model(), "the backup stage journals KV bytes: the group needs a KvModel");
-        HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(group.config().pageSize(), model.layout())));
+        requireBytes(group);
+        HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(group.config().pageSize(), group.model().layout())));
         return new HiCacheBackupOperator(group, journal, policy);
+    }
+
+    private static void requireBytes(KvGroup group) {
+        if (!group.model().storesBytes()) {
+            throw new IllegalArgumentException("the backup stage journals KV bytes: the group's model stores none");
+        }
     }
 
     /** Closes the journal and frees the staging pages (before the pools' memory is closed). */
@@ -168,6 +171,6 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     }
 
     private int layers() {
-        return Objects.requireNonNull(group.model()).layerCount();
+        return group.model().layerCount();
     }
 }

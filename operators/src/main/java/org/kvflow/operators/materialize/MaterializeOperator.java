@@ -12,7 +12,7 @@ import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.operators.CpSharedKvBatchException;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
+import org.kvflow.model.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageOperator;
@@ -24,7 +24,7 @@ import reactor.core.publisher.Flux;
  * page-aligned validation of every request's token row, the full view of the referenced pages,
  * and attention on it for the sampled query positions, on a kernel device; each entry leaves with
  * its chunk's attention outputs. A request whose row fails validation fails alone; the rest of the
- * batch goes on. Without a model it validates only.
+ * batch goes on. With the pages-only model it validates only; otherwise the model's consumer attends.
  */
 public final class MaterializeOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     /** The stage's operator name, under which its host traffic is counted. */
@@ -74,7 +74,7 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
 
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
-        return new StageOperator(upstream, new StageRunner(group, STAGE), () -> new MaterializeStage(new ViewAttention(device)));
+        return new StageOperator(upstream, new StageRunner(group, STAGE), () -> new MaterializeStage(new ViewAttention(group.model(), device)));
     }
 
     /** One run's materialization: the attention kernels it holds are freed when the run ends. */
@@ -100,12 +100,12 @@ public final class MaterializeOperator implements Function<Flux<PrefillBatch>, F
             KvModel model = group.model();
             List<long[]> viewTables = new ArrayList<>();
             validated.active().forEach(entry -> viewTables.add(tables.get(entry.id())));
-            if (model == null || viewTables.isEmpty()) {
+            if (!model.storesBytes() || viewTables.isEmpty()) {
                 return validated;
             }
             // a view that cannot be trusted (a diagnostic check) throws: the batch's requests fail, later batches go on
             try (FullView view = materializer.gather(viewTables)) {
-                return validated.mapActive(entry -> entry.withAttention(attention.run(model, view, tables.get(entry.id()), entry.state(),
+                return validated.mapActive(entry -> entry.withAttention(attention.run(view, tables.get(entry.id()), entry.state(),
                         sampler.positions(entry.state(), entry.chunkStart(), entry.chunkEnd()))));
             }
         }

@@ -15,10 +15,11 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.kernels.rows.RowWrites;
-import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.kernels.nsa.HostRows;
 import org.kvflow.operators.HostPrefixSource;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
+import org.kvflow.model.KvModel;
+import org.kvflow.model.ModelRows;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.RequestState;
@@ -29,14 +30,14 @@ import reactor.core.publisher.Flux;
 import org.kvflow.kernels.rows.StoreRows;
 
 /**
- * Computes each chunk's KV rows with the synthetic layer on a kernel device (floats and fp8 quantisation,
- * {@link SyntheticRows}) and stores them (contract §4.4 write rule): after
+ * Computes each chunk's KV rows with the model's producer on a kernel device (key floats, then fp8
+ * quantisation and encoding by {@link org.kvflow.kernels.nsa.RowEncoder}) and stores them (contract §4.4 write rule): after
  * the CP all-gather every rank holds the whole chunk, and under shared KV rank {@code r} keeps only
  * the rows with {@code ownerOfLoc == r}, at {@code localRow(loc)}; replicated ranks keep every row
  * at {@code loc}. Where the rank stores' memory reaches the kernel device (cuda pools with the cuda
  * device), the rows stay on the device and the page memory stores them in place, one launch per
  * layer; elsewhere they come to the host and are written run by run. Pages admitted as a host-cache hit are loaded from the host cache with the first
- * chunk instead. Without a model the stage passes batches through (page planning only).
+ * chunk instead. With the pages-only model the stage passes batches through (page planning only).
  */
 public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Flux<PrefillBatch>> {
     /** The stage's operator name, under which its host traffic is counted. */
@@ -58,7 +59,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
      * Rows computed on {@code device}.
      *
      * @param group  the group whose rank stores the rows go to
-     * @param device where the synthetic layer's rows are computed and quantised ({@link SyntheticRows})
+     * @param device where the model's rows are computed and quantised
      */
     public OwnerWriteOperator(KvGroup group, Device device) {
         this.group = Objects.requireNonNull(group, "group");
@@ -68,18 +69,18 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     @Override
     public Flux<PrefillBatch> apply(Flux<PrefillBatch> upstream) {
         KvModel model = group.model();
-        if (model == null) {
+        if (!model.storesBytes()) {
             return upstream.name(STAGE);
         }
-        return new StageOperator(upstream, new StageRunner(group, STAGE), () -> new WriteStage(model, new ChunkRows(model, device)));
+        return new StageOperator(upstream, new StageRunner(group, STAGE), () -> new WriteStage(model, new ModelRows(model, device)));
     }
 
     /** One run's write stage: the chunk-row kernels it holds are freed when the run ends. */
     private final class WriteStage implements BatchStage {
         private final KvModel model;
-        private final ChunkRows rows;
+        private final ModelRows rows;
 
-        WriteStage(KvModel model, ChunkRows rows) {
+        WriteStage(KvModel model, ModelRows rows) {
             this.model = model;
             this.rows = rows;
         }
@@ -148,7 +149,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
                         + (ownership.pageId(rank, row / ps) * ps + row % ps));
     }
 
-    private void writeChunk(KvModel model, ChunkRows rows, RequestState state, long from, long to) {
+    private void writeChunk(KvModel model, ModelRows rows, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
         RankStores stores = group.stores();
         int ps = ownership.pageSize();
@@ -201,7 +202,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     private record Run(int first, int count, long loc, long row, int page) {}
 
     /** Rows computed on the device and stored there by the page memory: one launch per layer, nothing crosses the host. */
-    private static void storeInPlace(KvModel model, ChunkRows rows, RankStores stores, List<Run> runs, int[] tokenIds, long[] positions) {
+    private static void storeInPlace(KvModel model, ModelRows rows, RankStores stores, List<Run> runs, int[] tokenIds, long[] positions) {
         RowWrites writes = new RowWrites();
         for (Run run : runs) {
             for (int r : stores.ranksStoring(run.page())) {
@@ -220,14 +221,14 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     }
 
     /** Rows brought to the host and written run by run into each rank's store (and the debug reference). */
-    private static void storeFromHost(KvModel model, ChunkRows rows, RankStores stores, List<Run> runs, int[] tokenIds, long[] positions) {
+    private static void storeFromHost(KvModel model, ModelRows rows, RankStores stores, List<Run> runs, int[] tokenIds, long[] positions) {
         KvLayout layout = model.layout();
-        int dimI = model.dims().index();
+        int dimI = layout.shape().indexDim();
         int blocks = KvLayout.tiles(dimI);
         int rowBytes = layout.mlaRowBytes();
         PageStore reference = stores.reference();
         for (int l = 0; l < model.layerCount(); l++) {
-            SyntheticRows.Rows chunk = rows.of(l, tokenIds, positions);
+            HostRows chunk = rows.of(l, tokenIds, positions);
             for (Run run : runs) {
                 for (int r : stores.ranksStoring(run.page())) {
                     putRows(stores.rank(r), l, run.row(), chunk, run.first(), run.count(), rowBytes, dimI, blocks);
@@ -240,7 +241,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
     }
 
     /** Rows {@code i .. i + count - 1} of the chunk to rows {@code row ..} of one page of {@code store}. */
-    private static void putRows(PageStore store, int l, long row, SyntheticRows.Rows chunk, int i, int count, int rowBytes, int dimI,
+    private static void putRows(PageStore store, int l, long row, HostRows chunk, int i, int count, int rowBytes, int dimI,
                                 int blocks) {
         store.writeMlaRows(l, row, chunk.mla(), i * rowBytes, count);
         store.writeIndexRows(l, row, chunk.indexCodes(), i * dimI, chunk.indexScales(), i * blocks, count);

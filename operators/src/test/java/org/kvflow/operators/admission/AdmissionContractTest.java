@@ -24,6 +24,7 @@ import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.TestPublisher;
+import org.kvflow.model.KvModel;
 
 /** Admission at its boundaries: the pass budgets (contract §6.2), upstream demand, the capacity refusal, and what the operator reports to Scannable. */
 class AdmissionContractTest {
@@ -90,7 +91,7 @@ class AdmissionContractTest {
     @Test
     void upstreamIsAskedForTheRoomTheQueueHasLeft() {
         TestPublisher<PrefillRequest> source = TestPublisher.create();
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false); // 15 usable pages
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false); // 15 usable pages
         StepVerifier.create(source.flux().transform(new AdmissionOperator(group, 4)), 0)
                 .thenRequest(2)
                 .then(() -> source.assertMinRequested(4).assertMaxRequested(4))
@@ -103,7 +104,7 @@ class AdmissionContractTest {
 
     @Test
     void aRequestThatCanNeverFitIsRefusedAtOnceAndOneThatJustFitsWaits() {
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(2, 16), null, false); // 3 usable pages, 48 tokens
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(2, 16), KvModel.pagesOnly(), false); // 3 usable pages, 48 tokens
         List<PrefillResult> rejected = new ArrayList<>();
         List<String> admittedIds = new ArrayList<>();
         Flux.just(new PrefillRequest("exact", new int[48], 0), new PrefillRequest("under", new int[47], 0))
@@ -124,7 +125,7 @@ class AdmissionContractTest {
     @Test
     void theOperatorReportsItsStateToScannable() {
         TestPublisher<PrefillRequest> source = TestPublisher.create();
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false);
         AtomicReference<Subscription> upstreamOfDownstream = new AtomicReference<>();
         BaseSubscriber<PrefillBatch> downstream = new BaseSubscriber<>() {
             @Override
@@ -191,7 +192,7 @@ class AdmissionContractTest {
         assertThatThrownBy(() -> new AdmissionCandidate("r", 8, 8, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("r: hostHitLen must be in [0, extendLen), was 8");
         assertThat(new AdmissionCandidate("r", 8, 7, 0).hostHitLen()).isEqualTo(7);
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false);
         assertThatThrownBy(() -> new AdmissionOperator(group, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("queueCapacity must be >= 1, was 0");
         List<String> ids = new ArrayList<>();
@@ -207,7 +208,7 @@ class AdmissionContractTest {
     /** A refusal counts its decode reservation, and every batch, refusals included, gets the next id. */
     @Test
     void refusalsCountTheDecodeReservationAndBatchIdsIncrease() {
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false); // 15 usable pages, 240 tokens
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false); // 15 usable pages, 240 tokens
         List<Long> batchIds = new ArrayList<>();
         List<PrefillResult.Failed> rejected = new ArrayList<>();
         Flux.just(new PrefillRequest("a", new int[20], 0), new PrefillRequest("long", new int[200], 100), new PrefillRequest("b", new int[20], 0))
@@ -231,7 +232,7 @@ class AdmissionContractTest {
     void fullPoolsWithAWaitingHeadStopUpstreamDemand() {
         TestPublisher<PrefillRequest> source = TestPublisher.create();
         List<Long> asked = new ArrayList<>();
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false); // 240 tokens
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false); // 240 tokens
         StepVerifier.create(source.flux().doOnRequest(asked::add).transform(new AdmissionOperator(group, 2)), 0)
                 .thenRequest(10)
                 .then(() -> source.next(new PrefillRequest("full", new int[239], 0)))
@@ -248,7 +249,7 @@ class AdmissionContractTest {
 
     @Test
     void everyEndUnregistersThePageListener() {
-        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        KvGroup group = KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false);
         Flux.just(new PrefillRequest("a", new int[20], 0)).transform(new AdmissionOperator(group, 2))
                 .doOnNext(b -> b.entries().forEach(e -> group.release(e.state(), false))).blockLast(Duration.ofSeconds(5));
         assertThat(group.pageListeners()).as("after completion").isZero();
@@ -265,7 +266,7 @@ class AdmissionContractTest {
     @Test
     void cancellingWhileARequestIsChunkedReleasesIt() {
         CpSharedKvConfig chunking = BS1.toBuilder().chunkedPrefillSize(64L).build();
-        KvGroup group = KvGroup.create(chunking, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        KvGroup group = KvGroup.create(chunking, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false);
         StepVerifier.create(Flux.just(new PrefillRequest("long", new int[200], 0)).transform(new AdmissionOperator(group, 2)), 1)
                 .expectNextMatches(b -> !b.entries().getFirst().lastChunk())
                 .thenCancel()

@@ -17,13 +17,14 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.TestPublisher;
+import org.kvflow.model.KvModel;
 
 /** Every signal path of the hand-written admission operator. */
 class AdmissionOperatorTest {
     private static final CpSharedKvConfig BS1 = Workloads.sharedBsGt1(2, 16, 1, 8192L).toBuilder().bsGt1(false).maxRequests(null).build();
 
     private static KvGroup group(int pagesPerRank) {
-        return KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(pagesPerRank, 16), null, false);
+        return KvGroup.create(BS1, PoolLayout.SHARED, PoolCapacity.ofPages(pagesPerRank, 16), KvModel.pagesOnly(), false);
     }
 
     private static PrefillRequest req(String id, int tokens) {
@@ -138,7 +139,7 @@ class AdmissionOperatorTest {
     @Test
     void chunkedRequestContinuesInLaterBatches() {
         CpSharedKvConfig chunk32 = BS1.toBuilder().chunkedPrefillSize(32L).build();
-        KvGroup group = KvGroup.create(chunk32, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), null, false);
+        KvGroup group = KvGroup.create(chunk32, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), KvModel.pagesOnly(), false);
         StepVerifier.create(Flux.just(req("long", 70)).transform(new AdmissionOperator(group, 4)).transform(new ShardOperator(group)))
                 .assertNext(b -> assertThat(b.entries().getFirst()).extracting(PrefillBatch.Entry::chunkStart, PrefillBatch.Entry::chunkLen,
                         PrefillBatch.Entry::lastChunk).containsExactly(0L, 32L, false))

@@ -28,7 +28,6 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;
@@ -37,10 +36,11 @@ import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import org.kvflow.kernels.rows.DevicePools;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 class HiCacheBackupTest {
     private static final CpSharedKvConfig CONFIG = Workloads.sharedBsGt1(4, 16, 4, 64L);
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
 
     @TempDir
     Path dir;

@@ -23,7 +23,6 @@ import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayStart;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
@@ -32,6 +31,7 @@ import org.kvflow.operators.pipeline.CpPrefillPipeline;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * A restarted process replays the journal into a host cache; admission counts the restored
@@ -40,7 +40,7 @@ import reactor.core.publisher.Flux;
  */
 class HostHitTest {
     private static final CpSharedKvConfig CONFIG = Workloads.sharedBsGt1(4, 16, 4, 128L);
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
 
     @TempDir
     Path dir;

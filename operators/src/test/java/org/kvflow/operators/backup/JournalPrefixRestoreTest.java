@@ -24,6 +24,7 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.operators.RankStores;
 import org.kvflow.operators.Workloads;
 import org.kvflow.kernels.rows.DevicePools;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * A prefix restored from the journal lands, byte for byte, where the rank stores keep each page;
@@ -165,7 +166,7 @@ class JournalPrefixRestoreTest {
         }
         org.kvflow.core.config.CpSharedKvConfig config = org.kvflow.core.config.CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(2)
                 .pageSize(TestPages.PS).model(ModelKind.TOY_MLA).sharedKv(true).build();
-        org.kvflow.operators.KvModel toy = new org.kvflow.operators.KvModel(new org.kvflow.kernels.nsa.NsaDims(16, 40, 8, 24, 12),
+        SyntheticModel toy = new SyntheticModel(new org.kvflow.kernels.nsa.NsaDims(16, 40, 8, 24, 12),
                 KvDtype.FP8_E4M3, 2, 3);
         try (PageMemory memory = memory();
              org.kvflow.operators.KvGroup group = org.kvflow.operators.KvGroup.builder(config, PoolLayout.SHARED,

@@ -17,15 +17,15 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.CpSharedKvBatchException;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.RequestState;
 import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 class MaterializeOperatorTest {
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
 
     @Test
     void corruptedTokenRowFailsThatRequestAloneBeforeAnyGather() {

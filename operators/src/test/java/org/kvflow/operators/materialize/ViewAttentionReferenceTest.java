@@ -18,11 +18,11 @@ import org.kvflow.kernels.nsa.IndexerKernels;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * The attention a pipeline reports equals, bit for bit on the {@code java} device, attention
@@ -35,7 +35,7 @@ class ViewAttentionReferenceTest {
     @EnumSource(KvDtype.class)
     void reportedAttentionIsTheSingleQueryReference(KvDtype dtype) {
         CpSharedKvConfig config = Workloads.sharedBsGt1(2, 16, 4, 64L);
-        KvModel model = new KvModel(Workloads.TOY, dtype, 2, 11);
+        SyntheticModel model = new SyntheticModel(Workloads.TOY, dtype, 2, 11);
         List<PrefillRequest> requests = Workloads.requests(5, 6, 120, 40);
         Workloads.Rig rig = Workloads.rig(config, PoolLayout.SHARED, 200, model, true, new QuerySampler(5, 3), 400);
         List<PrefillResult> results = new ArrayList<>();
@@ -56,7 +56,7 @@ class ViewAttentionReferenceTest {
         assertThat(checked).as("sampled outputs compared").isGreaterThan(20);
     }
 
-    private static float[] reference(KvModel model, SyntheticNsaLayer layer, PrefillRequest request, int t) {
+    private static float[] reference(SyntheticModel model, SyntheticNsaLayer layer, PrefillRequest request, int t) {
         NsaDims dims = model.dims();
         KvLayout layout = model.layout();
         int width = dims.latent() + dims.rope();

@@ -21,7 +21,6 @@ import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
@@ -29,6 +28,7 @@ import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * On the GPU machine: a pipeline whose pools and views live in device memory gives every page and
@@ -37,7 +37,7 @@ import reactor.test.StepVerifier;
  */
 @Tag("cuda")
 class DevicePipelineLifecycleGpuTest {
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
     /** Driver-side slack: the primary context's own allocations may differ by a few MiB between reads. */
     private static final long SLACK = 8L << 20;
     private static CudaPageMemory probe;
@@ -90,7 +90,7 @@ class DevicePipelineLifecycleGpuTest {
     @Test
     void poolsThatDoNotFitTheDeviceAreRefusedNamingTheSizes() {
         // DeepSeek V3.2 fp8 KV, 61 layers, page 64: 65,536 pages per rank is 201 GB a rank, more than one H200 holds
-        KvModel v32 = new KvModel(NsaDims.REAL, KvDtype.FP8_E4M3, 61, 2026);
+        SyntheticModel v32 = new SyntheticModel(NsaDims.REAL, KvDtype.FP8_E4M3, 61, 2026);
         CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(8).pageSize(64).sharedKv(true).build();
         long before = probe.freeDeviceBytes();
         try (CudaPageMemory cuda = new CudaPageMemory(0)) {

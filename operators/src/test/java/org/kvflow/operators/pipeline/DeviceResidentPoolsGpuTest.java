@@ -21,7 +21,6 @@ import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.Residency;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
@@ -30,6 +29,7 @@ import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.kernels.rows.DeviceRowAccess;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * On the GPU machine: the pipeline with every CP rank's pools in device memory (the {@code cuda}
@@ -40,7 +40,7 @@ import org.kvflow.kernels.rows.DeviceRowAccess;
  */
 @Tag("cuda")
 class DeviceResidentPoolsGpuTest {
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 2);
 
     private record Run(Map<String, Long> digests, Map<String, Map<Long, float[]>> attention) {}
 

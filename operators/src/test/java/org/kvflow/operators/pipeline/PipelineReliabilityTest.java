@@ -17,7 +17,6 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.AdmissionRejectedException;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
@@ -31,10 +30,11 @@ import org.kvflow.decode.TransferRejectedException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 class PipelineReliabilityTest {
     private static final CpSharedKvConfig CONFIG = Workloads.sharedBsGt1(4, 16, 4, 64L);
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 1);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.FP8_E4M3, 1);
 
     private static void assertNothingHeld(Workloads.Rig rig) {
         KvGroup group = rig.group();

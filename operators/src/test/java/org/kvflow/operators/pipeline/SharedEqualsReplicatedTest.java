@@ -25,12 +25,12 @@ import org.kvflow.kernels.nsa.IndexRows;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.QuerySampler;
 import reactor.core.publisher.Flux;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * The proof of the operators issue: on random workloads the decode side's KV and the attention
@@ -62,7 +62,7 @@ class SharedEqualsReplicatedTest {
         if (dims == NsaDims.REAL) {
             config = config.toBuilder().model(ModelKind.NSA_MLA).build();
         }
-        KvModel model = new KvModel(dims, dtype, 2, 7 + cp);
+        SyntheticModel model = new SyntheticModel(dims, dtype, 2, 7 + cp);
         List<PrefillRequest> requests = Workloads.requests(cp * 31L + ps, count, maxLen, 50);
         int totalPages = requests.stream().mapToInt(r -> r.seqLen() / ps + 1).sum();
         // ample, decode reservations included: memory never decides, so both runs admit alike
@@ -109,7 +109,7 @@ class SharedEqualsReplicatedTest {
     }
 
     /** I-PD-1: decode page D[i] holds the rows of positions i·ps.. (valid rows only), equal across runs and to the synthetic layer. */
-    private static void assertDecodeKv(Workloads.Rig shared, Workloads.Rig replicated, KvModel model, PrefillRequest request) {
+    private static void assertDecodeKv(Workloads.Rig shared, Workloads.Rig replicated, SyntheticModel model, PrefillRequest request) {
         KvLayout layout = model.layout();
         PageStore s = shared.receiver().store();
         PageStore r = replicated.receiver().store();

@@ -13,11 +13,11 @@ import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.TestPublisher;
+import org.kvflow.model.KvModel;
 
 /** The stage operator's own contract: what a throwing stage does to its batch and to the stream, and when the stage is closed. */
 class StageOperatorTest {
-    private final KvGroup group = KvGroup.create(Workloads.sharedBsGt1(2, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4),
-            null, false);
+    private final KvGroup group = KvGroup.create(Workloads.sharedBsGt1(2, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), KvModel.pagesOnly(), false);
     private final StageScenarios.Requests fixture = new StageScenarios.Requests(group);
 
     /** A stage that counts its closes and runs {@code body}. */

@@ -15,7 +15,6 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -25,6 +24,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.TestPublisher;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * The scenarios every stage passes on its own, shared as reactor-core's operator tests share
@@ -33,7 +33,7 @@ import reactor.test.publisher.TestPublisher;
  * subclass names the stage, the batch it takes and how to break the middle request for it.
  */
 abstract class StageScenarios {
-    static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
+    static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
 
     final KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(32, 4), MODEL, false);
     final List<PrefillRequest> requests = List.of(new PrefillRequest("a", tokens(9, 1), 0), new PrefillRequest("b", tokens(11, 2), 0),

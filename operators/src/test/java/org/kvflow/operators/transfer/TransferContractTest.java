@@ -17,7 +17,6 @@ import org.kvflow.decode.TransferRejectedException;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.KvModel;
 import org.kvflow.operators.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -27,10 +26,11 @@ import reactor.core.publisher.Mono;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.TransferBackend;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /** The transfer stage's and the decode receiver's rules at their boundaries: digests, counts, the replicated path, failures. */
 class TransferContractTest {
-    private static final KvModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
+    private static final SyntheticModel MODEL = Workloads.toyModel(KvDtype.BF16, 2);
 
     private static int[] tokens(int n) {
         int[] t = new int[n];

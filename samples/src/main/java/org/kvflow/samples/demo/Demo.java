@@ -38,13 +38,14 @@ import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.operators.KvModel;
+import org.kvflow.model.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.decode.DecodeReceiver;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /**
  * The demo: a CP shared-KV prefill pipeline on a GLM-5-like synthetic NSA/MLA model (latent
@@ -101,8 +102,9 @@ public final class Demo {
                 .build();
     }
 
-    public KvModel model() {
-        return KvModel.builder().dims(new NsaDims(16, 512, 64, 128, 2048)).dtype(KvDtype.FP8_E4M3).layers(2).seed(seed).build();
+    /** {@return the demo's model: two synthetic layers at V3.2 widths, fp8 rows} */
+    public SyntheticModel model() {
+        return SyntheticModel.builder().dims(new NsaDims(16, 512, 64, 128, 2048)).dtype(KvDtype.FP8_E4M3).layers(2).seed(seed).build();
     }
 
     private PrefillFlow flow(OwnSpec own) {
@@ -129,7 +131,7 @@ public final class Demo {
      */
     public DemoReport run(Path journal, Consumer<int[]> progress, boolean pagesTimeline) throws IOException {
         List<PrefillRequest> workload = DemoWorkload.generate(seed, requests, maxLen);
-        KvModel model = model();
+        SyntheticModel model = model();
         // the baseline: replicated CP, decode in this process
         DecodeReceiver local = new DecodeReceiver(4096, PAGE_SIZE, model.layout());
         PrefillPipeline replicated = flow(Ownership.replicated()).transfer(PdTransfer.inMemory(local)).build();

@@ -1,6 +1,5 @@
 package org.kvflow.kernels.nsa;
 
-import java.util.Arrays;
 import java.util.Objects;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
@@ -34,41 +33,45 @@ public final class SyntheticKeys implements AutoCloseable {
     }
 
     /**
-     * @return token {@code i}'s key side, for {@code (tokenIds[i], positions[i])}
+     * @return the key side of tokens {@code (tokenIds[i], positions[i])}
      * @throws IllegalArgumentException if the two lists differ in length or a position is negative
      */
-    public SyntheticNsaLayer.TokenKv[] keys(int[] tokenIds, long[] positions) {
+    public KeyFloats keys(int[] tokenIds, long[] positions) {
         if (tokenIds.length != positions.length) {
             throw new IllegalArgumentException(tokenIds.length + " token ids but " + positions.length + " positions");
         }
         NsaDims dims = layer.dims();
         int n = tokenIds.length;
-        int width = dims.latent() + dims.rope() + dims.index();
+        int c = dims.latent();
+        int r = dims.rope();
+        int i = dims.index();
+        int width = c + r + i;
         Buffers b = buffers.atLeast(n);
         for (int t = 0; t < n; t++) {
             if (positions[t] < 0) {
                 throw new IllegalArgumentException("token " + t + ": position " + positions[t] + " is negative");
             }
             b.seeds().set(t, layer.inputSeed(tokenIds[t], positions[t]));
-            System.arraycopy(layer.ropeCosSin(positions[t]), 0, b.cosSin().toHeapArray(), t * dims.rope(), dims.rope());
+            System.arraycopy(layer.ropeCosSin(positions[t]), 0, b.cosSin().toHeapArray(), t * r, r);
         }
         shape.set(0, dims.hidden());
-        shape.set(1, dims.latent());
-        shape.set(2, dims.rope());
-        shape.set(3, dims.index());
+        shape.set(1, c);
+        shape.set(2, r);
+        shape.set(3, i);
         shape.set(4, n);
         if (n > 0) {
             b.plan().execute();
         }
         float[] out = b.out().toHeapArray();
-        SyntheticNsaLayer.TokenKv[] keys = new SyntheticNsaLayer.TokenKv[n];
+        float[] latent = new float[n * c];
+        float[] rope = new float[n * r];
+        float[] index = new float[n * i];
         for (int t = 0; t < n; t++) {
-            int at = t * width;
-            keys[t] = new SyntheticNsaLayer.TokenKv(Arrays.copyOfRange(out, at, at + dims.latent()),
-                    Arrays.copyOfRange(out, at + dims.latent(), at + dims.latent() + dims.rope()),
-                    Arrays.copyOfRange(out, at + dims.latent() + dims.rope(), at + width));
+            System.arraycopy(out, t * width, latent, t * c, c);
+            System.arraycopy(out, t * width + c, rope, t * r, r);
+            System.arraycopy(out, t * width + c + r, index, t * i, i);
         }
-        return keys;
+        return new KeyFloats(n, latent, rope, index);
     }
 
     /** Arrays for {@code capacity = {tokens}} and the plan over them. */

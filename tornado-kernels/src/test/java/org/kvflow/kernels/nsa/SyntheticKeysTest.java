@@ -24,12 +24,13 @@ class SyntheticKeysTest {
             tokens[t] = rnd.nextInt(150_000);
             positions[t] = t == 0 ? 0 : rnd.nextInt(200_000);
         }
-        SyntheticNsaLayer.TokenKv[] keys = device.keys(tokens, positions);
+        KeyFloats keys = device.keys(tokens, positions);
+        assertThat(keys.count()).isEqualTo(n);
         for (int t = 0; t < n; t++) {
             SyntheticNsaLayer.TokenKv expected = layer.key(tokens[t], positions[t]);
-            assertThat(bits(keys[t].latent())).as("latent of token %d", t).isEqualTo(bits(expected.latent()));
-            assertThat(bits(keys[t].rope())).as("rope of token %d", t).isEqualTo(bits(expected.rope()));
-            assertThat(bits(keys[t].indexKey())).as("index key of token %d", t).isEqualTo(bits(expected.indexKey()));
+            assertThat(bits(keys.latentOf(t))).as("latent of token %d", t).isEqualTo(bits(expected.latent()));
+            assertThat(bits(keys.ropeOf(t))).as("rope of token %d", t).isEqualTo(bits(expected.rope()));
+            assertThat(bits(keys.indexOf(t))).as("index key of token %d", t).isEqualTo(bits(expected.indexKey()));
         }
     }
 

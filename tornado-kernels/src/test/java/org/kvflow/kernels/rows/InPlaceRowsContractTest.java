@@ -14,8 +14,8 @@ import org.kvflow.pages.PageOutOfRangeException;
 import org.kvflow.kernels.nsa.IndexScorer;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.kernels.nsa.SparseAttention;
-import org.kvflow.kernels.nsa.SyntheticNsaLayer;
-import org.kvflow.kernels.nsa.SyntheticRows;
+import org.kvflow.kernels.nsa.KeyFloats;
+import org.kvflow.kernels.nsa.RowEncoder;
 import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.pages.IncompatibleStoresException;
 import org.kvflow.pages.KvComponent;
@@ -88,10 +88,10 @@ class InPlaceRowsContractTest {
 
     @Test
     void theJavaDeviceHasNoDeviceArraysToFillInPlace() {
-        try (SyntheticRows rows = new SyntheticRows(SyntheticNsaLayer.ofModel(1, TOY, 1), LAYOUT, Devices.java());
+        try (RowEncoder rows = new RowEncoder(LAYOUT, Devices.java());
              IndexScorer scorer = new IndexScorer(TOY.index(), Devices.java());
              SparseAttention attention = new SparseAttention(TOY.latent() + TOY.rope(), TOY.latent(), Devices.java())) {
-            assertThatThrownBy(() -> rows.rowsOnDevice(new int[] {1}, new long[] {0})).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> rows.onDevice(new KeyFloats(1, new float[TOY.latent()], new float[TOY.rope()], new float[TOY.index()]))).isInstanceOf(IllegalStateException.class)
                     .hasMessageStartingWith("the rows computed on java (Java reference");
             assertThatThrownBy(() -> scorer.topK(new float[TOY.index()], 1, (codes, scales) -> { }, new int[] {1}, 1))
                     .isInstanceOf(IllegalStateException.class).hasMessageEndingWith("are not in device memory");

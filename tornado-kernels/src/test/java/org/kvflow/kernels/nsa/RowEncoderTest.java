@@ -15,8 +15,8 @@ import org.kvflow.kernels.api.AcceleratorUnderTest;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.Devices;
 
-/** The synthetic layer's stored bytes from a kernel device equal the host encoders' bytes: latent-KV rows and index codes + scales. */
-class SyntheticRowsTest {
+/** Key floats encoded on a kernel device (here the synthetic layer's) give the host encoders' bytes: latent-KV rows and index codes + scales. */
+class RowEncoderTest {
     private static final NsaDims TOY = new NsaDims(16, 40, 8, 24, 8);
     private static final int PAGE = 4;
 
@@ -31,8 +31,8 @@ class SyntheticRowsTest {
             tokens[t] = rnd.nextInt(150_000);
             positions[t] = rnd.nextInt(200_000);
         }
-        try (SyntheticRows rows = new SyntheticRows(layer, layout, device)) {
-            SyntheticRows.Rows got = rows.rows(tokens, positions);
+        try (SyntheticKeys keys = new SyntheticKeys(layer, device); RowEncoder rows = new RowEncoder(layout, device)) {
+            HostRows got = rows.rows(keys.keys(tokens, positions));
             assertThat(got.count()).isEqualTo(n);
             int rowBytes = layout.mlaRowBytes();
             int pageBytes = (int) layout.indexPageBytes(PAGE);
@@ -67,11 +67,16 @@ class SyntheticRowsTest {
     }
 
     @Test
-    void aLayoutOfOtherDimensionsIsRefused() {
-        SyntheticNsaLayer layer = SyntheticNsaLayer.ofModel(1, TOY, 0);
+    void keysOfOtherWidthsThanTheLayoutAreRefusedNamingThePart() {
         KvLayout real = NsaDims.REAL.layout(KvDtype.FP8_E4M3, 1);
-        assertThatThrownBy(() -> new SyntheticRows(layer, real, Devices.java())).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("layout " + real.shape() + " does not store rows of latent 40, rope 8, index 24");
+        try (RowEncoder rows = new RowEncoder(real, Devices.java())) {
+            assertThatThrownBy(() -> rows.rows(new KeyFloats(2, new float[1024], new float[128], new float[2 * 24])))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("index floats: 48 for 2 tokens of width 128");
+            assertThatThrownBy(() -> rows.rows(new KeyFloats(2, new float[80], new float[128], new float[256])))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("latent floats: 80 for 2 tokens of width 512");
+        }
+        assertThatThrownBy(() -> new KeyFloats(3, new float[10], new float[0], new float[0])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("latent floats: 10 is not a whole number of rows for 3 tokens");
     }
 
     @Test

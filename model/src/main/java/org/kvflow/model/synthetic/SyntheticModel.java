@@ -1,18 +1,22 @@
-package org.kvflow.operators;
+package org.kvflow.model.synthetic;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.nsa.SyntheticNsaLayer;
+import org.kvflow.model.KvConsumer;
+import org.kvflow.model.KvModel;
+import org.kvflow.model.KvProducer;
 
 /**
- * The model whose KV the pipeline computes and moves: the synthetic NSA/MLA layers of contract §3.8
- * ({@code layers} of them, seeds {@code seed + l}) stored in {@code dtype}. A pipeline without a
- * model plans pages only (no bytes), which is how large workloads are checked cheaply.
+ * The synthetic NSA/MLA model of contract §3.8: {@code layers} one-head layers of seeded weights
+ * (seeds {@code seed + l}) whose rows are stored in {@code dtype}. Every implementation that follows
+ * the contract computes the same floats, so its outputs are a cross-device and cross-layout check.
  */
-public final class KvModel {
+public final class SyntheticModel implements KvModel {
     private final NsaDims dims;
     private final KvDtype dtype;
     private final long seed;
@@ -24,7 +28,7 @@ public final class KvModel {
         return new Builder();
     }
 
-    /** Builds a {@link KvModel} by name. */
+    /** Builds a {@link SyntheticModel} by name. */
     public static final class Builder {
         private @Nullable NsaDims dims;
         private @Nullable KvDtype dtype;
@@ -78,8 +82,8 @@ public final class KvModel {
         }
 
         /** {@return the model} */
-        public KvModel build() {
-            return new KvModel(Objects.requireNonNull(dims, "dims"), Objects.requireNonNull(dtype, "dtype"), layers, seed);
+        public SyntheticModel build() {
+            return new SyntheticModel(Objects.requireNonNull(dims, "dims"), Objects.requireNonNull(dtype, "dtype"), layers, seed);
         }
     }
 
@@ -91,7 +95,7 @@ public final class KvModel {
      * @param layers how many layers (at least one)
      * @param seed   layer {@code l}'s weights come from seed {@code seed + l}
      */
-    public KvModel(NsaDims dims, KvDtype dtype, int layers, long seed) {
+    public SyntheticModel(NsaDims dims, KvDtype dtype, int layers, long seed) {
         this.dims = Objects.requireNonNull(dims, "dims");
         this.dtype = Objects.requireNonNull(dtype, "dtype");
         if (layers < 1) {
@@ -120,7 +124,17 @@ public final class KvModel {
         return seed;
     }
 
-    /** {@return how many layers} */
+    @Override
+    public String name() {
+        return layout.shape().name() + " seed " + seed;
+    }
+
+    @Override
+    public boolean storesBytes() {
+        return true;
+    }
+
+    @Override
     public int layerCount() {
         return layers.length;
     }
@@ -135,8 +149,23 @@ public final class KvModel {
         return layers[l];
     }
 
-    /** {@return byte layout of this model's rows} */
+    @Override
     public KvLayout layout() {
         return layout;
+    }
+
+    @Override
+    public KvProducer producer(Device device) {
+        return new SyntheticProducer(this, device);
+    }
+
+    @Override
+    public KvConsumer consumer(Device device) {
+        return new SyntheticConsumer(this, device);
+    }
+
+    @Override
+    public String toString() {
+        return name();
     }
 }
