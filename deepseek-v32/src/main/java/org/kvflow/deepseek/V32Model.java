@@ -1,0 +1,133 @@
+package org.kvflow.deepseek;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.stream.IntStream;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.kernels.api.Device;
+import org.kvflow.kernels.nsa.KeyFloats;
+import org.kvflow.model.KvConsumer;
+import org.kvflow.model.KvModel;
+import org.kvflow.model.KvProducer;
+import org.kvflow.model.LayerView;
+import org.kvflow.model.safetensors.SafeTensors;
+
+/**
+ * DeepSeek V3.2's attention path as a kvflow model: the first {@code layers} layers of a checkpoint
+ * in safetensors form, each layer's input being its token's embedding through the layer's input
+ * norm (the MoE blocks between layers are not part of the attention path). The rows are stored at
+ * the real NSA/MLA layout when the widths are V3.2's (latent 512, rope 64, index 128; {@code nsa-mla})
+ * and at a toy layout otherwise. The layer math runs in fp32 on the host, queries and tokens in
+ * parallel; the write stage encodes the rows on the pipeline's device.
+ */
+public final class V32Model implements KvModel {
+    private final V32Config config;
+    private final KvLayout layout;
+    private final V32Layer[] layers;
+
+    private V32Model(V32Config config, KvLayout layout, V32Layer[] layers) {
+        this.config = config;
+        this.layout = layout;
+        this.layers = layers;
+    }
+
+    /**
+     * Reads layers {@code 0..layers-1} of the checkpoint {@code weights}.
+     *
+     * @param weights a safetensors file holding at least those layers' attention weights and the embedding
+     * @param config  the model's widths
+     * @param layers  how many layers
+     * @param dtype   how the latent rows are stored
+     * @return the model
+     * @throws org.kvflow.model.safetensors.SafeTensorsException naming the tensor that is missing or of the wrong shape or dtype
+     */
+    public static V32Model read(Path weights, V32Config config, int layers, KvDtype dtype) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(dtype, "dtype");
+        if (layers < 1) {
+            throw new IllegalArgumentException("layers must be >= 1, was " + layers);
+        }
+        V32Layer[] read = new V32Layer[layers];
+        try (SafeTensors file = SafeTensors.open(weights)) {
+            for (int l = 0; l < layers; l++) {
+                read[l] = new V32Layer(config, V32Weights.read(file, config, l));
+            }
+        }
+        boolean real = config.kvLora() == 512 && config.rope() == 64 && config.indexDim() == 128;
+        ModelShape shape = new ModelShape(real ? "deepseek-v3.2" : "deepseek-v3.2-tiny", real ? ModelKind.NSA_MLA : ModelKind.TOY_MLA, layers,
+                config.kvLora(), config.rope(), config.indexDim());
+        return new V32Model(config, new KvLayout(shape, dtype), read);
+    }
+
+    /** {@return the model's widths} */
+    public V32Config config() {
+        return config;
+    }
+
+    V32Layer layer(int l) {
+        return layers[l];
+    }
+
+    @Override
+    public String name() {
+        return layout.shape().name();
+    }
+
+    @Override
+    public boolean storesBytes() {
+        return true;
+    }
+
+    @Override
+    public KvLayout layout() {
+        return layout;
+    }
+
+    @Override
+    public KvProducer producer(Device device) {
+        return new KvProducer() {
+            @Override
+            public KeyFloats keys(int layer, int[] tokenIds, long[] positions) {
+                return layers[layer].keys(tokenIds, positions);
+            }
+
+            @Override
+            public void close() {
+                // the layer's weights belong to the model; nothing is held per run
+            }
+        };
+    }
+
+    @Override
+    public KvConsumer consumer(Device device) {
+        return new KvConsumer() {
+            @Override
+            public float[][] attend(int layer, LayerView view, int[] tokenIds, long[] positions) {
+                V32Layer l = layers[layer];
+                byte[] codes = view.indexCodes();
+                float[] scales = view.indexScales();
+                float[] rows = view.keyRows();
+                float[][] out = new float[positions.length][];
+                IntStream.range(0, positions.length).parallel().forEach(i -> {
+                    int t = (int) positions[i];
+                    V32Layer.Query q = l.query(tokenIds[t], t);
+                    out[i] = l.attend(q, rows, l.topK(l.indexScores(q, codes, scales, t + 1), t + 1));
+                });
+                return out;
+            }
+
+            @Override
+            public void close() {
+                // the layer's weights belong to the model; nothing is held per run
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return name() + " (" + layers.length + " layers, " + layout.dtype().wireName() + ")";
+    }
+}

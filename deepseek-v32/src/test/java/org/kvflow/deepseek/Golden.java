@@ -1,0 +1,67 @@
+package org.kvflow.deepseek;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import org.kvflow.core.model.KvDtype;
+
+/**
+ * The small-width V3.2 layer's weights and the outputs torch computed from them on the H200
+ * ({@code bench/device/v32_reference.py golden}): 40 tokens, two layers, every position a query.
+ */
+final class Golden {
+    static final Path WEIGHTS = resource("v32/tiny.safetensors");
+    static final JsonNode DOC = read(resource("v32/tiny-golden.json"));
+
+    private Golden() {}
+
+    static V32Model model(KvDtype dtype) {
+        return V32Model.read(WEIGHTS, V32Config.TINY, 2, dtype);
+    }
+
+    static int[] tokens() {
+        JsonNode t = DOC.get("tokens");
+        int[] ids = new int[t.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = t.get(i).asInt();
+        }
+        return ids;
+    }
+
+    static float[] floats(int layer, String part) {
+        JsonNode a = DOC.get("layers").get(layer).get(part);
+        float[] v = new float[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) a.get(i).asDouble();
+        }
+        return v;
+    }
+
+    static int[] topk(int layer, int query) {
+        JsonNode a = DOC.get("layers").get(layer).get("topk").get(query);
+        int[] v = new int[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).asInt();
+        }
+        return v;
+    }
+
+    private static Path resource(String name) {
+        try {
+            return Path.of(Golden.class.getClassLoader().getResource(name).toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode read(Path p) {
+        try {
+            return new ObjectMapper().readTree(p.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
