@@ -5,6 +5,7 @@ module org.kvflow.kernels {
 
     exports org.kvflow.kernels.api;
     exports org.kvflow.kernels.gather;
+    exports org.kvflow.kernels.linalg;
     exports org.kvflow.kernels.nsa;
     exports org.kvflow.kernels.quant;
     exports org.kvflow.kernels.rows;

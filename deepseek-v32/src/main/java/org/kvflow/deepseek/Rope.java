@@ -1,9 +1,9 @@
 package org.kvflow.deepseek;
 
 /**
- * DeepSeek V3.2's rotary embedding: YaRN-corrected frequencies ({@code precompute_freqs_cis}) applied
- * to consecutive pairs {@code (x[2j], x[2j+1])} as complex numbers ({@code apply_rotary_emb}). The
- * angle is {@code position · freq_j} in fp32, as the reference computes it.
+ * DeepSeek V3.2's rotary frequencies, YaRN-corrected as {@code precompute_freqs_cis} makes them; the
+ * rotation of consecutive pairs by {@code position · freq_j} ({@code apply_rotary_emb}) is
+ * {@code RowKernels.ropeRows}.
  */
 final class Rope {
     private final float[] freqs;
@@ -32,16 +32,8 @@ final class Rope {
         return dim * Math.log(seqLen / (rotations * 2 * Math.PI)) / (2 * Math.log(base));
     }
 
-    /** Rotates {@code x[off .. off + R)} for {@code position}, in place. */
-    void apply(float[] x, int off, long position) {
-        for (int j = 0; j < freqs.length; j++) {
-            float angle = (float) position * freqs[j];
-            float cos = (float) Math.cos(angle);
-            float sin = (float) Math.sin(angle);
-            float a = x[off + 2 * j];
-            float b = x[off + 2 * j + 1];
-            x[off + 2 * j] = a * cos - b * sin;
-            x[off + 2 * j + 1] = a * sin + b * cos;
-        }
+    /** {@return the frequencies {@code freq_j}, {@code j < R/2}} */
+    float[] freqs() {
+        return freqs.clone();
     }
 }

@@ -2,7 +2,6 @@ package org.kvflow.deepseek;
 
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.stream.IntStream;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
@@ -20,18 +19,20 @@ import org.kvflow.model.safetensors.SafeTensors;
  * in safetensors form, each layer's input being its token's embedding through the layer's input
  * norm (the MoE blocks between layers are not part of the attention path). The rows are stored at
  * the real NSA/MLA layout when the widths are V3.2's (latent 512, rope 64, index 128; {@code nsa-mla})
- * and at a toy layout otherwise. The layer math runs in fp32 on the host, queries and tokens in
- * parallel; the write stage encodes the rows on the pipeline's device.
+ * and at a toy layout otherwise. Its kernels run through the kernel API on the pipeline's device
+ * ({@link V32Keys}, {@link V32Attention}): java, opencl or cuda.
  */
 public final class V32Model implements KvModel {
     private final V32Config config;
     private final KvLayout layout;
-    private final V32Layer[] layers;
+    private final V32Weights[] layers;
+    private final Rope rope;
 
-    private V32Model(V32Config config, KvLayout layout, V32Layer[] layers) {
+    private V32Model(V32Config config, KvLayout layout, V32Weights[] layers) {
         this.config = config;
         this.layout = layout;
         this.layers = layers;
+        this.rope = new Rope(config);
     }
 
     /**
@@ -50,10 +51,10 @@ public final class V32Model implements KvModel {
         if (layers < 1) {
             throw new IllegalArgumentException("layers must be >= 1, was " + layers);
         }
-        V32Layer[] read = new V32Layer[layers];
+        V32Weights[] read = new V32Weights[layers];
         try (SafeTensors file = SafeTensors.open(weights)) {
             for (int l = 0; l < layers; l++) {
-                read[l] = new V32Layer(config, V32Weights.read(file, config, l));
+                read[l] = V32Weights.read(file, config, l);
             }
         }
         boolean real = config.kvLora() == 512 && config.rope() == 64 && config.indexDim() == 128;
@@ -67,8 +68,14 @@ public final class V32Model implements KvModel {
         return config;
     }
 
-    V32Layer layer(int l) {
-        return layers[l];
+    /** Layer {@code l}'s key side on {@code device}, for the caller to close. */
+    V32Keys keys(int l, Device device) {
+        return new V32Keys(config, layers[l], rope, device);
+    }
+
+    /** Layer {@code l}'s query side and attention on {@code device}, for the caller to close. */
+    V32Attention attention(int l, Device device) {
+        return new V32Attention(config, layers[l], rope, device);
     }
 
     @Override
@@ -88,40 +95,32 @@ public final class V32Model implements KvModel {
 
     @Override
     public KvProducer producer(Device device) {
+        Layers<V32Keys> parts = new Layers<>(layers.length, l -> keys(l, device));
         return new KvProducer() {
             @Override
             public KeyFloats keys(int layer, int[] tokenIds, long[] positions) {
-                return layers[layer].keys(tokenIds, positions);
+                return parts.layer(layer).keys(tokenIds, positions);
             }
 
             @Override
             public void close() {
-                // the layer's weights belong to the model; nothing is held per run
+                parts.close();
             }
         };
     }
 
     @Override
     public KvConsumer consumer(Device device) {
+        Layers<V32Attention> parts = new Layers<>(layers.length, l -> attention(l, device));
         return new KvConsumer() {
             @Override
             public float[][] attend(int layer, LayerView view, int[] tokenIds, long[] positions) {
-                V32Layer l = layers[layer];
-                byte[] codes = view.indexCodes();
-                float[] scales = view.indexScales();
-                float[] rows = view.keyRows();
-                float[][] out = new float[positions.length][];
-                IntStream.range(0, positions.length).parallel().forEach(i -> {
-                    int t = (int) positions[i];
-                    V32Layer.Query q = l.query(tokenIds[t], t);
-                    out[i] = l.attend(q, rows, l.topK(l.indexScores(q, codes, scales, t + 1), t + 1));
-                });
-                return out;
+                return parts.layer(layer).attend(view, tokenIds, positions).out();
             }
 
             @Override
             public void close() {
-                // the layer's weights belong to the model; nothing is held per run
+                parts.close();
             }
         };
     }

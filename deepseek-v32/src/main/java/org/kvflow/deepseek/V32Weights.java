@@ -76,15 +76,14 @@ record V32Weights(float[] embed, int vocab, float[] inputNorm, float[] qA, float
         return w;
     }
 
-    /** The layer's input for token {@code id}: its embedding through {@code input_layernorm}. */
-    float[] input(int id, long position) {
-        if (id < 0 || id >= vocab) {
-            throw new IllegalArgumentException("token id " + id + " at position " + position + " is outside the vocabulary of " + vocab);
-        }
+    /** The embedding rows of {@code ids} into {@code x} (row-major, {@code hidden} wide). */
+    void embed(int[] ids, long[] positions, float[] x) {
         int h = inputNorm.length;
-        float[] x = new float[h];
-        System.arraycopy(embed, id * h, x, 0, h);
-        Vectors.rmsNorm(x, 0, h, inputNorm);
-        return x;
+        for (int t = 0; t < ids.length; t++) {
+            if (ids[t] < 0 || ids[t] >= vocab) {
+                throw new IllegalArgumentException("token id " + ids[t] + " at position " + positions[t] + " is outside the vocabulary of " + vocab);
+            }
+            System.arraycopy(embed, ids[t] * h, x, t * h, h);
+        }
     }
 }

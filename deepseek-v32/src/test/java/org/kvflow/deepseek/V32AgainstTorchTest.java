@@ -2,18 +2,19 @@ package org.kvflow.deepseek;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
+import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.Devices;
-import org.kvflow.kernels.nsa.HostRows;
 import org.kvflow.kernels.nsa.KeyFloats;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.nsa.RowEncoder;
-import org.kvflow.model.KvConsumer;
 import org.kvflow.model.KvProducer;
 import org.kvflow.model.LayerView;
 import org.kvflow.model.safetensors.SafeTensorsException;
@@ -29,22 +30,20 @@ class V32AgainstTorchTest {
     /** Attention outputs: relative to the largest output of the layer. */
     static final float OUT_TOLERANCE = 1e-4f;
 
-    @Test
-    void keysTopKAndOutputsMatchTorch() {
+    /** Checks keys, top-k and outputs of both layers on {@code device} against torch's. */
+    static void assertMatchesTorch(Device device) {
         V32Model model = Golden.model(KvDtype.FP8_E4M3);
         int[] ids = Golden.tokens();
         long[] positions = LongStream.range(0, ids.length).toArray();
         KvLayout layout = model.layout();
-        try (KvProducer producer = model.producer(Devices.java()); KvConsumer consumer = model.consumer(Devices.java());
-             RowEncoder encoder = new RowEncoder(layout, Devices.java())) {
-            for (int l = 0; l < 2; l++) {
-                KeyFloats keys = producer.keys(l, ids, positions);
+        for (int l = 0; l < 2; l++) {
+            try (V32Keys producer = model.keys(l, device); V32Attention attention = model.attention(l, device);
+                 RowEncoder encoder = new RowEncoder(layout, device)) {
+                KeyFloats keys = producer.keys(ids, positions);
                 assertClose(keys.latent(), Golden.floats(l, "latent"), KEY_TOLERANCE, "latent of layer " + l);
                 assertClose(keys.rope(), Golden.floats(l, "rope"), KEY_TOLERANCE, "rope of layer " + l);
                 assertClose(keys.index(), Golden.floats(l, "index"), KEY_TOLERANCE, "index keys of layer " + l);
-                HostRows rows = encoder.rows(keys);
-                float[][] out = consumer.attend(l, new HeapView(rows, layout), ids, positions);
-                V32Layer layer = model.layer(l);
+                V32Attention.Result result = attention.attend(new HeapView(encoder.rows(keys), layout), ids, positions);
                 float[] expected = Golden.floats(l, "out");
                 float max = 0;
                 for (float e : expected) {
@@ -52,14 +51,27 @@ class V32AgainstTorchTest {
                 }
                 int hidden = V32Config.TINY.hidden();
                 for (int t = 0; t < ids.length; t++) {
-                    V32Layer.Query q = layer.query(ids[t], t);
-                    int[] chosen = layer.topK(layer.indexScores(q, rows.indexCodes(), rows.indexScales(), t + 1), t + 1);
-                    assertThat(chosen).as("layer %d query %d: top-k", l, t).containsExactly(Golden.topk(l, t));
+                    assertThat(result.selected()[t]).as("layer %d query %d: top-k", l, t).containsExactly(Golden.topk(l, t));
                     float[] want = java.util.Arrays.copyOfRange(expected, t * hidden, (t + 1) * hidden);
-                    assertClose(out[t], want, OUT_TOLERANCE * max, "layer " + l + " query " + t + " output");
+                    assertClose(result.out()[t], want, OUT_TOLERANCE * max, "layer " + l + " query " + t + " output");
                 }
             }
         }
+    }
+
+    @Test
+    void keysTopKAndOutputsMatchTorchOnTheJavaDevice() {
+        assertMatchesTorch(Devices.java());
+    }
+
+    /** On opencl (PoCL in the build), or the device {@code -Dkvflow.test.device} names (cuda on the H200). */
+    @Tag("accelerator")
+    @Test
+    void keysTopKAndOutputsMatchTorchOnTheAccelerator() {
+        String selector = System.getProperty("kvflow.test.device", "opencl");
+        Device device = Devices.best(selector).orElse(null);
+        assumeTrue(device != null, () -> "no device '" + selector + "' (OpenCL needs pocl-opencl-icd): found " + Devices.all());
+        assertMatchesTorch(device);
     }
 
     @Test
@@ -92,7 +104,7 @@ class V32AgainstTorchTest {
     }
 
     /** A view of rows encoded on the host, as a pipeline's heap view gives them. */
-    record HeapView(HostRows rows, KvLayout layout) implements LayerView {
+    record HeapView(org.kvflow.kernels.nsa.HostRows rows, KvLayout layout) implements LayerView {
         @Override
         public int keyCount() {
             return rows.count();

@@ -13,17 +13,24 @@ import org.kvflow.kernels.api.KernelRef;
  * adds on local memory). For kernel backends, not for callers of the task-graph API.
  */
 public final class Twins {
-    private static final Map<String, Supplier<AparapiTask>> TWINS = Map.of(
-            "org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(PageMoveAparapi.GATHER),
-            "org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(PageMoveAparapi.SCATTER),
-            "org.kvflow.kernels.gather.GatherKernels.copyPages", () -> new PageMoveAparapi(PageMoveAparapi.COPY),
-            "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new,
-            "org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKByColumns::new,
-            "org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendBatchAparapi::new,
-            "org.kvflow.kernels.nsa.AttentionKernels.attendSelected", AttendSelectedAparapi::new,
-            "org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new,
-            "org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new,
-            "org.kvflow.kernels.nsa.SyntheticKernels.keys", SyntheticKeysAparapi::new);
+    private static final Map<String, Supplier<AparapiTask>> TWINS = Map.ofEntries(
+            Map.entry("org.kvflow.kernels.gather.GatherKernels.gatherPages", () -> new PageMoveAparapi(PageMoveAparapi.GATHER)),
+            Map.entry("org.kvflow.kernels.gather.GatherKernels.scatterPages", () -> new PageMoveAparapi(PageMoveAparapi.SCATTER)),
+            Map.entry("org.kvflow.kernels.gather.GatherKernels.copyPages", () -> new PageMoveAparapi(PageMoveAparapi.COPY)),
+            Map.entry("org.kvflow.kernels.nsa.IndexerKernels.scoreFp8", IndexScoreAparapi::new),
+            Map.entry("org.kvflow.kernels.nsa.IndexerKernels.scoreHeads", ScoreHeadsAparapi::new),
+            Map.entry("org.kvflow.kernels.nsa.IndexerKernels.topKRows", TopKByColumns::new),
+            Map.entry("org.kvflow.kernels.nsa.AttentionKernels.attendBatch", AttendBatchAparapi::new),
+            Map.entry("org.kvflow.kernels.nsa.AttentionKernels.attendSelected", AttendSelectedAparapi::new),
+            Map.entry("org.kvflow.kernels.quant.QuantKernels.quantizeTiles", QuantizeAparapi::new),
+            Map.entry("org.kvflow.kernels.quant.QuantKernels.dequantizeTiles", DequantizeAparapi::new),
+            Map.entry("org.kvflow.kernels.nsa.SyntheticKernels.keys", SyntheticKeysAparapi::new),
+            Map.entry("org.kvflow.kernels.linalg.MatrixKernels.gemm", GemmAparapi::new),
+            Map.entry("org.kvflow.kernels.linalg.MatrixKernels.softmaxRows", () -> new RowsAparapi(RowsAparapi.SOFTMAX)),
+            Map.entry("org.kvflow.kernels.linalg.RowKernels.rmsNormRows", () -> new RowsAparapi(RowsAparapi.RMS)),
+            Map.entry("org.kvflow.kernels.linalg.RowKernels.layerNormRows", () -> new RowsAparapi(RowsAparapi.LAYER)),
+            Map.entry("org.kvflow.kernels.linalg.RowKernels.ropeRows", () -> new RowsAparapi(RowsAparapi.ROPE)),
+            Map.entry("org.kvflow.kernels.linalg.RowKernels.hadamardRows", () -> new RowsAparapi(RowsAparapi.HADAMARD)));
 
     /** Twins the cuda translation compiles instead: they use what only it maps (atomic adds on local memory). */
     private static final Map<String, Supplier<AparapiTask>> CUDA_TWINS = Map.of(

@@ -31,6 +31,11 @@ public final class TaskGraph {
         return this;
     }
 
+    /** Adds a two-parameter task; see {@link #task(String, Task3, Object, Object, Object)}. */
+    public <A, B> TaskGraph task(String id, Task2<A, B> code, A a, B b) {
+        return add(id, code, args -> code.apply(cast(args[0]), cast(args[1])), a, b);
+    }
+
     /**
      * Adds task {@code id} (grid key {@code "<graph>.<id>"}) running {@code code} over the arguments.
      * A kernel's javadoc says which arguments it writes (most write their last); it only reads the rest.

@@ -8,6 +8,7 @@ import org.kvflow.core.model.KvLayout;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.FloatArray;
 import org.kvflow.kernels.api.IntArray;
+import org.kvflow.kernels.quant.Fp8E4m3;
 import org.kvflow.kernels.quant.TileQuant;
 
 /**
@@ -93,6 +94,33 @@ public final class IndexerKernels {
                 acc = acc + queries.get(q * dim + d) * k;
             }
             scores.set(i, acc);
+        });
+    }
+
+    /**
+     * The lightning indexer's scores, many heads to a query: with {@code shape = {heads, dim, nq, nk}}
+     * ({@code dim ≤ 128}: one scale per key), {@code scores[q·nk + j] = keyScales[j] · Σ_h
+     * weights[q·heads + h] · relu(Σ_d queries[(q·heads + h)·dim + d] · fp8(keys[j·dim + d]))}, sums
+     * ascending. The queries are fp8 values already decoded, the weights carry each head's query
+     * scale; the keys' codes enter undecoded by their scale, which multiplies the sum once.
+     */
+    public static void scoreHeads(FloatArray queries, FloatArray weights, ByteArray keys, FloatArray keyScales, IntArray shape,
+                                  FloatArray scores) {
+        int heads = shape.get(0);
+        int dim = shape.get(1);
+        int nk = shape.get(3);
+        IntStream.range(0, shape.get(2) * nk).parallel().forEach(i -> {
+            int q = i / nk;
+            int j = i - q * nk;
+            float sum = 0.0f;
+            for (int h = 0; h < heads; h++) {
+                float dot = 0.0f;
+                for (int d = 0; d < dim; d++) {
+                    dot = dot + queries.get((q * heads + h) * dim + d) * Fp8E4m3.decode(keys.get(j * dim + d));
+                }
+                sum = sum + Math.max(dot, 0.0f) * weights.get(q * heads + h);
+            }
+            scores.set(i, sum * keyScales.get(j));
         });
     }
 
