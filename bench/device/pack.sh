@@ -2,7 +2,7 @@
 # Here (not on the GPU machine): everything the bench/device scripts need there, into .device/
 # (git-ignored; name it in the device tool's carry), from this repository alone: the modules built,
 # the packed runtime (runtime.sh: device.tar.xz), and the test jars of tornado-kernels, cuda-fallback, journal,
-# operators, dsl and ranks with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests.
+# operators, dsl, ranks and deepseek-v32 with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests.
 # Usage: bench/device/pack.sh [-o] (-o: Maven offline).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -12,13 +12,14 @@ offline=""
 cd "$root"
 mvn -B -q $offline install -DskipTests
 bash "$root/bench/device/runtime.sh" $offline
-mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,journal,operators,dsl,ranks
+mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,journal,operators,dsl,ranks,deepseek-v32
 cp tornado-kernels/target/kvflow-tornado-kernels-*-tests.jar .device/kernels-tests.jar
 cp cuda-fallback/target/kvflow-cuda-fallback-*-tests.jar .device/cuda-tests.jar
 cp journal/target/kvflow-journal-*-tests.jar .device/journal-tests.jar
 cp operators/target/kvflow-operators-*-tests.jar .device/operators-tests.jar
 cp dsl/target/kvflow-dsl-*-tests.jar .device/dsl-tests.jar
 cp ranks/target/kvflow-ranks-*-tests.jar .device/ranks-tests.jar
+cp deepseek-v32/target/kvflow-deepseek-v32-*-tests.jar .device/deepseek-v32-tests.jar
 for artifact in org.junit.platform:junit-platform-console-standalone:1.14.4 org.assertj:assertj-core:3.27.7 \
     io.projectreactor:reactor-test:3.8.7 net.bytebuddy:byte-buddy:1.18.3; do
   mvn -B -q $offline dependency:copy -Dartifact="$artifact" -DoutputDirectory=.device

@@ -12,6 +12,10 @@ indexer keys fp8 with one scale. MLA is absorbed (attention over the latent rows
       q_a_proj as fp8 with 128x128 block scales, the embedding bf16, the rest fp32)
   v32_reference.py golden FILE --weights W --config tiny --layers L --tokens N --out JSON
       the keys of N seeded tokens, every query's top-k and attention output, per layer
+  v32_reference.py time --weights W --config real --keys K --queries Q [--compare kvflow.json]
+      one layer's attention path for the last Q of K tokens (token t: t * 2654435761 mod vocab),
+      best of --repeats, as a JSON line; with --compare, kvflow's outputs and top-k for the
+      queries that file holds against torch's
 """
 import argparse
 import json
@@ -188,48 +192,130 @@ class Layer:
         tiles = [torch.mul(*quant(t)) for t in latent.split(128, -1)]
         return torch.cat(tiles, -1), kpe.to(torch.bfloat16).float(), quant(k)
 
-    def attend(self, ids, qpos, latent_s, kpe_s, kcodes, kscale):
+    def queries(self, ids, pos):
+        """Per query: the absorbed latent query, the rotated rope query (per head) and the indexer's fp8 query and head weights."""
         c, w = self.c, self.w
-        n, heads, cl = len(qpos), c["heads"], c["kv_lora"]
-        x = self.x(ids[qpos])
+        n, heads = len(pos), c["heads"]
+        x = self.x(ids[pos])
         qr = rms(x @ w["q_a_proj.weight"].T, w["q_a_layernorm.weight"])
         q = (qr @ w["q_b_proj.weight"].T).view(n, heads, c["nope"] + c["rope"])
-        q_nope, q_pe = q[..., : c["nope"]], rope(q[..., c["nope"]:], qpos, self.f)
-        wkv_b = w["kv_b_proj.weight"].view(heads, c["nope"] + c["v"], cl)
-        q_lat = torch.einsum("shd,hdc->shc", q_nope, wkv_b[:, : c["nope"]])
+        wkv_b = w["kv_b_proj.weight"].view(heads, c["nope"] + c["v"], c["kv_lora"])
+        q_lat = torch.einsum("shd,hdc->shc", q[..., : c["nope"]], wkv_b[:, : c["nope"]])
+        q_pe = rope(q[..., c["nope"]:], pos, self.f)
         qi = (qr @ w["indexer.wq_b.weight"].T).view(n, c["index_heads"], c["index_dim"])
-        qi = hadamard(torch.cat([rope(qi[..., : c["rope"]], qpos, self.f), qi[..., c["rope"]:]], -1))
+        qi = hadamard(torch.cat([rope(qi[..., : c["rope"]], pos, self.f), qi[..., c["rope"]:]], -1))
         qcodes, qscale = quant(qi)
         weights = (x @ w["indexer.weights_proj.weight"].T) * c["index_heads"] ** -0.5 * qscale.squeeze(-1) * c["index_dim"] ** -0.5
-        keys = kcodes.shape[0]
-        visible = torch.arange(keys, device=x.device)[None, :] <= qpos[:, None]
+        return q_lat, q_pe, qcodes, weights
+
+    def scores(self, pos, qcodes, weights, kcodes, kscale):
+        """The lightning indexer's scores of every key, -inf where a query cannot see it."""
+        score = (torch.relu(torch.einsum("shd,td->sht", qcodes, kcodes)) * weights[:, :, None]).sum(1) * kscale.squeeze(-1)[None, :]
+        visible = torch.arange(kcodes.shape[0], device=score.device)[None, :] <= pos[:, None]
+        return score.masked_fill(~visible, float("-inf"))
+
+    def attend(self, ids, qpos, latent_s, kpe_s, kcodes, kscale, block=16, chosen=None):
+        """Outputs and selections of the queries at qpos; chosen (queries x k positions) replaces the indexer's selection."""
+        c, w = self.c, self.w
+        heads = c["heads"]
+        wkv_b = w["kv_b_proj.weight"].view(heads, c["nope"] + c["v"], c["kv_lora"])
         scale = (c["nope"] + c["rope"]) ** -0.5 * (0.1 * YARN["mscale"] * math.log(YARN["factor"]) + 1) ** 2
         topk, outs = [], []
-        for s in range(n):
-            score = (torch.relu(torch.einsum("hd,td->ht", qcodes[s], kcodes)) * weights[s][:, None]).sum(0) * kscale.squeeze(-1)
-            score = score.masked_fill(~visible[s], float("-inf"))
-            sel = score.topk(min(c["topk"], int(qpos[s]) + 1)).indices.sort().values
-            logits = (q_lat[s] @ latent_s[sel].T + q_pe[s] @ kpe_s[sel].T) * scale
-            mix = logits.softmax(-1) @ latent_s[sel]
-            o = torch.einsum("hc,hdc->hd", mix, wkv_b[:, c["nope"]:])
-            outs.append(o.flatten() @ w["o_proj.weight"].T)
-            topk.append(sel)
-        return topk, torch.stack(outs)
+        for b in range(0, len(qpos), block):
+            pos = qpos[b:b + block]
+            n = len(pos)
+            q_lat, q_pe, qcodes, weights = self.queries(ids, pos)
+            score = self.scores(pos, qcodes, weights, kcodes, kscale)
+            # a row that sees fewer than k keys picks masked ones too: they are dropped below
+            sel = score.topk(min(c["topk"], kcodes.shape[0]), -1).indices.sort(-1).values if chosen is None else chosen[b:b + block]
+            valid = torch.gather(score > float("-inf"), 1, sel)
+            logits = (torch.einsum("shc,stc->sht", q_lat, latent_s[sel]) + torch.einsum("shr,str->sht", q_pe, kpe_s[sel])) * scale
+            logits = logits.masked_fill(~valid[:, None, :], float("-inf"))
+            mix = torch.einsum("sht,stc->shc", logits.softmax(-1), latent_s[sel])
+            o = torch.einsum("shc,hdc->shd", mix, wkv_b[:, c["nope"]:])
+            outs.append(o.flatten(1) @ w["o_proj.weight"].T)
+            topk.extend(sel[i][valid[i]] for i in range(n))
+        return topk, torch.cat(outs)
+
+
+def token_ids(n, vocab, device):
+    """The token ids kvflow's V32LayerBench uses: position t holds t * 2654435761 mod vocab."""
+    return (torch.arange(n, dtype=torch.int64) * 2654435761 % vocab).to(device)
+
+
+def timed(args, c):
+    dev = "cuda"
+    w = read_safetensors(args.weights, dev)
+    vocab = w["model.embed_tokens.weight"].shape[0]
+    ids = token_ids(args.keys, vocab, dev)
+    with torch.no_grad():
+        layer = Layer(w, c, 0)
+        parts = [layer.keys(ids[s:s + 8192], torch.arange(s, min(s + 8192, args.keys), device=dev)) for s in range(0, args.keys, 8192)]
+        latent, kpe, k = (torch.cat([p[i] for p in parts]) for i in range(3))
+        latent_s, kpe_s, (kcodes, kscale) = layer.stored(latent, kpe, k)
+        qpos = torch.arange(args.keys - args.queries, args.keys, device=dev)
+        layer.attend(ids, qpos[:16], latent_s, kpe_s, kcodes, kscale)  # warm-up
+        torch.cuda.synchronize()
+
+        def best_of():
+            best, result = float("inf"), None
+            for _ in range(args.repeats):
+                t0 = time.perf_counter()
+                result = layer.attend(ids, qpos, latent_s, kpe_s, kcodes, kscale)
+                torch.cuda.synchronize()
+                best = min(best, time.perf_counter() - t0)
+            return best, result
+
+        best, (topk, out) = best_of()
+        torch.backends.cuda.matmul.allow_tf32 = True  # context only: tf32 products lose the fp32 precision kvflow keeps
+        best_tf32, _ = best_of()
+        torch.backends.cuda.matmul.allow_tf32 = False
+        doc = {"name": "torch_v32_step", "keys": args.keys, "queries": args.queries, "ms": best * 1e3, "ms_tf32": best_tf32 * 1e3}
+        if args.compare:
+            with open(args.compare) as f:
+                ours = json.load(f)
+            pos = torch.tensor([q["position"] for q in ours["queries"]], device=dev)
+            theirs = torch.tensor([q["selected"] for q in ours["queries"]], device=dev)
+            _, given = layer.attend(ids, pos, latent_s, kpe_s, kcodes, kscale, chosen=theirs)
+            q_lat, q_pe, qcodes, weights = layer.queries(ids, pos)
+            score = layer.scores(pos, qcodes, weights, kcodes, kscale)
+            diff, diff_given, agree, total, scale, gap = 0.0, 0.0, 0, 0, 0.0, 0.0
+            for j, q in enumerate(ours["queries"]):
+                i = q["position"] - (args.keys - args.queries)
+                want = out[i].float().cpu()
+                diff = max(diff, (torch.tensor(q["out"]) - want).abs().max().item())
+                diff_given = max(diff_given, (torch.tensor(q["out"]) - given[j].float().cpu()).abs().max().item())
+                scale = max(scale, want.abs().max().item())
+                a, b = set(q["selected"]), set(topk[i].tolist())
+                agree += len(a & b)
+                total += len(b)
+                kth = score[j].topk(len(b)).values[-1].item()
+                for key in a ^ b:  # a key one side kept and the other did not: how far its torch score lies from torch's k-th
+                    gap = max(gap, abs(score[j, key].item() - kth) / abs(kth))
+            doc.update({"max_abs_diff_attention_out": diff, "max_abs_diff_given_kvflow_topk": diff_given, "max_abs_attention_out": scale,
+                        "topk_agreement": agree / total, "max_rel_gap_of_swapped_keys": gap, "compared_queries": len(ours["queries"])})
+    print(json.dumps(doc))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["weights", "golden"])
-    ap.add_argument("file")
+    ap.add_argument("mode", choices=["weights", "golden", "time"])
+    ap.add_argument("file", nargs="?")
     ap.add_argument("--config", default="tiny")
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--vocab", type=int, default=512)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--weights")
     ap.add_argument("--tokens", type=int, default=40)
+    ap.add_argument("--keys", type=int, default=131072)
+    ap.add_argument("--queries", type=int, default=8192)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--compare")
     args = ap.parse_args()
     c = CONFIGS[args.config]
     torch.manual_seed(args.seed)
+    if args.mode == "time":
+        return timed(args, c)
     if args.mode == "weights":
         write_safetensors(args.file, random_weights(c, args.layers, args.vocab, args.seed))
         return

@@ -107,19 +107,16 @@ final class V32Attention implements AutoCloseable {
         V32Keys.copy(GemmShape.plain(q, c.hidden(), heads * c.v()).toArray(), shapes.gOut);
     }
 
-    /** The outputs and selections of {@link #attend}. */
-    record Result(float[][] out, int[][] selected) {}
-
     /**
      * Attention for the queries at {@code positions} (ascending) of a request whose token ids are
      * {@code ids}, over the view's keys.
      */
-    Result attend(LayerView view, int[] ids, long[] positions) {
+    Attended attend(LayerView view, int[] ids, long[] positions) {
         int nq = positions.length;
         float[][] out = new float[nq][];
         int[][] selected = new int[nq][];
         if (nq == 0) {
-            return new Result(out, selected);
+            return new Attended(out, selected);
         }
         int keys = view.keyCount();
         Buffers b = buffers(keys);
@@ -165,7 +162,7 @@ final class V32Attention implements AutoCloseable {
                 selected[from + i] = Arrays.copyOfRange(b.selected().toHeapArray(), i * c.topk(), i * c.topk() + b.selectedCounts().get(i));
             }
         }
-        return new Result(out, selected);
+        return new Attended(out, selected);
     }
 
     private static DeviceRegion region(Buffers b, Object array) {

@@ -63,6 +63,11 @@ public final class V32Model implements KvModel {
         return new V32Model(config, new KvLayout(shape, dtype), read);
     }
 
+    /** {@return how many token ids the embedding holds} */
+    public int vocabulary() {
+        return layers[0].vocab();
+    }
+
     /** {@return the model's widths} */
     public V32Config config() {
         return config;
@@ -91,6 +96,23 @@ public final class V32Model implements KvModel {
     @Override
     public KvLayout layout() {
         return layout;
+    }
+
+    /**
+     * Layer {@code layer}'s attention for the queries at {@code positions} over {@code view}, with
+     * what the indexer selected for each: the consumer's work, for checks against a reference.
+     *
+     * @param layer     the layer
+     * @param view      the layer's keys
+     * @param tokenIds  the request's token ids
+     * @param positions the query positions, ascending
+     * @param device    where it runs
+     * @return outputs and selections
+     */
+    public Attended attendWithSelection(int layer, LayerView view, int[] tokenIds, long[] positions, Device device) {
+        try (V32Attention attention = attention(layer, device)) {
+            return attention.attend(view, tokenIds, positions);
+        }
     }
 
     @Override

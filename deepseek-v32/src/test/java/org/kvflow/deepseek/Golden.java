@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import org.kvflow.core.model.KvDtype;
 
 /**
@@ -49,11 +51,18 @@ final class Golden {
         return v;
     }
 
+    /** The resource as a file: itself from a build directory, a temporary copy from a jar (the GPU machine's test jars). */
     private static Path resource(String name) {
-        try {
-            return Path.of(Golden.class.getClassLoader().getResource(name).toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
+        try (InputStream in = Golden.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("no test resource " + name);
+            }
+            Path copy = Files.createTempFile("v32-", "-" + name.substring(name.lastIndexOf('/') + 1));
+            copy.toFile().deleteOnExit();
+            Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+            return copy;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

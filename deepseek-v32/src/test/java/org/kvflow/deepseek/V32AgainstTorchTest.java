@@ -43,7 +43,7 @@ class V32AgainstTorchTest {
                 assertClose(keys.latent(), Golden.floats(l, "latent"), KEY_TOLERANCE, "latent of layer " + l);
                 assertClose(keys.rope(), Golden.floats(l, "rope"), KEY_TOLERANCE, "rope of layer " + l);
                 assertClose(keys.index(), Golden.floats(l, "index"), KEY_TOLERANCE, "index keys of layer " + l);
-                V32Attention.Result result = attention.attend(new HeapView(encoder.rows(keys), layout), ids, positions);
+                Attended result = attention.attend(new HeapView(encoder.rows(keys), layout), ids, positions);
                 float[] expected = Golden.floats(l, "out");
                 float max = 0;
                 for (float e : expected) {
