@@ -15,7 +15,6 @@ import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.deepseek.V32Config;
 import org.kvflow.deepseek.V32Model;
 import org.kvflow.kernels.api.Device;
-import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.kernels.rows.RowWrites;
@@ -23,6 +22,7 @@ import org.kvflow.kernels.rows.StoreRows;
 import org.kvflow.model.KvConsumer;
 import org.kvflow.model.LayerView;
 import org.kvflow.model.ModelRows;
+import org.kvflow.model.StoreLayerView;
 import org.kvflow.pages.PageStore;
 
 /**
@@ -102,7 +102,9 @@ public final class V32LayerBench {
             long t0 = System.nanoTime();
             view.gatherFrom(owners, List.of(src), List.of(dst));
             double materialize = ms(t0);
-            LayerView keysInPlace = new InPlaceView(view, pages, keys);
+            long[] viewPages = new long[pages];
+            Arrays.setAll(viewPages, i -> i);
+            LayerView keysInPlace = new StoreLayerView(view, 0, viewPages, keys, cuda);
             long[] positions = new long[queries];
             Arrays.setAll(positions, i -> keys - queries + i);
             consumer.attend(0, keysInPlace, ids, Arrays.copyOf(positions, 64)); // the plan built, kernels loaded, weights sent
@@ -145,49 +147,5 @@ public final class V32LayerBench {
 
     private static double ms(long t0) {
         return (System.nanoTime() - t0) / 1e6;
-    }
-
-    /** Keys {@code 0..keys-1} of a full view in device memory, read in place. */
-    private record InPlaceView(PageStore store, int pages, int keys) implements LayerView {
-        private long[] pageList() {
-            long[] p = new long[pages];
-            Arrays.setAll(p, i -> i);
-            return p;
-        }
-
-        @Override
-        public int keyCount() {
-            return keys;
-        }
-
-        @Override
-        public boolean inPlace() {
-            return true;
-        }
-
-        @Override
-        public void readIndexKeys(DeviceRegion codes, DeviceRegion scales) {
-            StoreRows.readIndexKeys(store, 0, pageList(), keys, codes, scales);
-        }
-
-        @Override
-        public void readKeyRows(long[] positions, DeviceRegion out) {
-            StoreRows.readKeyRows(store, 0, pageList(), positions, out);
-        }
-
-        @Override
-        public byte[] indexCodes() {
-            throw new IllegalStateException("read in place");
-        }
-
-        @Override
-        public float[] indexScales() {
-            throw new IllegalStateException("read in place");
-        }
-
-        @Override
-        public float[] keyRows() {
-            throw new IllegalStateException("read in place");
-        }
     }
 }

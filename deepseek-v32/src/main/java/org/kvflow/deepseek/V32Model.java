@@ -89,11 +89,6 @@ public final class V32Model implements KvModel {
     }
 
     @Override
-    public boolean storesBytes() {
-        return true;
-    }
-
-    @Override
     public KvLayout layout() {
         return layout;
     }

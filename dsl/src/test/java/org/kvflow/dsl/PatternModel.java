@@ -42,11 +42,6 @@ final class PatternModel implements KvModel {
     }
 
     @Override
-    public boolean storesBytes() {
-        return true;
-    }
-
-    @Override
     public KvLayout layout() {
         return layout;
     }

@@ -21,7 +21,9 @@ public interface KvModel {
     String name();
 
     /** {@return whether the model's rows are computed and stored; false only for {@link #pagesOnly()}} */
-    boolean storesBytes();
+    default boolean storesBytes() {
+        return true;
+    }
 
     /**
      * The byte layout of the model's rows: widths, layers and KV dtype.

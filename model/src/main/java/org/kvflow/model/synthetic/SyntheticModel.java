@@ -130,11 +130,6 @@ public final class SyntheticModel implements KvModel {
     }
 
     @Override
-    public boolean storesBytes() {
-        return true;
-    }
-
-    @Override
     public int layerCount() {
         return layers.length;
     }

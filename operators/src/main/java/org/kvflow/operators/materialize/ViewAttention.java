@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.model.KvConsumer;
 import org.kvflow.model.KvModel;
+import org.kvflow.model.StoreLayerView;
 import org.kvflow.operators.RequestState;
 
 /**

@@ -49,11 +49,6 @@ public final class HashLayerModel implements KvModel {
     }
 
     @Override
-    public boolean storesBytes() {
-        return true;
-    }
-
-    @Override
     public KvLayout layout() {
         return layout;
     }

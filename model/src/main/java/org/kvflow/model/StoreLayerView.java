@@ -1,4 +1,4 @@
-package org.kvflow.operators.materialize;
+package org.kvflow.model;
 
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
@@ -7,7 +7,6 @@ import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.nsa.IndexRows;
 import org.kvflow.kernels.nsa.MlaRows;
 import org.kvflow.kernels.rows.StoreRows;
-import org.kvflow.model.LayerView;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 
@@ -16,7 +15,7 @@ import org.kvflow.pages.PageStore;
  * {@code pages[j / ps]}, row {@code j % ps}. In place through {@link StoreRows} where the store's
  * memory reaches the device; otherwise the pages are read to the heap once and decoded there.
  */
-final class StoreLayerView implements LayerView {
+public final class StoreLayerView implements LayerView {
     private final PageStore store;
     private final int layer;
     private final long[] pages;
@@ -26,7 +25,16 @@ final class StoreLayerView implements LayerView {
     private float @Nullable [] scales;
     private float @Nullable [] rows;
 
-    StoreLayerView(PageStore store, int layer, long[] pages, int keyCount, Device device) {
+    /**
+     * The keys {@code 0..keyCount-1} of {@code layer} in {@code store}'s {@code pages}.
+     *
+     * @param store    the view's page store
+     * @param layer    the layer
+     * @param pages    the store's pages holding the keys, in position order
+     * @param keyCount how many keys
+     * @param device   the consumer's device (whether reading in place is possible)
+     */
+    public StoreLayerView(PageStore store, int layer, long[] pages, int keyCount, Device device) {
         this.store = store;
         this.layer = layer;
         this.pages = pages;
