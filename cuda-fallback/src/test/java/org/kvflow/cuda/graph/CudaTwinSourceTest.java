@@ -36,7 +36,7 @@ class CudaTwinSourceTest {
 
     @Test
     void everyTwinTranslatesAndItsParametersAreItsFieldsThenThePassId() {
-        assertThat(compiledTwins()).hasSize(7);
+        assertThat(compiledTwins()).hasSize(14);
         for (String kernel : compiledTwins()) {
             Kernel twin = twin(kernel);
             CudaTwinSource source = CudaTwinSource.translate(kernel, twin, 256);
@@ -61,6 +61,11 @@ class CudaTwinSourceTest {
         String scores = CudaTwinSource.translate("scores", twin("org.kvflow.kernels.nsa.IndexerKernels.scoreFp8"), 256).source();
         assertThat(scores).startsWith("#include <mma.h>\n").contains("wmma::mma_sync(c, aHi, bHi, c);").containsOnlyOnce("__mmaTiles(This *self){")
                 .doesNotContain("acc = acc + (self->tileA");
+        // so do the dense product and the indexer's many-head scores
+        for (String kernel : List.of("org.kvflow.kernels.linalg.MatrixKernels.gemm", "org.kvflow.kernels.nsa.IndexerKernels.scoreHeads")) {
+            assertThat(CudaTwinSource.translate(kernel, twin(kernel), 256).source()).as(kernel).startsWith("#include <mma.h>\n")
+                    .contains("wmma::mma_sync(c, aHi, bHi, c);");
+        }
         if (System.getenv("KVFLOW_SHOW_TWIN") != null) {
             System.out.println(scores);
         }
