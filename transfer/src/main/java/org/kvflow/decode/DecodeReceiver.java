@@ -1,8 +1,13 @@
 package org.kvflow.decode;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.pool.PageAllocator;
@@ -26,7 +31,9 @@ public final class DecodeReceiver {
     private final int pageSize;
     private final @Nullable KvLayout layout;
     private final Map<String, Session> sessions = new HashMap<>();
+    private final LongSupplier nanoClock;
     private long rejectedPages;
+    private long expiredSessions;
 
     private static final class Session {
         final long[] pages;
@@ -39,6 +46,12 @@ public final class DecodeReceiver {
         /** Writes in progress; a released session's pages go back to the pool when it reaches 0. */
         int writers;
         boolean released;
+        /** When the request became ready ({@link #nanoClock}), or -1 while it is being received. */
+        long readySince = -1;
+
+        boolean ready() {
+            return completed.cardinality() == senders && written.cardinality() == pages.length;
+        }
 
         Session(long[] pages, int senders) {
             this.pages = pages;
@@ -55,6 +68,19 @@ public final class DecodeReceiver {
      * @param layout   row layout of the KV bytes, or {@code null} to track pages only
      */
     public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout) {
+        this(pages, pageSize, layout, System::nanoTime);
+    }
+
+    /**
+     * A receiver whose ready requests age by {@code nanoClock} ({@link #expireReady}).
+     *
+     * @param pages     decode pool size in pages (page 0 is padding)
+     * @param pageSize  tokens per page
+     * @param layout    row layout of the KV bytes, or {@code null} to track pages only
+     * @param nanoClock a monotonic clock in nanoseconds
+     */
+    public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout, LongSupplier nanoClock) {
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.allocator = new PageAllocator("decode pool", pages, pageSize);
         this.store = layout == null ? null : PageStore.onHeap("decode pool", layout, pageSize, pages);
         this.pageSize = pageSize;
@@ -160,6 +186,7 @@ public final class DecodeReceiver {
                 session.claimed.andNot(positions);
                 if (done) {
                     session.written.or(positions);
+                    noteReady(session);
                 }
                 if (--session.writers == 0 && session.released) {
                     free(session);
@@ -204,12 +231,19 @@ public final class DecodeReceiver {
             throw new TransferRejectedException(requestId, "rank " + rank + " completed twice");
         }
         session.completed.set(rank);
+        noteReady(session);
+    }
+
+    private void noteReady(Session session) {
+        if (session.readySince < 0 && session.ready()) {
+            session.readySince = nanoClock.getAsLong();
+        }
     }
 
     /** All prefill ranks completed this request, and every position of it was written and verified. */
     public synchronized boolean isReady(String requestId) {
         Session session = sessions.get(requestId);
-        return session != null && session.completed.cardinality() == session.senders && session.written.cardinality() == session.pages.length;
+        return session != null && session.ready();
     }
 
     /** Decode pages the pool can give one request: the most a frame may name for a request not open. */
@@ -266,8 +300,40 @@ public final class DecodeReceiver {
         return rejectedPages;
     }
 
+    /** {@return requests open: being received or ready and not yet released} */
     public synchronized int openSessions() {
         return sessions.size();
+    }
+
+    /**
+     * Frees every request that has been ready for at least {@code ttl} without anyone releasing it
+     * (a decode consumer that never came for it), and counts it.
+     *
+     * @param ttl how long a ready request may wait
+     * @return the ids freed, in no order
+     */
+    public synchronized List<String> expireReady(Duration ttl) {
+        long now = nanoClock.getAsLong();
+        List<String> expired = new ArrayList<>();
+        for (Map.Entry<String, Session> e : sessions.entrySet()) {
+            long since = e.getValue().readySince;
+            if (since >= 0 && now - since >= ttl.toNanos()) {
+                expired.add(e.getKey());
+            }
+        }
+        expired.forEach(this::release);
+        expiredSessions += expired.size();
+        return expired;
+    }
+
+    /** Ready requests freed by {@link #expireReady} since start. */
+    public synchronized long expiredSessions() {
+        return expiredSessions;
+    }
+
+    /** Open sessions whose request is ready: every rank completed, every page written. */
+    public synchronized int readySessions() {
+        return (int) sessions.values().stream().filter(Session::ready).count();
     }
 
     /** Open sessions still waiting for a prefill rank's completion. */

@@ -136,4 +136,27 @@ class DecodeReceiverTest {
             assertThat(receiver.isReady("r" + round)).isTrue();
         }
     }
+
+    @Test
+    void aReadyRequestNobodyReleasesIsFreedAfterItsTtlAndCounted() {
+        long[] now = {0};
+        DecodeReceiver r = new DecodeReceiver(16, 4, null, () -> now[0]);
+        long[] ready = r.open("ready", 2, 1);
+        r.open("receiving", 3, 1);
+        r.accept("ready", 0, ready, null);
+        now[0] = 100;
+        r.complete("ready", 0); // ready from t = 100
+        assertThat(r.readySessions()).isEqualTo(1);
+        assertThat(r.pagesInUse()).isEqualTo(5);
+        now[0] = 1_099;
+        assertThat(r.expireReady(java.time.Duration.ofNanos(1_000))).as("ready for 999 ns: kept").isEmpty();
+        now[0] = 1_100;
+        assertThat(r.expireReady(java.time.Duration.ofNanos(1_000))).containsExactly("ready");
+        assertThat(r.expiredSessions()).isEqualTo(1);
+        assertThat(r.readySessions()).isZero();
+        assertThat(r.pagesInUse()).as("the expired request's pages are back; the one still receiving keeps its own").isEqualTo(3);
+        now[0] = 1_000_000;
+        assertThat(r.expireReady(java.time.Duration.ofNanos(1_000))).as("a request still being received never expires").isEmpty();
+        assertThat(r.openSessions()).isEqualTo(1);
+    }
 }

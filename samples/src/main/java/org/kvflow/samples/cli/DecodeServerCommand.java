@@ -40,6 +40,8 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--handshake-timeout-ms", defaultValue = "10000", description = "close a connection that sends no HELLO in time") long handshakeMs;
     @Option(names = "--idle-timeout-ms", defaultValue = "120000", description = "close a connection idle this long") long idleMs;
     @Option(names = "--max-connections", defaultValue = "64", description = "close new connections past this many") int maxConnections;
+    @Option(names = "--ready-ttl-s", defaultValue = "600", description = "free a ready request no decode consumer released within this many"
+            + " seconds (counted as expired)") long readyTtlSeconds;
     @Option(names = "--json", description = "print the ready line and the statistics lines as JSON") boolean json;
     @Option(names = "--stats-interval-s", defaultValue = "60", description = "seconds between statistics lines (0: only when it stops)")
     long statsSeconds;
@@ -62,6 +64,7 @@ final class DecodeServerCommand implements Callable<Integer> {
         Flags.within("--rope", rope, 0, MAX_WIDTH);
         Flags.within("--index", index, 1, MAX_WIDTH);
         Flags.within("--stats-interval-s", statsSeconds, 0, MAX_STATS_SECONDS);
+        Flags.within("--ready-ttl-s", readyTtlSeconds, 1, MAX_STATS_SECONDS);
         if (metricsPort != null) {
             Flags.within("--metrics-port", metricsPort, 0, 65_535);
         }
@@ -74,7 +77,8 @@ final class DecodeServerCommand implements Callable<Integer> {
             throw new MalformedInputException("--tls-cert", "give --tls-cert, --tls-key and --tls-client-ca together");
         }
         TransferTls tls = given == 3 ? new TransferTls(tlsCert, tlsKey, tlsClientCa) : null;
-        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections);
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections,
+                Duration.ofSeconds(readyTtlSeconds));
         DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, layout);
         java.io.PrintStream out = System.out;
         try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls);
@@ -119,9 +123,14 @@ final class DecodeServerCommand implements Callable<Integer> {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         DecodeReceiver r = server.receiver();
         Gauge.builder("kvflow.decode.connections", server, DecodeServer::connections).description("open prefill connections").register(registry);
-        Gauge.builder("kvflow.decode.sessions", r, DecodeReceiver::openSessions).description("requests being received").register(registry);
+        Gauge.builder("kvflow.decode.sessions", r, DecodeReceiver::openSessions).description("requests open (received or being received)")
+                .register(registry);
         Gauge.builder("kvflow.decode.sessions.incomplete", r, DecodeReceiver::incompleteSessions)
                 .description("requests some rank has not completed yet").register(registry);
+        Gauge.builder("kvflow.decode.sessions.ready", r, DecodeReceiver::readySessions)
+                .description("requests ready and not yet released by decode").register(registry);
+        FunctionCounter.builder("kvflow.decode.sessions.expired", r, DecodeReceiver::expiredSessions)
+                .description("ready requests freed because nobody released them within --ready-ttl-s").register(registry);
         Gauge.builder("kvflow.decode.pages.inuse", r, DecodeReceiver::pagesInUse).description("decode pages held").register(registry);
         FunctionCounter.builder("kvflow.decode.pages.refused", server, DecodeServer::rejectedPages)
                 .description("pages refused (bad checksum, page or frame)").register(registry);
@@ -156,10 +165,12 @@ final class DecodeServerCommand implements Callable<Integer> {
         DecodeReceiver r = server.receiver();
         if (json) {
             return JsonNodeFactory.instance.objectNode().put("connections", server.connections()).put("openSessions", r.openSessions())
-                    .put("incompleteSessions", r.incompleteSessions()).put("pagesInUse", r.pagesInUse()).put("refusedPages", server.rejectedPages())
+                    .put("incompleteSessions", r.incompleteSessions()).put("readySessions", r.readySessions())
+                    .put("expiredSessions", r.expiredSessions()).put("pagesInUse", r.pagesInUse()).put("refusedPages", server.rejectedPages())
                     .put("refusals", server.refusals()).toString();
         }
-        return String.format(java.util.Locale.ROOT, "stats: %d connections, %d open sessions (%d incomplete), %d pages in use, %d pages refused, "
-                + "%d refusals", server.connections(), r.openSessions(), r.incompleteSessions(), r.pagesInUse(), server.rejectedPages(), server.refusals());
+        return String.format(java.util.Locale.ROOT, "stats: %d connections, %d open sessions (%d incomplete, %d ready), %d expired unreleased,"
+                        + " %d pages in use, %d pages refused, %d refusals", server.connections(), r.openSessions(), r.incompleteSessions(),
+                r.readySessions(), r.expiredSessions(), r.pagesInUse(), server.rejectedPages(), server.refusals());
     }
 }

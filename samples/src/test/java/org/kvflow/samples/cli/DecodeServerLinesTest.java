@@ -28,7 +28,8 @@ class DecodeServerLinesTest {
             assertThat(ready.get("layers").asInt()).isZero();
             receiver.open("r", 3, 2);
             assertThat(DecodeServerCommand.statsLine(server, false))
-                    .isEqualTo("stats: 0 connections, 1 open sessions (1 incomplete), 3 pages in use, 0 pages refused, 0 refusals");
+                    .isEqualTo("stats: 0 connections, 1 open sessions (1 incomplete, 0 ready), 0 expired unreleased, 3 pages in use, 0 pages refused,"
+                            + " 0 refusals");
             JsonNode stats = new ObjectMapper().readTree(DecodeServerCommand.statsLine(server, true));
             assertThat(stats.get("openSessions").asInt()).isEqualTo(1);
             assertThat(stats.get("pagesInUse").asInt()).isEqualTo(3);

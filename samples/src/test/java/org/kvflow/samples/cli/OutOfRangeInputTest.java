@@ -27,8 +27,9 @@ class OutOfRangeInputTest {
             decode-server --layers 100000             | kvflow: --layers: must be in [0, 1024], was 100000
             decode-server --page-size 0               | kvflow: --page-size: must be in [1, 1024], was 0
             decode-server --stats-interval-s -1       | kvflow: --stats-interval-s: must be in [0, 86400], was -1
+            decode-server --ready-ttl-s 0             | kvflow: --ready-ttl-s: must be in [1, 86400], was 0
             decode-server --port 70000                | kvflow: --port: must be in [0, 65535], was 70000
-            decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64: durations must be positive and the cap at least 1
+            decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64 readyTtl=PT10M: durations must be positive and the cap at least 1
             """)
     void refusedWithTheLimitInTheMessage(String command, String expected) {
         Cli.Result r = Cli.run(command.split(" "));

@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
 import io.netty.util.ReferenceCountUtil;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.channel.AbortedException;
@@ -50,7 +52,8 @@ import reactor.netty.tcp.TcpServer;
  * connection whose HELLO carried the same client id may send its PAGES, COMPLETE and ABORT (a
  * client sends each CP rank's pages on a connection of its own), and any other connection is
  * refused ({@code E-PD-OWNER}); once ready it is decode's, and whoever consumes it may release it
- * with ABORT. DIGEST and STATS are read-only and open to any connection. When a client's last
+ * with RELEASE (or ABORT); a ready request nobody releases within {@link Limits#readyTtl()} is freed
+ * and counted. DIGEST and STATS are read-only and open to any connection. When a client's last
  * connection closes, every request it opened that is not ready is released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
  * nothing for {@link Limits#idle()}, is closed; past {@link Limits#maxConnections()} a new
  * connection is closed at once. Each refusal is one rate-limited log line, and the peer gets a
@@ -69,22 +72,41 @@ public final class DecodeServer implements AutoCloseable {
     /** Largest prefill CP size a client may announce: it bounds the senders of a request, so the state a rank's frames can grow. */
     static final int MAX_PREFILL_CP = 1024;
 
-    /** How long a connection may wait before HELLO and between frames, and how many may be open at once. */
-    public record Limits(Duration handshake, Duration idle, int maxConnections) {
-        /** 10 s to say HELLO, 2 min idle, 64 connections. */
-        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 64);
+    /**
+     * How long a connection may wait before HELLO and between frames, how many may be open at once,
+     * and how long a ready request may wait for its decode consumer before its pages are freed.
+     */
+    public record Limits(Duration handshake, Duration idle, int maxConnections, Duration readyTtl) {
+        /** 10 s to say HELLO, 2 min idle, 64 connections, 10 min for a ready request. */
+        public static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 64, Duration.ofMinutes(10));
 
         /** @throws IllegalArgumentException if a duration is not positive or the cap is below 1 */
         public Limits {
-            if (handshake.isNegative() || handshake.isZero() || idle.isNegative() || idle.isZero() || maxConnections < 1) {
+            if (!positive(handshake) || !positive(idle) || !positive(readyTtl) || maxConnections < 1) {
                 throw new IllegalArgumentException("decode server limits handshake=" + handshake + " idle=" + idle + " maxConnections="
-                        + maxConnections + ": durations must be positive and the cap at least 1");
+                        + maxConnections + " readyTtl=" + readyTtl + ": durations must be positive and the cap at least 1");
             }
+        }
+
+        /** The limits with the default ready TTL. */
+        public Limits(Duration handshake, Duration idle, int maxConnections) {
+            this(handshake, idle, maxConnections, DEFAULT.readyTtl());
+        }
+
+        private static boolean positive(Duration d) {
+            return !d.isNegative() && !d.isZero();
+        }
+
+        /** How often ready requests are checked against the TTL: a quarter of it, from 10 ms to 1 s. */
+        Duration sweepEvery() {
+            return Duration.ofMillis(Math.clamp(readyTtl.toMillis() / 4, 10, 1000));
         }
     }
 
     private final DecodeReceiver receiver;
     private final DisposableServer server;
+    /** Frees ready requests nobody released within the TTL. */
+    private final Disposable readySweep;
     private final AtomicLong rejectedPages = new AtomicLong();
     private final AtomicInteger connections = new AtomicInteger();
     private final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
@@ -172,6 +194,13 @@ public final class DecodeServer implements AutoCloseable {
                             });
                 })
                 .bindNow();
+        long every = limits.sweepEvery().toMillis();
+        Duration ttl = limits.readyTtl();
+        this.readySweep = Schedulers.single().schedulePeriodically(() -> {
+            for (String id : receiver.expireReady(ttl)) {
+                LOG.info("request {} was ready for {} ms and nobody released it: its pages are freed", id, ttl.toMillis());
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** A connection that failed (idle too long, or broken), counted and logged; one this side closed was counted when it closed it. */
@@ -252,6 +281,7 @@ public final class DecodeServer implements AutoCloseable {
 
     @Override
     public void close() {
+        readySweep.dispose();
         server.disposeNow();
     }
 
@@ -307,7 +337,17 @@ public final class DecodeServer implements AutoCloseable {
                         yield new Frames.Writer(Frames.DIGESTED, 13).i64(receiver.digest(id, seqLen)).i32(receiver.writtenPages(id))
                                 .u8(receiver.isReady(id) ? 1 : 0).bytes();
                     }
-                    case Frames.STATS -> new Frames.Writer(Frames.STATISTICS, 12).i64(rejectedPages()).i32(receiver.openSessions()).bytes();
+                    case Frames.RELEASE -> { // decode took a ready request: its pages go back to the pool
+                        String id = r.id();
+                        if (!receiver.isReady(id)) {
+                            throw new Refusal("E-PD-STATE", receiver.pageCount(id) == 0 ? "request " + id + " is not open"
+                                    : "request " + id + " is not ready: RELEASE frees a ready request, ABORT ends a transfer");
+                        }
+                        receiver.release(id);
+                        yield Frames.ack();
+                    }
+                    case Frames.STATS -> new Frames.Writer(Frames.STATISTICS, 24).i64(rejectedPages()).i32(receiver.openSessions())
+                            .i32(receiver.readySessions()).i64(receiver.expiredSessions()).bytes();
                     default -> throw new Refusal("E-PD-0", "unknown frame type " + type);
                 };
             } catch (Refusal e) {

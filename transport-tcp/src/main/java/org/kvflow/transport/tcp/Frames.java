@@ -21,7 +21,9 @@ import java.nio.charset.StandardCharsets;
  * COMPLETE reqId, rank                               → ACK | REJECT
  * ABORT    reqId                                     → ACK
  * DIGEST   reqId, seqLen(LE64)                       → DIGESTED crc(LE64) written ready(u8) | REJECT
- * STATS                                              → STATISTICS rejectedPages(LE64) openSessions
+ * RELEASE  reqId                                     → ACK | REJECT (decode took the ready request)
+ * STATS                                              → STATISTICS rejectedPages(LE64) openSessions readySessions
+ *                                                      expiredSessions(LE64)
  * </pre>
  * Strings are {@code length(LE32) ‖ UTF-8}.
  */
@@ -36,6 +38,7 @@ final class Frames {
     static final byte ABORT = 5;
     static final byte DIGEST = 6;
     static final byte STATS = 7;
+    static final byte RELEASE = 8;
     static final byte HELLO_OK = 101;
     static final byte REJECT = 102;
     static final byte OPENED = 103;

@@ -215,9 +215,21 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .map(r -> new Digest(r.i64(), r.i32(), r.u8() == 1));
     }
 
-    /** Pages the decode side refused, and its open sessions. */
+    /** Pages the decode side refused, its open sessions, how many of them are ready, and the ready ones it freed unreleased. */
     public Mono<long[]> stats() {
-        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.STATS, 0).bytes()), "STATS").map(r -> new long[] {r.i64(), r.i32()});
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.STATS, 0).bytes()), "STATS")
+                .map(r -> new long[] {r.i64(), r.i32(), r.i32(), r.i64()});
+    }
+
+    /**
+     * Tells the decode side a ready request was taken: its pages go back to the decode pool (what a
+     * decode consumer on another process sends when it is done with a request).
+     *
+     * @param requestId the ready request
+     * @return completes when the decode side acknowledged; fails with its refusal when the request is not ready
+     */
+    public Mono<Void> release(String requestId) {
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.RELEASE, 64).str(requestId).bytes()), "RELEASE " + requestId).then();
     }
 
     /** Frame bytes sent so far (KV, checksums and headers). */

@@ -221,4 +221,52 @@ class HostilePeerTest {
         }
         assertThat(condition.getAsBoolean()).isTrue();
     }
+
+    @Test
+    void releaseFreesAReadyRequestAndIsRefusedForOneNotReadyOrNotOpen() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        PageStore source = PageStore.onHeap("prefill rank", LAYOUT, 16, 4);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
+             TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT);
+             RawPeer consumer = new RawPeer(server.port())) {
+            long[] d = client.open("done", 2, 1).block();
+            client.send("done", 0, new PageRun(0, d[0], 2), source).block();
+            client.complete("done", 0).block();
+            client.open("busy", 3, 1).block();
+            consumer.hello(LAYOUT, 16, 1);
+            assertRefused(consumer.exchange(new Frames.Writer(Frames.RELEASE, 16).str("busy").bytes()), "E-PD-STATE",
+                    "request busy is not ready: RELEASE frees a ready request, ABORT ends a transfer");
+            assertRefused(consumer.exchange(new Frames.Writer(Frames.RELEASE, 16).str("ghost").bytes()), "E-PD-STATE", "request ghost is not open");
+            assertThat(consumer.exchange(new Frames.Writer(Frames.RELEASE, 16).str("done").bytes()).type()).isEqualTo(Frames.ACK);
+            assertThat(receiver.pagesInUse()).as("only the request still receiving holds pages").isEqualTo(3);
+            long[] stats = client.stats().block();
+            assertThat(stats).containsExactly(0, 1, 0, 0);
+        }
+    }
+
+    @Test
+    void aReadyRequestNobodyReleasesIsFreedByTheServerAfterItsTtl() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, null);
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 64, Duration.ofMillis(200));
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, limits);
+             TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 16, null, 1, TIMEOUT)) {
+            for (int i = 0; i < 3 * 63 / 9; i++) { // the pool three times over, nobody consuming
+                String id = "r" + i;
+                long[] d = client.open(id, 9, 1).block(TIMEOUT.multipliedBy(10));
+                client.send(id, 0, new PageRun(0, d[0], 9), null).block();
+                client.complete(id, 0).block();
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (receiver.pagesInUse() > 63 - 9 && System.nanoTime() < deadline) {
+                    Thread.sleep(20); // the pool fills; the TTL frees the oldest ready requests for the next
+                }
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (receiver.pagesInUse() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(receiver.pagesInUse()).as("every ready request freed after its TTL").isZero();
+            assertThat(receiver.expiredSessions()).isEqualTo(3 * 63 / 9);
+            assertThat(client.stats().block()).containsExactly(0, 0, 0, 3 * 63 / 9);
+        }
+    }
 }
