@@ -131,6 +131,11 @@ final class KvflowMetrics {
         transferLatency.record(java.time.Duration.ofNanos(nanos));
     }
 
+    /** A decode session aborted: its request failed, or its run was cancelled before the result was delivered. */
+    void aborted() {
+        counter("kvflow.transfer.aborts", "decode sessions aborted (failed requests, cancelled runs)").increment();
+    }
+
     /** Largest full view of one batch so far, in bytes. */
     long peakViewBytes() {
         return peakViewBytes.get();

@@ -38,6 +38,6 @@ final class MeteredTransferBackend implements TransferBackend {
 
     @Override
     public Mono<Void> abort(String requestId) {
-        return delegate.abort(requestId);
+        return delegate.abort(requestId).doOnSuccess(done -> metrics.aborted());
     }
 }

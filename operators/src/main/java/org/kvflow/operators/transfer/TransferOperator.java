@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -44,6 +45,8 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
     private final KvGroup group;
     private final TransferBackend backend;
     private final Map<String, Session> open = new ConcurrentHashMap<>();
+    /** Requests completed on decode whose results have not yet reached the subscriber. */
+    private final Set<String> undelivered = ConcurrentHashMap.newKeySet();
 
     /** One request's transfer so far: its decode pages, what was sent, and the outputs of its chunks. */
     private static final class Session {
@@ -76,14 +79,22 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
         StageRunner runner = new StageRunner(group, TransferBackend.STAGE);
         AsyncBatchStage send = batch -> batch.mapActiveAsync(this::sendChunk);
         return upstream.concatMap(batch -> runner.run(send, batch).flatMap(this::results).flatMapIterable(results -> results), 1)
+                .doOnNext(result -> undelivered.remove(result.request().id()))
                 .name(TransferBackend.STAGE);
     }
 
-    /** {@return aborts every decode session still open (the stream was cancelled or failed); the aborts run when subscribed} */
+    /**
+     * {@return aborts every decode session still open (the stream was cancelled or failed), and
+     * those of requests that completed but whose results never reached the subscriber (decode would
+     * hold them ready for a consumer that was never told); the aborts run when subscribed}
+     */
     public Mono<Void> abortOpen() {
-        return Flux.fromIterable(List.copyOf(open.keySet()))
+        List<String> ids = new ArrayList<>(open.keySet());
+        ids.addAll(undelivered);
+        return Flux.fromIterable(ids)
                 .concatMap(id -> {
                     open.remove(id);
+                    undelivered.remove(id);
                     return abortQuietly(id);
                 })
                 .then();
@@ -106,6 +117,7 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                 session.attention.putAll(entry.attention());
                 if (entry.lastChunk()) {
                     open.remove(entry.id());
+                    undelivered.add(entry.id());
                     group.release(entry.state(), true);
                     results.add(new PrefillResult.Completed(entry.state().request(), entry.state().reusedTokens(), session.chunks,
                             session.pagesSent, session.attention));
