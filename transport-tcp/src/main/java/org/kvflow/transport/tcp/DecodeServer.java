@@ -109,6 +109,8 @@ public final class DecodeServer implements AutoCloseable {
     private final Disposable readySweep;
     private final AtomicLong rejectedPages = new AtomicLong();
     private final AtomicInteger connections = new AtomicInteger();
+    /** The open connections, closed with the server. */
+    private final Set<Connection> live = ConcurrentHashMap.newKeySet();
     private final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
     /** {@code openssl} or {@code jdk}, null without TLS ({@link #tlsProvider()}). */
     private final @Nullable String tlsProvider;
@@ -139,7 +141,11 @@ public final class DecodeServer implements AutoCloseable {
         this.server = tcp
                 .doOnConnection(c -> {
                     int open = connections.incrementAndGet();
-                    c.onDispose(connections::decrementAndGet);
+                    live.add(c);
+                    c.onDispose(() -> {
+                        connections.decrementAndGet();
+                        live.remove(c);
+                    });
                     if (open > limits.maxConnections()) {
                         refusals.refused(peer(c), "connection", open - 1 + " connections open, at most " + limits.maxConnections());
                         c.dispose();
@@ -283,6 +289,7 @@ public final class DecodeServer implements AutoCloseable {
     public void close() {
         readySweep.dispose();
         server.disposeNow();
+        live.forEach(Connection::dispose); // a closed server serves no one, not even the peers already connected
     }
 
     /** One connection: the handshake state and the client it speaks for. */

@@ -45,7 +45,8 @@ import reactor.netty.tcp.TcpClient;
  * both sides work at once (per connection). The decode side answers every frame in order; replies
  * are matched to frames by that order. A call that gets no reply within {@code timeout}, or whose
  * connection breaks, fails with {@link DecodeUnreachableException} and drops that connection; the
- * next call on it reconnects (a restarted decode server is picked up). Calls may overlap; on one
+ * next call on it reconnects (a restarted decode server is picked up). A connection that cannot be
+ * made sets a back-off (doubling from 50 ms to 2 s) during which calls fail at once, counted. Calls may overlap; on one
  * connection frames go out in the order the calls write them.
  */
 public final class TcpTransferBackend implements TransferBackend, AutoCloseable {
@@ -58,6 +59,10 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      * with four, the sender waited on replies.
      */
     private static final int WINDOW = 8;
+    /** The first wait after a failed connection; each further failure doubles it, up to {@link #MAX_BACKOFF}. */
+    static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
+    /** The longest wait between connection attempts to a decode side that stays down. */
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
 
     private final String host;
     private final int port;
@@ -70,6 +75,12 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final List<AtomicReference<@Nullable Mono<Session>>> lanes;
     private final byte[] clientId = new byte[Frames.CLIENT_ID_BYTES];
     private final AtomicLong bytesSent = new AtomicLong();
+    /** Connection attempts that failed in a row (0 once one succeeds); guarded by itself. */
+    private final long[] failedConnects = {0};
+    /** No connection is attempted before this {@code System.nanoTime()}: calls meanwhile fail at once. */
+    private volatile long nextAttempt = Long.MIN_VALUE;
+    /** Calls failed at once during a back-off, without a connection attempt. */
+    private final AtomicLong refusedInBackoff = new AtomicLong();
     /** Set once by {@link #close()}: no connection is made after it. */
     private volatile boolean closed;
     /** Where PAGES frames are built ({@link FrameWorkers}). */
@@ -355,7 +366,50 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         });
     }
 
+    /**
+     * A new connection, unless the last attempts failed and their back-off has not passed: then the
+     * call fails at once (counted in {@link #refusedInBackoff()}), so a decode side that stays down
+     * costs each request one check, not one connection timeout. Each failed attempt doubles the
+     * wait from {@link #FIRST_BACKOFF} up to {@link #MAX_BACKOFF}; a successful one clears it.
+     */
     private Mono<Session> connectSession() {
+        return Mono.defer(() -> {
+            long wait = nextAttempt - System.nanoTime();
+            if (nextAttempt != Long.MIN_VALUE && wait > 0) {
+                refusedInBackoff.incrementAndGet();
+                return Mono.error(new DecodeUnreachableException("decode at " + host + ":" + port + " is down (" + consecutiveConnectFailures()
+                        + " connection attempts failed in a row); the next attempt is in " + Math.max(1, wait / 1_000_000) + " ms"));
+            }
+            return attemptSession().doOnSuccess(s -> backoff(false)).doOnError(DecodeUnreachableException.class, e -> backoff(true));
+        });
+    }
+
+    private void backoff(boolean failed) {
+        synchronized (failedConnects) {
+            if (!failed) {
+                failedConnects[0] = 0;
+                nextAttempt = Long.MIN_VALUE;
+                return;
+            }
+            failedConnects[0]++;
+            long doubled = FIRST_BACKOFF.toNanos() << Math.min(failedConnects[0] - 1, 20);
+            nextAttempt = System.nanoTime() + Math.min(doubled, MAX_BACKOFF.toNanos());
+        }
+    }
+
+    /** {@return connection attempts that failed in a row, 0 once one succeeds} */
+    public long consecutiveConnectFailures() {
+        synchronized (failedConnects) {
+            return failedConnects[0];
+        }
+    }
+
+    /** {@return calls that failed at once because the decode side was down and its back-off had not passed} */
+    public long refusedInBackoff() {
+        return refusedInBackoff.get();
+    }
+
+    private Mono<Session> attemptSession() {
         TcpClient client = TcpClient.create().host(host).port(port);
         if (tls != null) {
             SslContext context = tls;
