@@ -28,7 +28,7 @@ record ControlFrame(String json, byte @Nullable [] bytes, @Nullable String damag
         return new ControlFrame(json, bytes, null);
     }
 
-    /** What splits a connection's stream into frames (the length prefix is dropped). */
+    /** What splits the coordinator's side of a connection into frames (the length prefix is dropped). */
     static LengthFieldBasedFrameDecoder splitter() {
         return new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4, 0, 4);
     }

@@ -8,7 +8,6 @@ import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.PageStore;
 import reactor.netty.DisposableServer;
-import reactor.netty.tcp.TcpServer;
 
 /**
  * One CP rank as a process: allocates the rank's pool in its page memory (for {@code cuda:*}, on
@@ -48,10 +47,7 @@ public final class RankProcessMain {
             return;
         }
         RankServer server = new RankServer(spec, selector, pool, token, done::countDown);
-        DisposableServer listening = TcpServer.create().host("127.0.0.1").port(0)
-                .doOnConnection(c -> c.addHandlerLast(ControlFrame.splitter()))
-                .handle((in, out) -> out.send(in.receive().map(frame -> server.answer(ControlFrame.decode(frame)).encode(out.alloc()))))
-                .bindNow();
+        DisposableServer listening = server.listen();
         System.out.println("RANK " + spec.rank() + " LISTENING " + listening.port());
         System.out.flush();
         Thread watch = Thread.ofPlatform().daemon().start(() -> {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.security.MessageDigest;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpServer;
 import java.util.Base64;
 import java.util.zip.CRC32C;
 import org.kvflow.pages.KvComponent;
@@ -30,6 +32,9 @@ final class RankServer {
     private final String memory;
     private final PageStore pool;
     private final Runnable exit;
+    /** Control connections a rank serves at once: its coordinator needs one. */
+    static final int MAX_CONNECTIONS = 4;
+    private static final String SPLITTER = "kvflow-frames";
     private final byte[] token;
 
     /**
@@ -45,7 +50,43 @@ final class RankServer {
     }
 
     /** The reply to one request. */
-    synchronized ControlFrame answer(ControlFrame frame) {
+    ControlFrame answer(ControlFrame frame) {
+        return answer(frame, () -> { });
+    }
+
+    /**
+     * Listens on a free loopback port: each connection's frames are answered in order, at most
+     * {@link #MAX_CONNECTIONS} connections at once, and a connection's frames stay small until one of
+     * them carries the token ({@link FrameSplitter}).
+     *
+     * @return the listening server
+     */
+    DisposableServer listen() {
+        java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+        return TcpServer.create().host("127.0.0.1").port(0)
+                .doOnConnection(c -> {
+                    if (open.incrementAndGet() > MAX_CONNECTIONS) {
+                        open.decrementAndGet();
+                        c.dispose();
+                        return;
+                    }
+                    c.onDispose(open::decrementAndGet);
+                    c.addHandlerLast(SPLITTER, new FrameSplitter());
+                })
+                .handle((in, out) -> {
+                    FrameSplitter[] splitter = new FrameSplitter[1];
+                    in.withConnection(c -> splitter[0] = (FrameSplitter) c.channel().pipeline().get(SPLITTER));
+                    return out.send(in.receive().map(frame -> answer(ControlFrame.decode(frame), () -> {
+                        if (splitter[0] != null) {
+                            splitter[0].open();
+                        }
+                    }).encode(out.alloc())));
+                })
+                .bindNow();
+    }
+
+    /** The reply to one request; {@code authentic} runs when it carries the token. */
+    synchronized ControlFrame answer(ControlFrame frame, Runnable authentic) {
         ObjectNode reply = JSON.createObjectNode();
         byte[] out = null;
         try {
@@ -54,6 +95,7 @@ final class RankServer {
             if (!MessageDigest.isEqual(token, request.path("token").asText("").getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
                 throw new IllegalArgumentException("the request carries no valid token: this rank serves its coordinator alone");
             }
+            authentic.run();
             if (frame.damage() != null) {
                 throw new IllegalArgumentException(request.path("op").asText("a request") + " " + request.path("id") + " dropped: " + frame.damage());
             }

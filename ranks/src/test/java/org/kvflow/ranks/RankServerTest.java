@@ -166,4 +166,75 @@ class RankServerTest {
             overlong.release();
         }
     }
+
+    /** One frame on a raw socket: the length prefix, then the encoded frame without its own prefix. */
+    private static void send(java.io.OutputStream out, ControlFrame frame) throws java.io.IOException {
+        io.netty.buffer.ByteBuf buf = frame.encode(io.netty.buffer.ByteBufAllocator.DEFAULT);
+        try {
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            out.write(bytes);
+            out.flush();
+        } finally {
+            buf.release();
+        }
+    }
+
+    /** The next reply's JSON, or null when the rank closed the connection. */
+    private static JsonNode reply(java.io.DataInputStream in) throws Exception {
+        int length;
+        try {
+            length = in.readInt();
+        } catch (java.io.EOFException closed) {
+            return null;
+        }
+        byte[] frame = new byte[length];
+        in.readFully(frame);
+        return JSON.readTree(ControlFrame.decode(io.netty.buffer.Unpooled.wrappedBuffer(frame)).json());
+    }
+
+    @Test
+    void aPeerWithoutTheTokenIsHeldToSmallFramesAndTheRankServesFewConnections() throws Exception {
+        reactor.netty.DisposableServer listening = server.listen();
+        try (java.net.Socket stranger = new java.net.Socket("127.0.0.1", listening.port());
+             java.net.Socket coordinator = new java.net.Socket("127.0.0.1", listening.port())) {
+            stranger.setSoTimeout(10_000);
+            coordinator.setSoTimeout(10_000);
+            java.io.DataInputStream fromRank = new java.io.DataInputStream(stranger.getInputStream());
+            send(stranger.getOutputStream(), ControlFrame.of("{\"op\":\"hello\",\"id\":1}", null));
+            assertThat(reply(fromRank).path("error").asText()).isEqualTo("rank 1: the request carries no valid token: this rank serves its coordinator alone");
+            // a stranger announcing a staged copy's size is cut off before the rank buffers any of it
+            java.io.DataOutputStream big = new java.io.DataOutputStream(stranger.getOutputStream());
+            big.writeInt(FrameSplitter.BEFORE_TOKEN + 1);
+            big.flush();
+            assertThat(reply(fromRank)).as("the connection closed").isNull();
+            // the coordinator shows the token first; then a staged copy larger than the pre-token bound passes
+            java.io.DataInputStream toCoordinator = new java.io.DataInputStream(coordinator.getInputStream());
+            send(coordinator.getOutputStream(), ControlFrame.of("{\"token\":\"" + TOKEN + "\",\"op\":\"hello\",\"id\":2}", null));
+            assertThat(reply(toCoordinator).path("ok").asBoolean()).isTrue();
+            byte[] large = new byte[FrameSplitter.BEFORE_TOKEN + 10];
+            send(coordinator.getOutputStream(), ControlFrame.of("{\"token\":\"" + TOKEN + "\",\"op\":\"write\",\"id\":3,\"layer\":0,\"component\":\"MLA\","
+                    + "\"offset\":0}", large));
+            JsonNode written = reply(toCoordinator); // refused for its range (a pool of six small pages), but read and answered
+            assertThat(written).as("a frame past the pre-token bound reached the rank").isNotNull();
+            assertThat(written.path("id").asInt()).isEqualTo(3);
+            // connections past the bound are closed at once
+            java.util.List<java.net.Socket> more = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < RankServer.MAX_CONNECTIONS + 2; i++) {
+                    java.net.Socket s = new java.net.Socket("127.0.0.1", listening.port());
+                    s.setSoTimeout(10_000);
+                    more.add(s);
+                }
+                java.net.Socket last = more.getLast();
+                assertThat(last.getInputStream().read()).as("a connection past the bound").isEqualTo(-1);
+            } finally {
+                for (java.net.Socket s : more) {
+                    s.close();
+                }
+            }
+        } finally {
+            listening.disposeNow();
+        }
+    }
 }
