@@ -1,0 +1,269 @@
+package org.kvflow.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.decode.DecodePoolFullException;
+import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.decode.TransferRejectedException;
+import org.kvflow.pages.KvComponent;
+
+/**
+ * One connection of a {@link DecodeServer}: its handshake state, the prefill client it speaks for,
+ * and the answer to each of its frames (the protocol's checks, the receiver's calls, the refusals).
+ */
+final class DecodeSession {
+    private final DecodeServer server;
+    private final DecodeReceiver receiver;
+    final String peer;
+    private DecodeServer.@Nullable Client client;
+    private @Nullable String clientId;
+    volatile boolean hello;
+    private int layers;
+    private int prefillCp;
+
+    DecodeSession(DecodeServer server, String peer) {
+        this.server = server;
+        this.receiver = server.receiver();
+        this.peer = peer;
+    }
+
+    byte[] answer(ByteBuf frame) {
+        try {
+            if (frame.readableBytes() == 0) {
+                throw new Refusal("E-PD-0", "empty frame");
+            }
+            byte type = frame.getByte(frame.readerIndex());
+            if (!hello && type != Frames.HELLO) {
+                throw new Refusal("E-PD-0", "handshake first");
+            }
+            if (type == Frames.PAGES) {
+                return pages(frame.skipBytes(1));
+            }
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            Frames.Reader r = new Frames.Reader(bytes);
+            r.skipType();
+            return switch (type) {
+                case Frames.HELLO -> hello(r);
+                case Frames.OPEN -> open(r);
+                case Frames.COMPLETE -> {
+                    String id = owned(r.id());
+                    receiver.complete(id, r.i32());
+                    yield Frames.ack();
+                }
+                case Frames.ABORT -> { // a ready request is decode's now: whoever consumes it may release it
+                    String id = r.id();
+                    if (!receiver.isReady(id)) {
+                        owned(id);
+                    }
+                    receiver.release(id);
+                    owner().owned.remove(id);
+                    yield Frames.ack();
+                }
+                case Frames.DIGEST -> {
+                    String id = r.id();
+                    long seqLen = r.i64();
+                    yield new Frames.Writer(Frames.DIGESTED, 13).i64(receiver.digest(id, seqLen)).i32(receiver.writtenPages(id))
+                            .u8(receiver.isReady(id) ? 1 : 0).bytes();
+                }
+                case Frames.RELEASE -> { // decode took a ready request: its pages go back to the pool
+                    String id = r.id();
+                    if (!receiver.isReady(id)) {
+                        throw new Refusal("E-PD-STATE", receiver.pageCount(id) == 0 ? "request " + id + " is not open"
+                                : "request " + id + " is not ready: RELEASE frees a ready request, ABORT ends a transfer");
+                    }
+                    receiver.release(id);
+                    yield Frames.ack();
+                }
+                case Frames.STATS -> new Frames.Writer(Frames.STATISTICS, 24).i64(server.rejectedPages()).i32(receiver.openSessions())
+                        .i32(receiver.readySessions()).i64(receiver.expiredSessions()).bytes();
+                default -> throw new Refusal("E-PD-0", "unknown frame type " + type);
+            };
+        } catch (Refusal e) {
+            return refuse(e.code, e.getMessage(), e.getMessage());
+        } catch (TransferRejectedException e) { // the requester knows its request: the reason alone goes back, the log names it
+            return refuse("E-PD-PAGE", e.getMessage(), e.reason());
+        } catch (DecodePoolFullException e) {
+            return refuse("E-PD-POOL", e.getMessage(), e.reason());
+        } catch (RuntimeException e) { // a frame shorter than its fields (BufferUnderflowException, IndexOutOfBoundsException)
+            // Netty's bounds messages describe its buffer, not the frame: they never go to the peer or the log
+            boolean ours = e.getMessage() != null && !(e instanceof IndexOutOfBoundsException) && !(e instanceof java.nio.BufferUnderflowException);
+            String why = "malformed frame: " + (ours ? e.getMessage() : "fields run past its end");
+            return refuse("E-PD-0", why, why);
+        }
+    }
+
+    /** Logs {@code logged} and answers {@code sent}. */
+    private byte[] refuse(String code, String logged, String sent) {
+        server.refusals.refused(peer, code, logged);
+        return Frames.reject(code, sent);
+    }
+
+    /** {@code id}, if this connection's client opened it; a request another client opened is refused. */
+    private String owned(String id) {
+        if (!owner().owned.contains(id) && receiver.pageCount(id) > 0) {
+            throw new Refusal("E-PD-OWNER", "request " + id + " was opened by another client");
+        }
+        return id;
+    }
+
+    /** The client this connection joined at HELLO (every other frame comes after it). */
+    private DecodeServer.Client owner() {
+        return java.util.Objects.requireNonNull(client, "a frame before HELLO");
+    }
+
+    private byte[] open(Frames.Reader r) {
+        String id = r.id();
+        int pageCount = r.i32();
+        int senders = r.i32();
+        if (senders < 1 || senders > prefillCp) {
+            throw new TransferRejectedException(id, senders + " senders outside [1, " + prefillCp + "] (the prefill's CP size)");
+        }
+        long[] pages = receiver.open(id, pageCount, senders);
+        owner().owned.add(id);
+        Frames.Writer w = new Frames.Writer(Frames.OPENED, 4 + 8 * pages.length).i32(pages.length);
+        for (long p : pages) {
+            w.i64(p);
+        }
+        return w.bytes();
+    }
+
+    /** The connection closed: if it was its client's last, the requests the client opened and did not finish go back to the pool. */
+    void closed() {
+        DecodeServer.Client c = client;
+        if (c == null) {
+            return;
+        }
+        synchronized (server.clients) {
+            if (--c.connections > 0) {
+                return;
+            }
+            server.clients.remove(clientId);
+        }
+        for (String id : c.owned) {
+            if (!receiver.isReady(id)) {
+                receiver.release(id);
+            }
+        }
+        c.owned.clear();
+    }
+
+    /** This connection speaks for client {@code id} from now on. */
+    private void join(String id) {
+        if (client != null) {
+            throw new Refusal("E-PD-0", "HELLO twice on one connection");
+        }
+        synchronized (server.clients) {
+            DecodeServer.Client c = server.clients.computeIfAbsent(id, k -> new DecodeServer.Client());
+            c.connections++;
+            client = c;
+            clientId = id;
+        }
+    }
+
+    private byte[] hello(Frames.Reader r) {
+        if (r.i32() != Frames.MAGIC) {
+            throw new Refusal("E-PD-0", "not a kvflow PD client");
+        }
+        int pageSize = r.i32();
+        int dtype = r.u8();
+        int clientLayers = r.i32();
+        int mlaRow = r.i32();
+        int indexRow = r.i32();
+        int cp = r.i32();
+        KvLayout layout = receiver.layout();
+        String mine = "decode page size " + receiver.pageSize() + (layout == null ? ", pages only"
+                : ", kv " + layout.dtype().wireName() + " (" + layout.mlaRowBytes() + " B rows, " + layout.shape().layers() + " layers)");
+        boolean layoutMatches = layout == null ? mlaRow == 0
+                : layout.dtype().ordinal() == dtype && layout.mlaRowBytes() == mlaRow && layout.indexRowBytes() == indexRow
+                && layout.shape().layers() == clientLayers;
+        if (pageSize != receiver.pageSize() || !layoutMatches) {
+            throw new Refusal("E-PD-4", "page size / kv dtype mismatch: " + mine + "; prefill page size " + pageSize
+                    + ", kv dtype code " + dtype + " (" + mlaRow + " B rows, " + clientLayers + " layers)");
+        }
+        if (cp < 1 || cp > DecodeServer.MAX_PREFILL_CP) {
+            throw new Refusal("E-PD-0", "prefill CP size " + cp + " outside [1, " + DecodeServer.MAX_PREFILL_CP + "]");
+        }
+        byte[] id = new byte[Frames.CLIENT_ID_BYTES];
+        r.raw(id, 0, id.length);
+        join(java.util.HexFormat.of().formatHex(id));
+        hello = true;
+        layers = clientLayers;
+        prefillCp = cp;
+        return new Frames.Writer(Frames.HELLO_OK, 4).i32(1).bytes();
+    }
+
+    /**
+     * A PAGES frame read straight from Netty's buffer: its lengths are checked against the
+     * frame and the request before anything is allocated, every page's CRC32C is checked on
+     * the received bytes, then the receiver checks the positions, and only then are the bytes
+     * copied, once, into the decode pages.
+     */
+    private byte[] pages(ByteBuf in) {
+        in.order(ByteOrder.LITTLE_ENDIAN);
+        int idLength = in.readIntLE();
+        if (idLength < 0 || idLength > DecodeServer.MAX_ID_BYTES || idLength > in.readableBytes()) {
+            throw new Refusal("E-PD-0", "malformed PAGES frame: a request id of " + idLength + " bytes (at most " + DecodeServer.MAX_ID_BYTES
+                    + ", " + in.readableBytes() + " left in the frame)");
+        }
+        byte[] idBytes = new byte[idLength];
+        in.readBytes(idBytes);
+        String id = owned(new String(idBytes, java.nio.charset.StandardCharsets.UTF_8));
+        int rank = in.readIntLE();
+        long dstStart = in.readLongLE();
+        int length = in.readIntLE();
+        int flag = in.readByte();
+        KvLayout layout = receiver.layout();
+        if (flag != (layout == null ? 0 : 1)) { // pages with no bytes would read as written
+            throw new Refusal("E-PD-0", "malformed PAGES frame: data flag " + flag + "; this decode side takes " + (layout == null ? "0 (pages only)" : "1 (with bytes)"));
+        }
+        boolean hasData = flag == 1;
+        int bound = receiver.pageCount(id) > 0 ? receiver.pageCount(id) : receiver.capacityPages();
+        if (length < 1 || length > bound || 4L * length > in.readableBytes()) {
+            throw new Refusal("E-PD-0", "malformed PAGES frame: a run of " + length + " pages (request " + id + " may name at most "
+                    + bound + ", " + in.readableBytes() / 4 + " checksums fit the frame)");
+        }
+        int[] crcs = new int[length];
+        for (int i = 0; i < length; i++) {
+            crcs[i] = in.readIntLE();
+        }
+        long[] dst = new long[length];
+        for (int k = 0; k < length; k++) {
+            dst[k] = dstStart + k;
+        }
+        long dataBytes = !hasData || layout == null ? 0
+                : (long) layers * length * (layout.mlaPageBytes(receiver.pageSize()) + layout.indexPageBytes(receiver.pageSize()));
+        if (in.readableBytes() != dataBytes) {
+            throw new Refusal("E-PD-0", "malformed PAGES frame: " + in.readableBytes() + " data bytes for " + length
+                    + " pages; the layout takes " + dataBytes);
+        }
+        if (dataBytes == 0) {
+            receiver.accept(id, rank, dst, null);
+            return Frames.ack();
+        }
+        int mlaPage = (int) layout.mlaPageBytes(receiver.pageSize());
+        int indexPage = (int) layout.indexPageBytes(receiver.pageSize());
+        int mlaStart = in.readerIndex();
+        int indexStart = mlaStart + layers * length * mlaPage;
+        for (int k = 0; k < length; k++) {
+            int crc = Frames.pageCrc(in, mlaStart, indexStart, layers, length, k, mlaPage, indexPage);
+            if (crc != crcs[k]) {
+                server.rejectedPages.addAndGet(length);
+                throw new Refusal("E-PD-CRC", "request " + id + ": page " + dst[k] + " arrived with crc32c "
+                        + Integer.toHexString(crc) + ", sent as " + Integer.toHexString(crcs[k]));
+            }
+        }
+        receiver.accept(id, rank, dst, (store, pages) -> {
+            for (int l = 0; l < layers; l++) {
+                for (int k = 0; k < length; k++) {
+                    store.writePage(l, KvComponent.MLA, pages[k], in.nioBuffer(mlaStart + (l * length + k) * mlaPage, mlaPage));
+                    store.writePage(l, KvComponent.INDEX, pages[k], in.nioBuffer(indexStart + (l * length + k) * indexPage, indexPage));
+                }
+            }
+        });
+        return Frames.ack();
+    }
+}
