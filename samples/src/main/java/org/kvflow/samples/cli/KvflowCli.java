@@ -25,7 +25,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "kvflow", mixinStandardHelpOptions = true, versionProvider = KvflowCli.ArtifactVersion.class,
         description = "Prefill-side CP shared KV cache for NSA/MLA models.",
-        subcommands = {DemoCommand.class, SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class,
+        subcommands = {DemoCommand.class, TraceCommand.class, SimulateCommand.class, ValidateConfigCommand.class, OwnershipCommand.class,
                 ReplayCommand.class, JournalInfoCommand.class, DecodeServerCommand.class})
 public final class KvflowCli implements java.util.concurrent.Callable<Integer> {
     /** The command ran. */

@@ -1,0 +1,99 @@
+package org.kvflow.samples.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.kvflow.core.json.MalformedInputException;
+import org.kvflow.traffic.IdealHits;
+import org.kvflow.traffic.LayoutReport;
+import org.kvflow.traffic.TraceFile;
+import org.kvflow.traffic.TraceReplay;
+import org.kvflow.traffic.TraceRequest;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvflow trace}: a serving trace (Mooncake's JSON lines) replayed through the pipeline,
+ * pages only, shared KV beside the replicated baseline on the same per-rank pool: the trace's ideal
+ * prefix hits, and per layout the tokens served from the device prefix cache and recomputed.
+ */
+@Command(name = "trace", mixinStandardHelpOptions = true, showDefaultValues = true,
+        footer = {"%nExample:", "  kvflow trace --file mooncake-synthetic-trace.jsonl --cp 8 --pool-tokens 262144"},
+        description = "Replay a serving trace (JSON lines: timestamp, input_length, output_length, hash_ids) through both layouts, pages only,"
+                + " as fast as the pipeline takes it, and report prefix hits against the trace's ideal.")
+final class TraceCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--file", required = true, description = "the trace") Path file;
+    @Option(names = "--cp", defaultValue = "8", description = "CP size") int cp;
+    @Option(names = "--page-size", defaultValue = "64", description = "tokens per page") int pageSize;
+    @Option(names = "--pool-tokens", defaultValue = "262144", description = "pool tokens per rank (the same for both layouts)") long poolTokens;
+    @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
+    @Option(names = "--max-batch", defaultValue = "16", description = "requests admitted together (a request hits prefixes of requests finished"
+            + " before its batch)") int maxBatch;
+    @Option(names = "--json", description = "print one JSON document") boolean json;
+
+    @Override
+    public Integer call() {
+        Flags.within("--cp", cp, 1, 1024);
+        Flags.within("--page-size", pageSize, 1, 1024);
+        Flags.within("--pool-tokens", poolTokens, pageSize, (long) Integer.MAX_VALUE * pageSize);
+        Flags.within("--max-batch", maxBatch, 1, 4096);
+        if (!Files.isReadable(file)) {
+            throw new MalformedInputException("--file", file + " is not a readable file");
+        }
+        List<TraceRequest> trace = TraceFile.read(file);
+        if (head != null) {
+            Flags.within("--head", head, 1, Integer.MAX_VALUE);
+            trace = trace.subList(0, Math.min(head, trace.size()));
+        }
+        double ideal = IdealHits.ratio(trace);
+        TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch);
+        LayoutReport shared = replay.replay(trace, true);
+        LayoutReport replicated = replay.replay(trace, false);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            ObjectNode o = JsonNodeFactory.instance.objectNode().put("file", file.toString()).put("requests", trace.size())
+                    .put("inputTokens", shared.inputTokens()).put("idealHitRatio", ideal).put("cp", cp).put("pageSize", pageSize)
+                    .put("poolTokensPerRank", poolTokens).put("maxBatch", maxBatch).put("peakHeapMb", peakHeapMb());
+            o.set("shared", layout(shared));
+            o.set("replicated", layout(replicated));
+            out.println(o);
+        } else {
+            out.printf(Locale.ROOT, "trace %s: %d requests, %d prompt tokens; ideal prefix hits %.2f %%%n", file, trace.size(), shared.inputTokens(),
+                    100 * ideal);
+            out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), pages only%n", cp, poolTokens, pageSize);
+            for (LayoutReport r : List.of(shared, replicated)) {
+                out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d recomputed; %d served, %d refused %s;"
+                                + " peak %d pages a rank; %.1f s (%.0f requests/s)%n", r.layout(), 100 * r.hitRatio(), r.hitTokens(), r.recomputedTokens(),
+                        r.completed(), r.requests() - r.completed(), r.refused(), r.peakPagesPerRank(), r.seconds(), r.requestsPerSecond());
+            }
+        }
+        out.flush();
+        return KvflowCli.EXIT_OK;
+    }
+
+    /** The JVM's heap at its highest so far, in MiB (each heap pool's peak, summed). */
+    private static double peakHeapMb() {
+        return java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == java.lang.management.MemoryType.HEAP)
+                .mapToLong(p -> p.getPeakUsage().getUsed()).sum() / (1024.0 * 1024.0);
+    }
+
+    private static ObjectNode layout(LayoutReport r) {
+        ObjectNode o = JsonNodeFactory.instance.objectNode().put("hitRatio", r.hitRatio()).put("hitTokens", r.hitTokens())
+                .put("recomputedTokens", r.recomputedTokens()).put("completed", r.completed()).put("peakPagesPerRank", r.peakPagesPerRank())
+                .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond());
+        ObjectNode refused = o.putObject("refused");
+        r.refused().forEach(refused::put);
+        return o;
+    }
+}

@@ -1,0 +1,99 @@
+package org.kvflow.traffic;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.kvflow.core.config.CpSharedKvConfig;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.dsl.Admission;
+import org.kvflow.dsl.KvFlow;
+import org.kvflow.dsl.Materialize;
+import org.kvflow.dsl.OwnSpec;
+import org.kvflow.dsl.Ownership;
+import org.kvflow.dsl.PrefillPipeline;
+import org.kvflow.dsl.PrefillRun;
+import org.kvflow.dsl.RunPools;
+import org.kvflow.dsl.Split;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.PrefillResult;
+import reactor.core.publisher.Flux;
+
+/**
+ * A trace replayed through prefill pipelines planning pages only (no KV bytes, so a whole trace runs
+ * on a laptop), as fast as the pipeline takes it: shared KV and the replicated baseline, each on a
+ * fresh pipeline with the same per-rank pool and the device prefix cache on. Each request's prompt
+ * comes from its hash ids ({@link TraceTokens}), so the prefix cache sees the trace's reuse.
+ *
+ * @param cp           CP size
+ * @param pageSize     tokens per page
+ * @param pagesPerRank pool pages on each rank
+ * @param maxBatch     requests admitted together (a request hits only prefixes of requests finished before its batch)
+ */
+public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) {
+    /** Requests admitted together unless said otherwise. */
+    public static final int BATCH = 16;
+
+    /**
+     * A replay admitting {@link #BATCH} requests together.
+     *
+     * @param cp           CP size
+     * @param pageSize     tokens per page
+     * @param pagesPerRank pool pages on each rank
+     */
+    public TraceReplay(int cp, int pageSize, int pagesPerRank) {
+        this(cp, pageSize, pagesPerRank, BATCH);
+    }
+
+    /**
+     * Checks the sizes.
+     *
+     * @throws IllegalArgumentException naming a size below 1
+     */
+    public TraceReplay {
+        if (cp < 1 || pageSize < 1 || pagesPerRank < 1 || maxBatch < 1) {
+            throw new IllegalArgumentException("cp " + cp + ", page size " + pageSize + ", pages per rank " + pagesPerRank + " and batch " + maxBatch
+                    + " must all be >= 1");
+        }
+    }
+
+    /**
+     * Replays {@code trace} with one layout.
+     *
+     * @param trace  the requests, in arrival order
+     * @param shared shared KV ({@code true}) or the replicated baseline
+     * @return what the layout made of the trace
+     */
+    public LayoutReport replay(List<TraceRequest> trace, boolean shared) {
+        CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
+                .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
+        OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
+        PrefillPipeline pipeline = KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
+                .materialize(Materialize.fullView()).build();
+        long start = System.nanoTime();
+        PrefillRun run = pipeline.start(Flux.fromIterable(trace)
+                .map(r -> new PrefillRequest("line-" + r.line(), TraceTokens.of(r), r.outputLength())));
+        long[] counts = new long[3]; // completed, hit tokens, recomputed tokens
+        Map<String, Long> refused = new TreeMap<>();
+        run.results().doOnNext(result -> {
+            if (result instanceof PrefillResult.Completed c) {
+                counts[0]++;
+                counts[1] += c.prefixHitTokens();
+                counts[2] += c.request().seqLen() - c.prefixHitTokens();
+            } else if (result instanceof PrefillResult.Failed f) {
+                refused.merge(code(f.error()), 1L, Long::sum);
+            }
+        }).blockLast(Duration.ofHours(2));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long input = trace.stream().mapToLong(TraceRequest::inputLength).sum();
+        RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
+        return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[2],
+                pools.peakPhysicalPages() / pools.ranks(), seconds);
+    }
+
+    /** A short code for a refusal: the exception's simple name. */
+    private static String code(Throwable error) {
+        return error.getClass().getSimpleName();
+    }
+}

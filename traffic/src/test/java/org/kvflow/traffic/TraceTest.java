@@ -1,0 +1,122 @@
+package org.kvflow.traffic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Traces read and checked line by line, prompts derived from block hashes, and the ideal prefix hits counted independently. */
+class TraceTest {
+    @TempDir
+    Path dir;
+
+    static Path mooncake() {
+        try {
+            return Path.of(TraceTest.class.getClassLoader().getResource("traces/mooncake-synthetic-trace.jsonl").toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Path file(String... lines) throws IOException {
+        Path f = dir.resolve("t.jsonl");
+        Files.write(f, List.of(lines));
+        return f;
+    }
+
+    @Test
+    void theMooncakeTraceReadsWholeAndItsIdealHitRatioIsTheDocumentedOne() {
+        List<TraceRequest> trace = TraceFile.read(mooncake());
+        assertThat(trace).hasSize(3_993);
+        assertThat(trace.stream().mapToLong(TraceRequest::inputLength).sum()).isEqualTo(61_194_628L);
+        assertThat(trace.stream().mapToInt(TraceRequest::inputLength).max().orElseThrow()).isEqualTo(191_378);
+        // an independent count: per request, the leading blocks any earlier request had, in tokens
+        Map<Long, Boolean> seen = new HashMap<>();
+        long hit = 0;
+        long total = 0;
+        for (TraceRequest r : trace) {
+            int k = 0;
+            for (long id : r.hashIds()) {
+                if (!seen.containsKey(id)) {
+                    break;
+                }
+                k++;
+            }
+            hit += Math.min(512L * k, r.inputLength());
+            total += r.inputLength();
+            for (long id : r.hashIds()) {
+                seen.put(id, true);
+            }
+        }
+        assertThat(IdealHits.ratio(trace)).isEqualTo((double) hit / total).isCloseTo(0.6512, org.assertj.core.data.Offset.offset(0.00005));
+    }
+
+    @Test
+    void promptsAreAFunctionOfTheirBlocksHashes() {
+        TraceRequest a = new TraceRequest(1, 0, 1_300, 1, new long[] {7, 8, 9});
+        TraceRequest b = new TraceRequest(2, 0, 1_200, 1, new long[] {7, 8, 10});
+        TraceRequest c = new TraceRequest(3, 0, 1_300, 1, new long[] {7, 8, 9});
+        int[] ta = TraceTokens.of(a);
+        int[] tb = TraceTokens.of(b);
+        assertThat(ta).hasSize(1_300).isEqualTo(TraceTokens.of(c));
+        int first = 0;
+        while (first < tb.length && ta[first] == tb[first]) {
+            first++;
+        }
+        assertThat(first).as("the first token that differs: block 2's").isEqualTo(2 * 512);
+        assertThat(java.util.Arrays.stream(ta).allMatch(t -> t >= 0 && t < TraceTokens.VOCABULARY)).as("token ids in the vocabulary").isTrue();
+    }
+
+    @Test
+    void badLinesAreRefusedWithTheirNumber() throws IOException {
+        String ok = "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [1, 2]}";
+        Path missing = file(ok, "{\"timestamp\": 6, \"output_length\": 2, \"hash_ids\": [1]}");
+        assertThatThrownBy(() -> TraceFile.read(missing)).isInstanceOf(TraceFormatException.class)
+                .hasMessage(missing + ":2: input_length missing or not an integer");
+        Path negative = file("{\"timestamp\": 6, \"input_length\": -3, \"output_length\": 2, \"hash_ids\": []}");
+        assertThatThrownBy(() -> TraceFile.read(negative)).hasMessage(negative + ":1: input_length -3 is negative");
+        Path tooMany = file(ok, "", "{\"timestamp\": 9, \"input_length\": 100, \"output_length\": 2, \"hash_ids\": [1, 2]}");
+        assertThatThrownBy(() -> TraceFile.read(tooMany)).hasMessage(tooMany + ":3: 2 hash ids for input_length 100 (1 blocks of 512)");
+        Path backwards = file(ok, "{\"timestamp\": 4, \"input_length\": 10, \"output_length\": 2, \"hash_ids\": [1]}");
+        assertThatThrownBy(() -> TraceFile.read(backwards)).hasMessage(backwards + ":2: timestamp 4 is before the previous line's 5");
+        Path notJson = file("timestamp,input_length");
+        assertThatThrownBy(() -> TraceFile.read(notJson)).hasMessageStartingWith(notJson + ":1: not a JSON object");
+        assertThat(TraceFile.read(file(ok))).singleElement().satisfies(r -> assertThat(r.hashIds()).containsExactly(1, 2));
+    }
+
+    @Test
+    void aSmallTraceHitsAtLeastAsOftenSharedAsReplicatedAndAnUnboundedCacheHitsTheIdeal() {
+        List<TraceRequest> trace = new ArrayList<>(TraceFile.read(mooncake()).subList(0, 60));
+        for (int i = 0; i < trace.size(); i++) { // shorter prompts for a quick test: the first 8 blocks of each
+            TraceRequest r = trace.get(i);
+            int blocks = Math.min(8, r.hashIds().length);
+            trace.set(i, new TraceRequest(r.line(), r.timestampMs(), Math.min(r.inputLength(), blocks * 512), r.outputLength(),
+                    java.util.Arrays.copyOf(r.hashIds(), blocks)));
+        }
+        TraceReplay tight = new TraceReplay(4, 64, 160);
+        LayoutReport shared = tight.replay(trace, true);
+        LayoutReport replicated = tight.replay(trace, false);
+        assertThat(shared.completed()).isEqualTo(trace.size());
+        assertThat(shared.hitTokens()).as("shared KV's pools hold cp times the pages").isGreaterThanOrEqualTo(replicated.hitTokens());
+        assertThat(shared.hitTokens()).isGreaterThan(replicated.hitTokens());
+        long[] ideal = IdealHits.perRequest(trace);
+        long idealTokens = java.util.Arrays.stream(ideal).sum();
+        // a page is cached whole: a request's hits end at its last full page, so count the ideal in whole pages too
+        long idealPages = 0;
+        for (int r = 0; r < trace.size(); r++) {
+            idealPages += Math.min(ideal[r], (trace.get(r).inputLength() - 1) / 64 * 64L) / 64 * 64;
+        }
+        LayoutReport unbounded = new TraceReplay(4, 64, 20_000).replay(trace, true);
+        assertThat(unbounded.hitTokens()).as("an unbounded cache hits what the trace could").isEqualTo(idealPages);
+        assertThat(idealTokens).isGreaterThanOrEqualTo(idealPages);
+    }
+}
