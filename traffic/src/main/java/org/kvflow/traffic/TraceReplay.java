@@ -19,6 +19,7 @@ import org.kvflow.dsl.Split;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * A trace replayed through prefill pipelines planning pages only (no KV bytes, so a whole trace runs
@@ -59,24 +60,59 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
     }
 
     /**
-     * Replays {@code trace} with one layout.
+     * Replays {@code trace} with one layout, as fast as the pipeline takes it.
      *
      * @param trace  the requests, in arrival order
      * @param shared shared KV ({@code true}) or the replicated baseline
      * @return what the layout made of the trace
      */
     public LayoutReport replay(List<TraceRequest> trace, boolean shared) {
+        return replay(trace, shared, 0);
+    }
+
+    /**
+     * Replays {@code trace} with one layout. With {@code speed > 0} each request is submitted at its
+     * timestamp divided by {@code speed}, or later when the pipeline has not asked for it yet
+     * (backpressure: nothing is dropped); {@code 0} submits as fast as the pipeline takes them. Each
+     * request's latency runs from that arrival time to its result.
+     *
+     * @param trace  the requests, in arrival order
+     * @param shared shared KV ({@code true}) or the replicated baseline
+     * @param speed  how many times the trace's own pace, or 0 for as fast as possible
+     * @return what the layout made of the trace
+     */
+    public LayoutReport replay(List<TraceRequest> trace, boolean shared, double speed) {
+        if (speed < 0 || Double.isNaN(speed)) {
+            throw new IllegalArgumentException("speed " + speed + " must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
+        }
         CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
                 .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
         OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
         PrefillPipeline pipeline = KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
                 .materialize(Materialize.fullView()).build();
         long start = System.nanoTime();
-        PrefillRun run = pipeline.start(Flux.fromIterable(trace)
-                .map(r -> new PrefillRequest("line-" + r.line(), TraceTokens.of(r), r.outputLength())));
+        Map<String, Long> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
+        Flux<TraceRequest> paced = Flux.fromIterable(trace);
+        if (speed > 0) {
+            long first = trace.isEmpty() ? 0 : trace.getFirst().timestampMs();
+            paced = paced.delayUntil(r -> {
+                long due = start + (long) ((r.timestampMs() - first) / speed * 1e6);
+                return Mono.delay(Duration.ofNanos(Math.max(0, due - System.nanoTime())));
+            });
+        }
+        PrefillRun run = pipeline.start(paced.map(r -> {
+            String id = "line-" + r.line();
+            arrivals.put(id, System.nanoTime());
+            return new PrefillRequest(id, TraceTokens.of(r), r.outputLength());
+        }));
         long[] counts = new long[3]; // completed, hit tokens, recomputed tokens
         Map<String, Long> refused = new TreeMap<>();
+        List<Double> latencies = new java.util.ArrayList<>();
         run.results().doOnNext(result -> {
+            Long arrived = arrivals.remove(result.request().id());
+            if (arrived != null) {
+                latencies.add((System.nanoTime() - arrived) / 1e9);
+            }
             if (result instanceof PrefillResult.Completed c) {
                 counts[0]++;
                 counts[1] += c.prefixHitTokens();
@@ -89,7 +125,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
         long input = trace.stream().mapToLong(TraceRequest::inputLength).sum();
         RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
         return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[2],
-                pools.peakPhysicalPages() / pools.ranks(), seconds);
+                pools.peakPhysicalPages() / pools.ranks(), seconds, Latencies.of(latencies));
     }
 
     /** A short code for a refusal: the exception's simple name. */

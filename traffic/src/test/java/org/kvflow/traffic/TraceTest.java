@@ -119,4 +119,20 @@ class TraceTest {
         assertThat(unbounded.hitTokens()).as("an unbounded cache hits what the trace could").isEqualTo(idealPages);
         assertThat(idealTokens).isGreaterThanOrEqualTo(idealPages);
     }
+
+    @Test
+    void atTheTracesPaceNothingIsDroppedAndEachRequestWaitsForItsArrival() {
+        List<TraceRequest> trace = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            trace.add(new TraceRequest(i + 1, 25L * i, 700, 1, new long[] {i % 3, 100 + i}));
+        }
+        LayoutReport paced = new TraceReplay(2, 64, 64, 4).replay(trace, true, 10); // 975 ms of arrivals at ten times the pace
+        assertThat(paced.completed() + paced.refused().values().stream().mapToLong(Long::longValue).sum()).as("a result for every request")
+                .isEqualTo(trace.size());
+        assertThat(paced.latency().count()).isEqualTo(trace.size());
+        assertThat(paced.seconds()).as("the last request arrived no sooner than its timestamp allows").isGreaterThanOrEqualTo(0.0975);
+        assertThat(paced.hitTokens()).as("later requests reuse the first block of earlier ones").isPositive();
+        assertThatThrownBy(() -> new TraceReplay(2, 64, 64, 4).replay(trace, true, -1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("speed -1.0 must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
+    }
 }

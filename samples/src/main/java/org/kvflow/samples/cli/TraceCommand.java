@@ -39,6 +39,9 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
     @Option(names = "--max-batch", defaultValue = "16", description = "requests admitted together (a request hits prefixes of requests finished"
             + " before its batch)") int maxBatch;
+    @Option(names = "--pace", defaultValue = "max", description = "max: as fast as the pipeline takes requests; trace: at the trace's"
+            + " timestamps (times --speed), later when the pipeline is busy, never dropped") String pace;
+    @Option(names = "--speed", defaultValue = "1", description = "with --pace trace, how many times the trace's own pace") double speed;
     @Option(names = "--json", description = "print one JSON document") boolean json;
 
     @Override
@@ -47,6 +50,13 @@ final class TraceCommand implements Callable<Integer> {
         Flags.within("--page-size", pageSize, 1, 1024);
         Flags.within("--pool-tokens", poolTokens, pageSize, (long) Integer.MAX_VALUE * pageSize);
         Flags.within("--max-batch", maxBatch, 1, 4096);
+        if (!pace.equals("max") && !pace.equals("trace")) {
+            throw new MalformedInputException("--pace", "must be max or trace, was \"" + pace + "\"");
+        }
+        if (!(speed > 0) || speed > 1e6) {
+            throw new MalformedInputException("--speed", "must be in (0, 1e6], was " + speed);
+        }
+        double paceSpeed = pace.equals("trace") ? speed : 0;
         if (!Files.isReadable(file)) {
             throw new MalformedInputException("--file", file + " is not a readable file");
         }
@@ -57,13 +67,13 @@ final class TraceCommand implements Callable<Integer> {
         }
         double ideal = IdealHits.ratio(trace);
         TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch);
-        LayoutReport shared = replay.replay(trace, true);
-        LayoutReport replicated = replay.replay(trace, false);
+        LayoutReport shared = replay.replay(trace, true, paceSpeed);
+        LayoutReport replicated = replay.replay(trace, false, paceSpeed);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectNode o = JsonNodeFactory.instance.objectNode().put("file", file.toString()).put("requests", trace.size())
                     .put("inputTokens", shared.inputTokens()).put("idealHitRatio", ideal).put("cp", cp).put("pageSize", pageSize)
-                    .put("poolTokensPerRank", poolTokens).put("maxBatch", maxBatch).put("peakHeapMb", peakHeapMb());
+                    .put("poolTokensPerRank", poolTokens).put("maxBatch", maxBatch).put("pace", pace).put("speed", paceSpeed).put("peakHeapMb", peakHeapMb());
             o.set("shared", layout(shared));
             o.set("replicated", layout(replicated));
             out.println(o);
@@ -73,8 +83,9 @@ final class TraceCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), pages only%n", cp, poolTokens, pageSize);
             for (LayoutReport r : List.of(shared, replicated)) {
                 out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d recomputed; %d served, %d refused %s;"
-                                + " peak %d pages a rank; %.1f s (%.0f requests/s)%n", r.layout(), 100 * r.hitRatio(), r.hitTokens(), r.recomputedTokens(),
-                        r.completed(), r.requests() - r.completed(), r.refused(), r.peakPagesPerRank(), r.seconds(), r.requestsPerSecond());
+                                + " peak %d pages a rank; %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
+                        100 * r.hitRatio(), r.hitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
+                        r.peakPagesPerRank(), r.seconds(), r.requestsPerSecond(), r.latency().p50(), r.latency().p99());
             }
         }
         out.flush();
@@ -91,7 +102,8 @@ final class TraceCommand implements Callable<Integer> {
     private static ObjectNode layout(LayoutReport r) {
         ObjectNode o = JsonNodeFactory.instance.objectNode().put("hitRatio", r.hitRatio()).put("hitTokens", r.hitTokens())
                 .put("recomputedTokens", r.recomputedTokens()).put("completed", r.completed()).put("peakPagesPerRank", r.peakPagesPerRank())
-                .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond());
+                .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", r.latency().p50())
+                .put("latencyP90S", r.latency().p90()).put("latencyP99S", r.latency().p99());
         ObjectNode refused = o.putObject("refused");
         r.refused().forEach(refused::put);
         return o;

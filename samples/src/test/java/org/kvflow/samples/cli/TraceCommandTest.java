@@ -41,6 +41,9 @@ class TraceCommandTest {
         Cli.Result r = Cli.run("trace", "--file", trace.toString());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err().strip()).isEqualTo("kvflow: " + trace + ":2: 2 hash ids for input_length 100 (1 blocks of 512)");
+        Cli.Result slow = Cli.run("trace", "--file", trace.toString(), "--pace", "slow");
+        assertThat(slow.exit()).isEqualTo(2);
+        assertThat(slow.err().strip()).isEqualTo("kvflow: --pace: must be max or trace, was \"slow\"");
         Cli.Result missing = Cli.run("trace", "--file", dir.resolve("none.jsonl").toString());
         assertThat(missing.exit()).isEqualTo(2);
         assertThat(missing.err().strip()).isEqualTo("kvflow: --file: " + dir.resolve("none.jsonl") + " is not a readable file");
