@@ -101,20 +101,33 @@ public final class DecodeReceiver {
      * MLA rows of the tokens below {@code seqLen}, and the indexer data and scales of those tokens.
      * Two receivers that hold the same KV give the same digest whatever their page ids.
      */
-    public synchronized long digest(String requestId, long seqLen) {
-        Session session = sessions.get(requestId);
-        if (session == null) {
-            throw new TransferRejectedException(requestId, "unknown request");
+    public long digest(String requestId, long seqLen) {
+        return digest(requestId, seqLen, new java.util.zip.CRC32C());
+    }
+
+    /**
+     * {@link #digest(String, long)} into {@code crc}. The request's page list is read under the
+     * receiver's lock and the bytes are summed outside it, so a peer asking for digests of large
+     * requests does not hold up the transfers of others (a request released meanwhile gives a
+     * digest of whatever its pages then hold).
+     */
+    long digest(String requestId, long seqLen, java.util.zip.Checksum crc) {
+        long[] pages;
+        synchronized (this) {
+            Session session = sessions.get(requestId);
+            if (session == null) {
+                throw new TransferRejectedException(requestId, "unknown request");
+            }
+            pages = session.pages.clone();
         }
         PageStore kv = store();
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         KvLayout rows = kv.layout();
         int rowBytes = rows.mlaRowBytes();
         int dim = rows.shape().indexDim();
         int scaleBytes = KvLayout.SCALE_BYTES * KvLayout.tiles(dim);
-        for (int pos = 0; pos < session.pages.length; pos++) {
+        for (int pos = 0; pos < pages.length; pos++) {
             int valid = (int) Math.min(pageSize, seqLen - (long) pos * pageSize);
-            int page = Math.toIntExact(session.pages[pos]);
+            int page = Math.toIntExact(pages[pos]);
             for (int l = 0; l < kv.layers(); l++) {
                 kv.checksum(l, KvComponent.MLA, (long) page * kv.mlaPageBytes(), valid * rowBytes, crc);
                 long indexPage = (long) page * kv.indexPageBytes();

@@ -159,4 +159,57 @@ class DecodeReceiverTest {
         assertThat(r.expireReady(java.time.Duration.ofNanos(1_000))).as("a request still being received never expires").isEmpty();
         assertThat(r.openSessions()).isEqualTo(1);
     }
+
+    @Test
+    void aDigestSumsOutsideTheReceiversLock() throws Exception {
+        org.kvflow.core.model.KvLayout layout = new org.kvflow.core.model.KvLayout(new org.kvflow.core.model.ModelShape("toy",
+                org.kvflow.core.model.ModelKind.TOY_MLA, 1, 16, 4, 8), org.kvflow.core.model.KvDtype.FP8_E4M3);
+        DecodeReceiver r = new DecodeReceiver(16, 4, layout);
+        r.open("big", 4, 1);
+        java.util.concurrent.CountDownLatch summing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.zip.Checksum stalled = new java.util.zip.Checksum() { // a checksum that holds the digest mid-way
+            private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+
+            @Override
+            public void update(int b) {
+                crc.update(b);
+            }
+
+            @Override
+            public void update(byte[] b, int off, int len) {
+                summing.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                crc.update(b, off, len);
+            }
+
+            @Override
+            public void update(java.nio.ByteBuffer buffer) {
+                update(new byte[0], 0, 0);
+                crc.update(buffer);
+            }
+
+            @Override
+            public long getValue() {
+                return crc.getValue();
+            }
+
+            @Override
+            public void reset() {
+                crc.reset();
+            }
+        };
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2); // not the common pool: one thread on 2 cores
+        java.util.concurrent.CompletableFuture<Long> digest = java.util.concurrent.CompletableFuture.supplyAsync(() -> r.digest("big", 16, stalled), threads);
+        assertThat(summing.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("the digest is summing").isTrue();
+        java.util.concurrent.CompletableFuture<long[]> other = java.util.concurrent.CompletableFuture.supplyAsync(() -> r.open("other", 2, 1), threads);
+        assertThat(other.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("another request opens while the digest sums").hasSize(2);
+        release.countDown();
+        assertThat(digest.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(r.digest("big", 16));
+        threads.shutdownNow();
+    }
 }
