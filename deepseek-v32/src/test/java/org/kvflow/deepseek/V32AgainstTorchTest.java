@@ -94,6 +94,19 @@ class V32AgainstTorchTest {
                 .hasMessage(Golden.WEIGHTS + ": tensor model.layers.0.self_attn.q_b_proj.weight has shape [128, 48], expected [256, 48]");
     }
 
+    @Test
+    void widthsTheLayerCannotHaveAreRefusedNamingTheWidth() {
+        assertThatThrownBy(() -> new V32Config(64, 48, 32, 16, 4, 16, 16, 4, 48, 8, 10000, 40, 4096, 163840, 32, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("indexDim must be a power of two from rope (16) to 128 (one fp8 scale per index key), was 48");
+        assertThatThrownBy(() -> new V32Config(64, 48, 32, 15, 4, 16, 16, 4, 32, 8, 10000, 40, 4096, 163840, 32, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("rope must be even and >= 2, was 15");
+        assertThatThrownBy(() -> new V32Config(64, 0, 32, 16, 4, 16, 16, 4, 32, 8, 10000, 40, 4096, 163840, 32, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("qLora must be >= 1, was 0");
+        assertThatThrownBy(() -> V32Model.read(Golden.WEIGHTS, V32Config.TINY, 0, KvDtype.FP8_E4M3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("layers must be >= 1, was 0");
+    }
+
     static void assertClose(float[] got, float[] want, float tolerance, String what) {
         assertThat(got).as(what + ": length").hasSameSizeAs(want);
         for (int i = 0; i < want.length; i++) {

@@ -139,6 +139,10 @@ class ModelPlugInTest {
         assertThat(none.layerCount()).isZero();
         assertThatThrownBy(none::layout).isInstanceOf(IllegalStateException.class)
                 .hasMessage("the pages-only model has no byte layout: give the pipeline a model that stores bytes");
+        assertThatThrownBy(() -> none.producer(org.kvflow.kernels.api.Devices.java())).isInstanceOf(IllegalStateException.class)
+                .hasMessage("the pages-only model has no KV rows to compute: give the pipeline a model that stores bytes");
+        assertThatThrownBy(() -> none.consumer(org.kvflow.kernels.api.Devices.java())).isInstanceOf(IllegalStateException.class)
+                .hasMessage("the pages-only model has no attention over KV rows: give the pipeline a model that stores bytes");
         PrefillFlow withWrite = KvFlow.prefill(DslTest.CONFIG).model(none).admit(Admission.batchGate()).split(Split.inSeq())
                 .own(Ownership.byPageId().pagesPerRank(8)).write(Write.ownerRows()).materialize(Materialize.fullView());
         assertThatThrownBy(withWrite::build).isInstanceOf(PipelineDefinitionException.class).satisfies(e -> assertThat(

@@ -132,6 +132,8 @@ class TraceTest {
         assertThat(paced.latency().count()).isEqualTo(trace.size());
         assertThat(paced.seconds()).as("the last request arrived no sooner than its timestamp allows").isGreaterThanOrEqualTo(0.0975);
         assertThat(paced.hitTokens()).as("later requests reuse the first block of earlier ones").isPositive();
+        assertThatThrownBy(() -> new TraceReplay(2, 64, 0, 4)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cp 2, page size 64, pages per rank 0 and batch 4 must all be >= 1");
         assertThatThrownBy(() -> new TraceReplay(2, 64, 64, 4).replay(trace, true, -1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("speed -1.0 must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
     }

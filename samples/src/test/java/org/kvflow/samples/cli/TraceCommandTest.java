@@ -44,6 +44,12 @@ class TraceCommandTest {
         Cli.Result slow = Cli.run("trace", "--file", trace.toString(), "--pace", "slow");
         assertThat(slow.exit()).isEqualTo(2);
         assertThat(slow.err().strip()).isEqualTo("kvflow: --pace: must be max or trace, was \"slow\"");
+        Cli.Result still = Cli.run("trace", "--file", trace.toString(), "--pace", "trace", "--speed", "0");
+        assertThat(still.exit()).isEqualTo(2);
+        assertThat(still.err().strip()).isEqualTo("kvflow: --speed: must be in (0, 1e6], was 0.0");
+        Cli.Result batch = Cli.run("trace", "--file", trace.toString(), "--max-batch", "0");
+        assertThat(batch.exit()).isEqualTo(2);
+        assertThat(batch.err().strip()).isEqualTo("kvflow: --max-batch: must be in [1, 4096], was 0");
         Cli.Result missing = Cli.run("trace", "--file", dir.resolve("none.jsonl").toString());
         assertThat(missing.exit()).isEqualTo(2);
         assertThat(missing.err().strip()).isEqualTo("kvflow: --file: " + dir.resolve("none.jsonl") + " is not a readable file");
