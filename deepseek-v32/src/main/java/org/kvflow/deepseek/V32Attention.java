@@ -1,7 +1,6 @@
 package org.kvflow.deepseek;
 
 import java.util.Arrays;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.ByteArray;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
@@ -13,6 +12,7 @@ import org.kvflow.kernels.api.TaskGraph;
 import org.kvflow.kernels.linalg.GemmShape;
 import org.kvflow.kernels.linalg.MatrixKernels;
 import org.kvflow.kernels.linalg.RowKernels;
+import org.kvflow.kernels.nsa.GrowingBuffers;
 import org.kvflow.kernels.nsa.IndexerKernels;
 import org.kvflow.kernels.quant.QuantKernels;
 import org.kvflow.model.LayerView;
@@ -25,7 +25,7 @@ import org.kvflow.model.LayerView;
  * rows (two batched products around a softmax, the rows read where the view left them), then
  * {@code W_UV} and {@code o_proj}. The view's keys are read once per request and layer: in place
  * where the view reaches the device. Weights go to the device with the first block; key buffers
- * are rebuilt (doubled) when a request outgrows them. Not thread-safe; close to free them.
+ * grow with the requests ({@link GrowingBuffers}). Not thread-safe; close to free them.
  */
 final class V32Attention implements AutoCloseable {
     /** Queries per graph run. */
@@ -36,8 +36,7 @@ final class V32Attention implements AutoCloseable {
     private final Device device;
     private final Weights weights;
     private final Shapes shapes = new Shapes();
-    private int keyCapacity;
-    private @Nullable Buffers buffers;
+    private final GrowingBuffers<Buffers> buffers;
 
     /** The layer's weights as device arrays, and the constants. */
     private record Weights(FloatArray inputNorm, FloatArray qA, FloatArray qNorm, FloatArray qB, FloatArray kvB, FloatArray iqB,
@@ -105,6 +104,8 @@ final class V32Attention implements AutoCloseable {
         V32Keys.copy(new GemmShape(q, c.v(), c.kvLora(), heads, heads * c.kvLora(), c.kvLora(), heads * c.v(), 0, c.nope() * c.kvLora(), 0,
                 c.kvLora(), kvRow, c.v(), false, false, 0).toArray(), shapes.gValues);
         V32Keys.copy(GemmShape.plain(q, c.hidden(), heads * c.v()).toArray(), shapes.gOut);
+        long widest = Math.max(BLOCK, (long) c.kvLora() + c.rope());
+        this.buffers = new GrowingBuffers<>(1, this::build, Buffers::plan, n -> n[0] * widest <= Integer.MAX_VALUE - 8);
     }
 
     /**
@@ -119,7 +120,7 @@ final class V32Attention implements AutoCloseable {
             return new Attended(out, selected);
         }
         int keys = view.keyCount();
-        Buffers b = buffers(keys);
+        Buffers b = buffers.atLeast(keys);
         V32Keys.set(shapes.score, c.indexHeads(), c.indexDim(), BLOCK, keys);
         V32Keys.set(shapes.top, BLOCK, keys, c.topk());
         boolean inPlace = view.inPlace();
@@ -169,14 +170,9 @@ final class V32Attention implements AutoCloseable {
         return b.plan().deviceRegionToFill(array).orElseThrow(() -> new IllegalStateException("the layer's key arrays are not in device memory"));
     }
 
-    private Buffers buffers(int keys) {
-        Buffers b = buffers;
-        if (b != null && keys <= keyCapacity) {
-            return b;
-        }
-        close();
-        keyCapacity = Math.max(keys, 2 * keyCapacity);
-        int k = keyCapacity;
+    /** Arrays for {@code capacity = {keys}} and the plan over them. */
+    private Buffers build(long[] capacity) {
+        int k = (int) capacity[0];
         int q = BLOCK;
         int heads = c.heads();
         int width = c.kvLora() + c.rope();
@@ -230,18 +226,12 @@ final class V32Attention implements AutoCloseable {
                 .task("out", MatrixKernels::gemm, values, wt.o(), wt.noRows(), s.gOut, out)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, out)
                 .transferToHost(DataTransferMode.UNDER_DEMAND, selected);
-        b = new Buffers(x, positions, seen, selectedCounts, keyCodes, keyScales, keyRows, selected, out,
+        return new Buffers(x, positions, seen, selectedCounts, keyCodes, keyScales, keyRows, selected, out,
                 new ExecutionPlan(graph.snapshot()).withDevice(device));
-        buffers = b;
-        return b;
     }
 
     @Override
     public void close() {
-        Buffers b = buffers;
-        if (b != null) {
-            b.plan().close();
-            buffers = null;
-        }
+        buffers.close();
     }
 }

@@ -1,7 +1,6 @@
 package org.kvflow.deepseek;
 
 import java.util.Arrays;
-import org.jspecify.annotations.Nullable;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionPlan;
@@ -11,13 +10,14 @@ import org.kvflow.kernels.api.TaskGraph;
 import org.kvflow.kernels.linalg.GemmShape;
 import org.kvflow.kernels.linalg.MatrixKernels;
 import org.kvflow.kernels.linalg.RowKernels;
+import org.kvflow.kernels.nsa.GrowingBuffers;
 import org.kvflow.kernels.nsa.KeyFloats;
 
 /**
  * One layer's key side on a kernel device, one task graph: the input norm, {@code kv_a_proj} and
  * the latent's RMSNorm with the rope part rotated; {@code indexer.wk}, LayerNorm, rope on its first
  * {@code R} values and the Hadamard rotation. The weights go to the device with the first chunk;
- * buffers are rebuilt (doubled) when a chunk outgrows them. Not thread-safe; close to free them.
+ * buffers grow with the chunks ({@link GrowingBuffers}). Not thread-safe; close to free them.
  */
 final class V32Keys implements AutoCloseable {
     private final V32Config c;
@@ -38,8 +38,7 @@ final class V32Keys implements AutoCloseable {
     private final IntArray kRope = new IntArray(7);
     private final IntArray gKv = new IntArray(GemmShape.INTS);
     private final IntArray gK = new IntArray(GemmShape.INTS);
-    private int capacity;
-    private @Nullable Buffers buffers;
+    private final GrowingBuffers<Buffers> buffers;
 
     private record Buffers(FloatArray x, IntArray positions, FloatArray kv, FloatArray k, ExecutionPlan plan) {}
 
@@ -54,6 +53,7 @@ final class V32Keys implements AutoCloseable {
         this.kNorm = FloatArray.fromArray(w.indexKNorm());
         this.kBias = FloatArray.fromArray(w.indexKBias());
         this.freqs = FloatArray.fromArray(rope.freqs());
+        this.buffers = new GrowingBuffers<>(1, this::build, Buffers::plan, n -> n[0] * c.hidden() <= Integer.MAX_VALUE - 8);
     }
 
     /** The key floats of tokens {@code (ids[i], positions[i])}. */
@@ -68,7 +68,7 @@ final class V32Keys implements AutoCloseable {
         if (n == 0) {
             return new KeyFloats(0, new float[0], new float[0], new float[0]);
         }
-        Buffers b = buffers(n);
+        Buffers b = buffers.atLeast(n);
         Arrays.fill(b.x().toHeapArray(), 0f);
         w.embed(ids, positions, b.x().toHeapArray());
         for (int t = 0; t < n; t++) {
@@ -92,14 +92,9 @@ final class V32Keys implements AutoCloseable {
         return new KeyFloats(n, latent, ropePart, Arrays.copyOf(b.k().toHeapArray(), n * di));
     }
 
-    private Buffers buffers(int n) {
-        Buffers b = buffers;
-        if (b != null && n <= capacity) {
-            return b;
-        }
-        close();
-        capacity = Math.max(n, 2 * capacity);
-        int cap = capacity;
+    /** Arrays for {@code capacity = {tokens}} and the plan over them. */
+    private Buffers build(long[] capacity) {
+        int cap = (int) capacity[0];
         FloatArray x = new FloatArray(cap * c.hidden());
         IntArray positions = new IntArray(cap);
         FloatArray kv = new FloatArray(cap * (c.kvLora() + c.rope()));
@@ -116,9 +111,7 @@ final class V32Keys implements AutoCloseable {
                 .task("kRope", RowKernels::ropeRows, k, k, freqs, positions, kRope)
                 .task("hadamard", RowKernels::hadamardRows, k, kShape)
                 .transferToHost(DataTransferMode.EVERY_EXECUTION, kv, k);
-        b = new Buffers(x, positions, kv, k, new ExecutionPlan(graph.snapshot()).withDevice(device));
-        buffers = b;
-        return b;
+        return new Buffers(x, positions, kv, k, new ExecutionPlan(graph.snapshot()).withDevice(device));
     }
 
     static void set(IntArray a, int... v) {
@@ -133,10 +126,6 @@ final class V32Keys implements AutoCloseable {
 
     @Override
     public void close() {
-        Buffers b = buffers;
-        if (b != null) {
-            b.plan().close();
-            buffers = null;
-        }
+        buffers.close();
     }
 }

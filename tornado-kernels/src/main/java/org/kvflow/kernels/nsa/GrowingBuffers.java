@@ -14,7 +14,7 @@ import org.kvflow.kernels.api.ExecutionPlan;
  *
  * @param <B> the buffers and their plan
  */
-final class GrowingBuffers<B> implements AutoCloseable {
+public final class GrowingBuffers<B> implements AutoCloseable {
     private final Function<long[], B> build;
     private final Function<B, ExecutionPlan> plan;
     private final Predicate<long[]> fits;
@@ -22,18 +22,27 @@ final class GrowingBuffers<B> implements AutoCloseable {
     private @Nullable B current;
 
     /**
+     * Buffers not built yet.
+     *
      * @param dimensions how many capacities (queries, keys, …) the buffers have
-     * @param fits whether buffers of these capacities fit in Java arrays
+     * @param build      makes buffers and their plan for the capacities it is given
+     * @param plan       the plan of a set of buffers (closed when they are replaced)
+     * @param fits       whether buffers of these capacities fit in Java arrays
      */
-    GrowingBuffers(int dimensions, Function<long[], B> build, Function<B, ExecutionPlan> plan, Predicate<long[]> fits) {
+    public GrowingBuffers(int dimensions, Function<long[], B> build, Function<B, ExecutionPlan> plan, Predicate<long[]> fits) {
         this.build = build;
         this.plan = plan;
         this.fits = fits;
         this.capacity = new long[dimensions];
     }
 
-    /** Buffers with at least {@code needed} of every capacity (the caller checked that {@code needed} fits). */
-    B atLeast(long... needed) {
+    /**
+     * Buffers with at least {@code needed} of every capacity (the caller checked that {@code needed} fits).
+     *
+     * @param needed one capacity per dimension
+     * @return the buffers
+     */
+    public B atLeast(long... needed) {
         if (current != null && covers(needed)) {
             return current;
         }
