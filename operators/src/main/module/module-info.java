@@ -12,6 +12,7 @@ module org.kvflow.operators {
     exports org.kvflow.operators.transfer;
     // the stages one by one and their chain: composed by the DSL, not by users
     exports org.kvflow.operators.backup to org.kvflow.dsl;
+    exports org.kvflow.operators.group to org.kvflow.dsl;
     exports org.kvflow.operators.pipeline to org.kvflow.dsl;
     exports org.kvflow.operators.shard to org.kvflow.dsl;
     exports org.kvflow.operators.split to org.kvflow.dsl;

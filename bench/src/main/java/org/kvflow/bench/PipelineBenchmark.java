@@ -12,7 +12,7 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.kernels.nsa.NsaDims;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.materialize.QuerySampler;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;

@@ -31,7 +31,7 @@ import org.kvflow.kernels.nsa.SyntheticNsaLayer;
 import org.kvflow.model.ModelRows;
 import org.kvflow.model.synthetic.SyntheticModel;
 import org.kvflow.pages.KvComponent;
-import org.kvflow.operators.RankStores;
+import org.kvflow.operators.group.RankStores;
 import org.kvflow.operators.backup.JournalPrefixRestore;
 
 /**

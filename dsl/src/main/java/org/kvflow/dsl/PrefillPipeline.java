@@ -11,7 +11,7 @@ import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.RankPools;
 import org.kvflow.pages.RankPoolsProvider;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.model.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;

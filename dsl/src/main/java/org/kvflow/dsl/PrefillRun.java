@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.pages.HostTraffic;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillResult;
 import reactor.core.publisher.Flux;
 

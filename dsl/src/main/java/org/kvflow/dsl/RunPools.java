@@ -2,7 +2,7 @@ package org.kvflow.dsl;
 
 import java.util.List;
 import org.kvflow.core.pool.PoolCapacity;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 
 /**
  * What one run's pools can tell while it runs and after it ended: pages in use and at peak, the

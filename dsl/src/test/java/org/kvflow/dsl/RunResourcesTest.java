@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.config.HiCacheConfig;
 import org.kvflow.core.config.WritePolicy;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.PageRun;

@@ -10,6 +10,8 @@ import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.model.KvModel;
+import org.kvflow.operators.group.RequestState;
+import org.kvflow.operators.group.KvGroup;
 
 /**
  * The page accounting of a group with a prefix cache, page by page: what a reservation, an

@@ -1,5 +1,6 @@
 package org.kvflow.operators;
 
+import org.kvflow.operators.group.FaultyStage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -18,6 +19,10 @@ import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
 import reactor.core.publisher.Flux;
 import org.kvflow.model.synthetic.SyntheticModel;
+import org.kvflow.operators.group.RequestState;
+import org.kvflow.operators.group.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.HostPrefixSource;
 
 /**
  * The token-to-page paths refuse a request row that is not whole aligned pages (contract §9), each
@@ -56,7 +61,7 @@ class PageAlignedPathsTest {
                 8, 8);
         RequestState bad = batch.entries().get(1).state();
         assertThat(bad.hostPages()).isEqualTo(2);
-        Workloads.corruptLoc(bad, 5, 1); // inside the second host page
+        FaultyStage.corruptLoc(bad, 5, 1); // inside the second host page
         PrefillBatch written = Flux.just(batch).transform(new OwnerWriteOperator(group)).blockLast();
         assertThat(written.entries().get(1).failure()).isInstanceOfSatisfying(PageGroupValidationException.class, e -> {
             assertThat(e.kind()).isEqualTo(PageGroupViolation.NON_CONTIGUOUS);
@@ -71,7 +76,7 @@ class PageAlignedPathsTest {
         KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("ok", tokens(13), 0), new PrefillRequest("bad", tokens(9), 0)));
         RequestState bad = batch.entries().get(1).state();
-        Workloads.corruptLoc(bad, 4, 4); // the second page's first loc points into another page
+        FaultyStage.corruptLoc(bad, 4, 4); // the second page's first loc points into another page
         DecodeReceiver decode = new DecodeReceiver(64, 4, MODEL.layout());
         List<PrefillResult> results = new ArrayList<>();
         Flux.just(batch).transform(new TransferOperator(group, new InMemoryTransferBackend(decode))).doOnNext(results::add).blockLast();

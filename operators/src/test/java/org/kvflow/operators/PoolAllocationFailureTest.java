@@ -14,6 +14,7 @@ import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.model.synthetic.SyntheticModel;
+import org.kvflow.operators.group.KvGroup;
 
 /** A device without room for every rank's pools: the group is not built, the error names the sizes, and nothing stays allocated. */
 class PoolAllocationFailureTest {

@@ -18,6 +18,8 @@ import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageRunner;
 import org.kvflow.pages.RankPools;
 import org.kvflow.model.synthetic.SyntheticModel;
+import org.kvflow.operators.group.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
 
 /**
  * A rank's pool lost under a running group (as when a rank process dies): the requests holding a

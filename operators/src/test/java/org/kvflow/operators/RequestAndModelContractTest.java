@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.model.synthetic.SyntheticModel;
 import org.kvflow.model.KvModel;
+import org.kvflow.operators.group.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
 
 /** What a request, a model and an admission refusal accept and carry, at their bounds. */
 class RequestAndModelContractTest {

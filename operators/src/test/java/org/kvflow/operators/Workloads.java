@@ -24,6 +24,9 @@ import org.kvflow.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
 import org.kvflow.kernels.rows.DevicePools;
 import org.kvflow.model.synthetic.SyntheticModel;
+import org.kvflow.operators.group.RequestState;
+import org.kvflow.operators.group.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
 
 
 /** Test fixtures: configs, seeded workloads, and pipelines wired to an in-memory decode receiver. */
@@ -115,11 +118,6 @@ public final class Workloads {
 
     public static SyntheticModel toyModel(KvDtype dtype, int layers) {
         return new SyntheticModel(TOY, dtype, layers, 2026);
-    }
-
-    /** Moves token {@code t}'s loc by {@code delta}, as a faulty stage would corrupt a request-to-token row. */
-    public static void corruptLoc(RequestState state, int t, long delta) {
-        state.overwriteLoc(t, state.loc(t) + delta);
     }
 
     /** The standard stages, then {@code backup}, then transfer through {@code backend}; no query sampling. */

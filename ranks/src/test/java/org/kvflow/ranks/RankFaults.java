@@ -11,7 +11,7 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.pages.PageMemory;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.pages.RankPools;

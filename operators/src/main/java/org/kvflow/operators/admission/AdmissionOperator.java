@@ -3,8 +3,8 @@ package org.kvflow.operators.admission;
 import java.util.Objects;
 import java.util.function.Function;
 import org.kvflow.core.config.CpSharedKvConfig;
-import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
 import reactor.core.publisher.Flux;
 

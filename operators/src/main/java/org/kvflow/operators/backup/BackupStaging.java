@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.pages.Residency;
-import org.kvflow.operators.RankStores;
+import org.kvflow.operators.group.RankStores;
 
 /**
  * Where the backup stage reads the pages it journals. Pools in device memory are first gathered

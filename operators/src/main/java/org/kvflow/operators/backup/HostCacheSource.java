@@ -5,7 +5,7 @@ import java.util.Objects;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.journal.record.PageBackup;
 import org.kvflow.journal.replay.HostPageCache;
-import org.kvflow.operators.HostPrefixSource;
+import org.kvflow.operators.group.HostPrefixSource;
 
 /** A replayed {@link HostPageCache} as the pipeline's host prefix source. Guarded by the pipeline's group. */
 public final class HostCacheSource implements HostPrefixSource {

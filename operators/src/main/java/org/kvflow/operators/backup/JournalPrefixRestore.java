@@ -25,7 +25,7 @@ import org.kvflow.journal.replay.ReplayStart;
 import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
-import org.kvflow.operators.RankStores;
+import org.kvflow.operators.group.RankStores;
 
 /**
  * Restores a prefix's pages from a HiCache journal straight into a CP group's rank stores (the

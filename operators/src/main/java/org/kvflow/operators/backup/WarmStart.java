@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.kvflow.core.hicache.PageHashChain;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 
 /**
  * A warm start after a restart: the full pages of given prompts, restored from a HiCache journal

@@ -10,9 +10,9 @@ import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.core.validate.PageGroups;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
-import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.RankStores;
-import org.kvflow.operators.RequestState;
+import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.RankStores;
+import org.kvflow.operators.group.RequestState;
 
 /**
  * Builds full views (contract §7 steps 1–4). The referenced pages of a request come from its

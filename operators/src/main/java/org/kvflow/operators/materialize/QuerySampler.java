@@ -2,7 +2,7 @@ package org.kvflow.operators.materialize;
 
 import java.util.SplittableRandom;
 import java.util.TreeSet;
-import org.kvflow.operators.RequestState;
+import org.kvflow.operators.group.RequestState;
 
 /**
  * Which query positions of a request the attention step evaluates: the first computed position

@@ -7,7 +7,7 @@ import org.kvflow.kernels.api.Device;
 import org.kvflow.model.KvConsumer;
 import org.kvflow.model.KvModel;
 import org.kvflow.model.StoreLayerView;
-import org.kvflow.operators.RequestState;
+import org.kvflow.operators.group.RequestState;
 
 /**
  * The attention step on a full view: for each layer, the model's consumer attends for the

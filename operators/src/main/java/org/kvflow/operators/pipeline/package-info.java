@@ -1,5 +1,5 @@
 /**
- * The stages composed into one prefill pipeline over a {@link org.kvflow.operators.KvGroup}; the
+ * The stages composed into one prefill pipeline over a {@link org.kvflow.operators.group.KvGroup}; the
  * DSL builds on this.
  */
 @NullMarked

@@ -2,8 +2,8 @@ package org.kvflow.operators.shard;
 
 import java.util.Objects;
 import java.util.function.Function;
-import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.stage.BatchStage;
 import org.kvflow.operators.stage.StageOperator;
 import org.kvflow.operators.stage.StageRunner;

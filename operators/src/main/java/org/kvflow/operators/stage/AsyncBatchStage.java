@@ -1,6 +1,6 @@
 package org.kvflow.operators.stage;
 
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import reactor.core.publisher.Mono;
 
 /**

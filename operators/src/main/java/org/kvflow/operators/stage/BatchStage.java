@@ -1,6 +1,6 @@
 package org.kvflow.operators.stage;
 
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 
 /**
  * One stage's work on a batch, as a function of values: it reads the batch and returns the next

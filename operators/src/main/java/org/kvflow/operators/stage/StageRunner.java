@@ -2,15 +2,15 @@ package org.kvflow.operators.stage;
 
 import java.util.Objects;
 import org.kvflow.pages.HostTraffic;
-import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.PrefillBatch;
 import reactor.core.publisher.Mono;
 
 /**
  * The one place where a stage's failures turn into freed pages: runs a {@link BatchStage} (or an
  * {@link AsyncBatchStage}) on a batch, fails every active entry if the stage threw, and releases (without caching) the pages of
  * every request that left the stage failed and still holds them. Requests whose pages were lost
- * with a rank's pool ({@link org.kvflow.operators.RequestState#lost}) fail before the stage sees them. Page bytes the stage moves across
+ * with a rank's pool ({@link org.kvflow.operators.group.RequestState#lost}) fail before the stage sees them. Page bytes the stage moves across
  * the host while it runs are counted under its name ({@link HostTraffic#during}).
  */
 public final class StageRunner {

@@ -27,7 +27,7 @@ import org.kvflow.journal.replay.ReplayStart;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageStore;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.pipeline.CpPrefillPipeline;

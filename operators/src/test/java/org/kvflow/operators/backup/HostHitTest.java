@@ -22,7 +22,7 @@ import org.kvflow.journal.JournalOptions;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
 import org.kvflow.journal.replay.ReplayStart;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;

@@ -21,7 +21,7 @@ import org.kvflow.journal.record.PageBackup;
 import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.KvComponent;
-import org.kvflow.operators.RankStores;
+import org.kvflow.operators.group.RankStores;
 import org.kvflow.operators.Workloads;
 import org.kvflow.kernels.rows.DevicePools;
 import org.kvflow.model.synthetic.SyntheticModel;
@@ -169,7 +169,7 @@ class JournalPrefixRestoreTest {
         SyntheticModel toy = new SyntheticModel(new org.kvflow.kernels.nsa.NsaDims(16, 40, 8, 24, 12),
                 KvDtype.FP8_E4M3, 2, 3);
         try (PageMemory memory = memory();
-             org.kvflow.operators.KvGroup group = org.kvflow.operators.KvGroup.builder(config, PoolLayout.SHARED,
+             org.kvflow.operators.group.KvGroup group = org.kvflow.operators.group.KvGroup.builder(config, PoolLayout.SHARED,
                      org.kvflow.core.pool.PoolCapacity.ofPages(3, TestPages.PS)).model(toy).prefixCaching(true).memory(memory).build()) {
             long fits = group.budgetTokens() / TestPages.PS;
             assertThat(fits).as("the pools hold fewer pages than the prompt has").isLessThan(10);
@@ -199,7 +199,7 @@ class JournalPrefixRestoreTest {
     void aWarmStartNeedsThePrefixCache() {
         org.kvflow.core.config.CpSharedKvConfig config = org.kvflow.core.config.CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(2)
                 .pageSize(TestPages.PS).model(ModelKind.TOY_MLA).sharedKv(true).build();
-        try (org.kvflow.operators.KvGroup group = org.kvflow.operators.KvGroup.builder(config, PoolLayout.SHARED,
+        try (org.kvflow.operators.group.KvGroup group = org.kvflow.operators.group.KvGroup.builder(config, PoolLayout.SHARED,
                 org.kvflow.core.pool.PoolCapacity.ofPages(3, TestPages.PS)).prefixCaching(false).build()) {
             assertThatThrownBy(() -> group.warmPages(List.of())).isInstanceOf(IllegalStateException.class)
                     .hasMessage("a warm start fills the device prefix cache: the group needs prefix caching and a model");

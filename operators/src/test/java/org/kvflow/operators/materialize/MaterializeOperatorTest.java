@@ -1,5 +1,6 @@
 package org.kvflow.operators.materialize;
 
+import org.kvflow.operators.group.FaultyStage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,10 +17,10 @@ import org.kvflow.core.validate.PageGroupViolation;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.CpSharedKvBatchException;
-import org.kvflow.operators.KvGroup;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.PrefillRequest;
-import org.kvflow.operators.RequestState;
+import org.kvflow.operators.group.RequestState;
 import org.kvflow.operators.Workloads;
 import reactor.core.publisher.Flux;
 import org.kvflow.model.synthetic.SyntheticModel;
@@ -32,7 +33,7 @@ class MaterializeOperatorTest {
         KvGroup group = KvGroup.create(Workloads.sharedBsGt1(4, 4, 8, null), PoolLayout.SHARED, PoolCapacity.ofPages(16, 4), MODEL, false);
         PrefillBatch batch = Workloads.written(group, List.of(new PrefillRequest("ok", new int[13], 0), new PrefillRequest("bad", new int[9], 0)));
         RequestState bad = batch.entries().get(1).state();
-        Workloads.corruptLoc(bad, 5, 1); // second page: entry 1 breaks the run
+        FaultyStage.corruptLoc(bad, 5, 1); // second page: entry 1 breaks the run
 
         PrefillBatch out = Flux.just(batch).transform(new MaterializeOperator(group, new QuerySampler(4, 3))).blockLast();
 

@@ -20,7 +20,7 @@ import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.pages.OutOfDeviceMemoryException;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;

@@ -20,7 +20,7 @@ import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.Residency;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;

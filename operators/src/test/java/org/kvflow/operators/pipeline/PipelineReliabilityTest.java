@@ -16,7 +16,7 @@ import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.AdmissionRejectedException;
-import org.kvflow.operators.KvGroup;
+import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.Workloads;

@@ -1,5 +1,6 @@
 package org.kvflow.operators.stage;
 
+import org.kvflow.operators.group.FaultyStage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -12,7 +13,7 @@ import org.kvflow.core.validate.PageGroupValidationException;
 import org.kvflow.journal.HiCacheJournal;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalOptions;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.backup.HiCacheBackupOperator;
 import reactor.core.publisher.Flux;
@@ -45,7 +46,7 @@ class BackupStageTest extends StageScenarios {
 
     @Override
     PrefillBatch breakMiddle(PrefillBatch batch) {
-        Workloads.corruptLoc(batch.entries().get(1).state(), 1, 1);
+        FaultyStage.corruptLoc(batch.entries().get(1).state(), 1, 1);
         return batch;
     }
 

@@ -1,10 +1,11 @@
 package org.kvflow.operators.stage;
 
+import org.kvflow.operators.group.FaultyStage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.function.Function;
 import org.kvflow.core.validate.PageGroupValidationException;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.materialize.MaterializeOperator;
 import org.kvflow.operators.materialize.QuerySampler;
@@ -24,7 +25,7 @@ class MaterializeStageTest extends StageScenarios {
 
     @Override
     PrefillBatch breakMiddle(PrefillBatch batch) {
-        Workloads.corruptLoc(batch.entries().get(1).state(), 5, 1);
+        FaultyStage.corruptLoc(batch.entries().get(1).state(), 5, 1);
         return batch;
     }
 

@@ -3,7 +3,7 @@ package org.kvflow.operators.stage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.function.Function;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.ReservationException;
 import org.kvflow.operators.shard.ShardOperator;
 import reactor.core.publisher.Flux;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.function.Function;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.split.SplitOperator;
 import reactor.core.publisher.Flux;
 

@@ -1,13 +1,14 @@
 package org.kvflow.operators.stage;
 
+import org.kvflow.operators.group.FaultyStage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.function.Function;
 import org.kvflow.core.validate.PageGroupValidationException;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.PrefillResult;
-import org.kvflow.operators.RequestState;
+import org.kvflow.operators.group.RequestState;
 import org.kvflow.operators.Workloads;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transfer.InMemoryTransferBackend;
@@ -30,7 +31,7 @@ class TransferStageTest extends StageScenarios {
 
     @Override
     PrefillBatch breakMiddle(PrefillBatch batch) {
-        Workloads.corruptLoc(batch.entries().get(1).state(), 4, 4);
+        FaultyStage.corruptLoc(batch.entries().get(1).state(), 4, 4);
         return batch;
     }
 

@@ -1,11 +1,12 @@
 package org.kvflow.operators.stage;
 
+import org.kvflow.operators.group.FaultyStage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.function.Function;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.pages.RowOutOfRangeException;
-import org.kvflow.operators.PrefillBatch;
+import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.Workloads;
 import org.kvflow.operators.shard.OwnerWriteOperator;
 import reactor.core.publisher.Flux;
@@ -24,7 +25,7 @@ class WriteStageTest extends StageScenarios {
 
     @Override
     PrefillBatch breakMiddle(PrefillBatch batch) {
-        Workloads.corruptLoc(batch.entries().get(1).state(), 0, 10_000);
+        FaultyStage.corruptLoc(batch.entries().get(1).state(), 0, 10_000);
         return batch;
     }
 

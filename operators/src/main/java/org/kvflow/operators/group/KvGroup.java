@@ -1,4 +1,4 @@
-package org.kvflow.operators;
+package org.kvflow.operators.group;
 
 import java.util.List;
 import java.util.Objects;
@@ -13,6 +13,8 @@ import org.kvflow.pages.HeapPageMemory;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.RankPools;
 import org.kvflow.model.KvModel;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.ReservationException;
 
 /**
  * The state one CP group's pipeline shares: the logical allocator and per-rank pools, each rank's

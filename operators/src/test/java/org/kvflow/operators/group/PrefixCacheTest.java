@@ -1,4 +1,4 @@
-package org.kvflow.operators;
+package org.kvflow.operators.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package org.kvflow.operators;
+package org.kvflow.operators.group;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.split.SplitPlan;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import org.kvflow.operators.PrefillResult;
 
 /**
  * One prefill batch as it moves through the stages, as a value: the admitted chunks in batch

@@ -1,4 +1,4 @@
-package org.kvflow.operators;
+package org.kvflow.operators.group;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
+import org.kvflow.operators.PrefillRequest;
 
 /**
  * One request's progress through the pipeline: its page table and request-to-token row, the

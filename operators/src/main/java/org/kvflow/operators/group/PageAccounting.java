@@ -1,4 +1,4 @@
-package org.kvflow.operators;
+package org.kvflow.operators.group;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.operators.ReservationException;
+import org.kvflow.operators.PrefillRequest;
 
 /**
  * One CP group's page accounting (contract §4.4, §6.1): the pools' free pages, the requests that
