@@ -15,7 +15,6 @@ import org.kvflow.kernels.api.Devices;
 import org.kvflow.kernels.nsa.AttentionChain;
 import org.kvflow.kernels.nsa.NsaDims;
 import org.kvflow.model.ModelRows;
-import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.kernels.rows.DeviceRows;
 import org.kvflow.pages.PageStore;
@@ -159,10 +158,7 @@ public final class GpuPrefillBench {
         DeviceRows chunkRows = rows.onDevice(0, tokenIds, positions);
         double rowsMs = ms(t0);
         t0 = System.nanoTime();
-        HostTraffic.during(OwnerWriteOperator.STAGE, () -> {
-            StoreRows.store(owners, 0, chunkRows, shared);
-            return null;
-        });
+        StoreRows.store(owners, 0, chunkRows, shared); // in place, kernel to device pools
         double sharedMs = ms(t0);
         t0 = System.nanoTime();
         StoreRows.store(replicas, 0, chunkRows, replicated);
@@ -173,10 +169,7 @@ public final class GpuPrefillBench {
         long[][] dst = new long[ownership.cpSize()][];
         RankLayoutBench.split(ownership, Arrays.copyOf(ids, viewPages), src, dst);
         t0 = System.nanoTime();
-        HostTraffic.during(MaterializeOperator.STAGE, () -> {
-            view.gatherFrom(owners, List.of(src), List.of(dst));
-            return null;
-        });
+        view.countedAs(MaterializeOperator.STAGE).gatherFrom(owners, List.of(src), List.of(dst));
         double materialize = ms(t0);
 
         NsaDims d = NsaDims.REAL;
@@ -190,10 +183,7 @@ public final class GpuPrefillBench {
             long[] all = new long[to];
             Arrays.setAll(all, i -> i);
             t0 = System.nanoTime();
-            HostTraffic.during(MaterializeOperator.STAGE, () -> {
-                chain.loadKeys((codes, scales) -> StoreRows.readIndexKeys(view, 0, pages, to, codes, scales), out -> StoreRows.readKeyRows(view, 0, pages, all, out));
-                return null;
-            });
+            chain.loadKeys((codes, scales) -> StoreRows.readIndexKeys(view, 0, pages, to, codes, scales), out -> StoreRows.readKeyRows(view, 0, pages, all, out));
             keyRead = ms(t0);
             float[] indexQueries = queries.gaussian(batch * d.index());
             float[] q = queries.gaussian(batch * width);
@@ -211,10 +201,7 @@ public final class GpuPrefillBench {
         long[][] bdst = new long[ownership.cpSize()][];
         splitPages(ownership, ids, completed, bsrc, bdst);
         t0 = System.nanoTime();
-        HostTraffic.during(HiCacheBackupOperator.STAGE, () -> {
-            host.gatherFrom(owners, List.of(bsrc), List.of(bdst));
-            return null;
-        });
+        host.countedAs(HiCacheBackupOperator.STAGE).gatherFrom(owners, List.of(bsrc), List.of(bdst));
         double backup = ms(t0);
 
         int pageBytes = view.mlaPageBytes() + view.indexPageBytes();

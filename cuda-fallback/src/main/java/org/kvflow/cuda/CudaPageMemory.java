@@ -152,31 +152,36 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     }
 
     @Override
-    public synchronized void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
-        hostCopy(dst, offset, Pointer.to(src).withByteOffset(srcOffset), length, true);
+    public synchronized long write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
+        return hostCopy(dst, offset, Pointer.to(src).withByteOffset(srcOffset), length, true);
     }
 
     @Override
-    public synchronized void write(PageBuffer dst, long offset, ByteBuffer src) {
+    public synchronized long write(PageBuffer dst, long offset, ByteBuffer src) {
         int length = src.remaining();
-        hostCopy(dst, offset, Pointer.toBuffer(src), length, true);
+        long crossed = hostCopy(dst, offset, Pointer.toBuffer(src), length, true);
         src.position(src.position() + length);
+        return crossed;
     }
 
     @Override
-    public synchronized void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
-        hostCopy(src, offset, Pointer.to(dst).withByteOffset(dstOffset), length, false);
+    public synchronized long read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
+        return hostCopy(src, offset, Pointer.to(dst).withByteOffset(dstOffset), length, false);
     }
 
     @Override
-    public synchronized void read(PageBuffer src, long offset, ByteBuffer dst) {
+    public synchronized long read(PageBuffer src, long offset, ByteBuffer dst) {
         int length = dst.remaining();
-        hostCopy(src, offset, Pointer.toBuffer(dst), length, false);
+        long crossed = hostCopy(src, offset, Pointer.toBuffer(dst), length, false);
         dst.position(dst.position() + length);
+        return crossed;
     }
 
-    /** Bytes {@code [offset, offset + length)} of {@code buffer} from ({@code toDevice}) or to {@code host}, after the range check. */
-    private void hostCopy(PageBuffer buffer, long offset, Pointer host, int length, boolean toDevice) {
+    /**
+     * Bytes {@code [offset, offset + length)} of {@code buffer} from ({@code toDevice}) or to
+     * {@code host}, after the range check; returns the bytes that crossed (none for pinned memory).
+     */
+    private long hostCopy(PageBuffer buffer, long offset, Pointer host, int length, boolean toDevice) {
         DeviceBuffer b = own(buffer);
         ByteRangeException.check(b, offset, length);
         current();
@@ -189,19 +194,15 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         } catch (RuntimeException e) {
             throw new CudaCopyException((toDevice ? "writing" : "reading") + " bytes " + offset + ".." + (offset + length) + " of " + b.label(), e);
         }
-        if (b.residency() == Residency.DEVICE) {
-            traffic.add(length);
-        }
+        return b.residency() == Residency.DEVICE ? length : 0;
     }
 
-    /** Counts the bytes of {@code pairs} pages copied between a device buffer and a pinned host one. */
-    private void countCrossing(DeviceBuffer src, DeviceBuffer dst, long pairs) {
-        if ((src.residency() == Residency.DEVICE) != (dst.residency() == Residency.DEVICE)) {
-            traffic.add(pairs * src.pageBytes());
-        }
+    /** The bytes of {@code pairs} pages copied between a device buffer and a pinned host one (none between two of a kind). */
+    private static long crossing(DeviceBuffer src, DeviceBuffer dst, long pairs) {
+        return (src.residency() == Residency.DEVICE) != (dst.residency() == Residency.DEVICE) ? pairs * src.pageBytes() : 0;
     }
 
-    /** Host copies of device bytes ({@code read}, {@code write}, {@code checksum}) and page copies between device and pinned host buffers. */
+    /** What its stores' host copies of device bytes and page copies between device and pinned buffers crossed. */
     @Override
     public HostTraffic hostTraffic() {
         return traffic;
@@ -219,15 +220,16 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     }
 
     @Override
-    public synchronized void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+    public synchronized long checksum(PageBuffer src, long offset, int length, Checksum checksum) {
         byte[] staged = new byte[length];
-        read(src, offset, length, staged, 0);
+        long crossed = read(src, offset, length, staged, 0);
         checksum.update(staged, 0, length);
+        return crossed;
     }
 
     @Override
-    public synchronized void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
-        copyComponents(List.of(src), srcPages, List.of(dst), dstPages);
+    public synchronized long copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+        return copyComponents(List.of(src), srcPages, List.of(dst), dstPages);
     }
 
     /**
@@ -238,7 +240,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
      * so only its lists' lengths and page sizes are checked again.
      */
     @Override
-    public synchronized void copyPages(List<PageCopy> batch) {
+    public synchronized long copyPages(List<PageCopy> batch) {
         boolean vectors = true;
         List<DeviceBuffer> from = new ArrayList<>();
         List<DeviceBuffer> to = new ArrayList<>();
@@ -250,32 +252,35 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         }
         if (!vectors || batch.size() > CopyLaunches.MAX_TABLE_ROWS) {
             PageCopies.checkPairs(batch);
+            long crossed = 0;
             for (PageCopy copy : batch) {
-                copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+                crossed += copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
             }
-            return;
+            return crossed;
         }
         CopyLaunches.Table table = copies.table(batch, from, to);
         if (!table.sent()) {
             PageCopies.checkPairs(batch);
         }
         if (table.pairs() == 0) {
-            return;
+            return 0;
         }
         current();
         try {
             copies.launchTable(table, batch.size());
+            long crossed = 0;
             for (int i = 0; i < batch.size(); i++) {
-                countCrossing(from.get(i), to.get(i), batch.get(i).srcPages().length);
+                crossed += crossing(from.get(i), to.get(i), batch.get(i).srcPages().length);
             }
+            return crossed;
         } catch (RuntimeException e) {
             throw new CudaCopyException("copying pages of " + batch.size() + " buffer pairs (first " + batch.getFirst().src().label() + " to "
                     + batch.getFirst().dst().label() + ")", e);
         }
     }
 
-    /** Copies the same pages of up to four components (MLA latent, indexer pages) in one launch. */
-    public synchronized void copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
+    /** Copies the same pages of up to four components (MLA latent, indexer pages) in one launch. {@return the bytes that crossed} */
+    public synchronized long copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
         if (src.size() != dst.size() || src.isEmpty()) {
             throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
         }
@@ -290,14 +295,16 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             d.add(own(dst.get(c)));
         }
         if (srcPages.length == 0) {
-            return;
+            return 0;
         }
         current();
         try {
             copies.launchComponents(s, srcPages, d, dstPages);
+            long crossed = 0;
             for (int c = 0; c < s.size(); c++) {
-                countCrossing(s.get(c), d.get(c), srcPages.length);
+                crossed += crossing(s.get(c), d.get(c), srcPages.length);
             }
+            return crossed;
         } catch (RuntimeException e) {
             throw new CudaCopyException("copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
                     + s.stream().map(DeviceBuffer::label).toList() + " to " + d.stream().map(DeviceBuffer::label).toList(), e);

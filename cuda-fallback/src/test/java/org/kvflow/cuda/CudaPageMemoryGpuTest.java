@@ -227,33 +227,19 @@ class CudaPageMemoryGpuTest {
     }
 
     @Test
-    void hostTrafficCountsOnlyBytesThatCrossBetweenHostAndDevice() {
+    void eachCallSaysHowManyOfItsBytesCrossedBetweenHostAndDevice() {
         try (CudaPageMemory own = new CudaPageMemory(0)) {
-            org.kvflow.pages.HostTraffic traffic = own.hostTraffic();
             PageBuffer a = own.allocate("rank 0 mla", 8, 4096);
             PageBuffer b = own.allocate("view mla", 8, 4096);
             PageBuffer pinned = own.allocateHost("hicache host pool", 8, 4096);
-            org.kvflow.pages.HostTraffic.during("kvflow.write", () -> {
-                own.write(a, 0, random(3, 3 * 4096), 0, 3 * 4096);
-                return null;
-            });
-            org.kvflow.pages.HostTraffic.during("kvflow.materialize", () -> {
-                own.copyPages(a, new long[] {0, 1, 2}, b, new long[] {5, 6, 7}); // device to device: nothing crosses
-                own.copyPages(List.of(new PageCopy(a, new long[] {0}, b, new long[] {0})));
-                return null;
-            });
-            org.kvflow.pages.HostTraffic.during("kvflow.backup", () -> {
-                own.copyPages(List.of(new PageCopy(a, new long[] {0, 1}, pinned, new long[] {0, 1}))); // device to pinned host: crosses
-                own.write(pinned, 0, new byte[100], 0, 100); // heap to pinned host: both on the host
-                return null;
-            });
-            org.kvflow.pages.HostTraffic.during("kvflow.transfer", () -> {
-                own.checksum(b, 5 * 4096, 4096, new java.util.zip.CRC32C());
-                own.read(b, 6 * 4096, java.nio.ByteBuffer.allocateDirect(4096));
-                return null;
-            });
-            assertThat(traffic.byStage()).isEqualTo(java.util.Map.of("kvflow.write", 3L * 4096, "kvflow.backup", 2L * 4096,
-                    "kvflow.transfer", 2L * 4096));
+            assertThat(own.write(a, 0, random(3, 3 * 4096), 0, 3 * 4096)).as("heap to device").isEqualTo(3L * 4096);
+            assertThat(own.copyPages(a, new long[] {0, 1, 2}, b, new long[] {5, 6, 7})).as("device to device").isZero();
+            assertThat(own.copyPages(List.of(new PageCopy(a, new long[] {0}, b, new long[] {0})))).as("device to device, batched").isZero();
+            assertThat(own.copyPages(List.of(new PageCopy(a, new long[] {0, 1}, pinned, new long[] {0, 1})))).as("device to pinned host")
+                    .isEqualTo(2L * 4096);
+            assertThat(own.write(pinned, 0, new byte[100], 0, 100)).as("heap to pinned host: both on the host").isZero();
+            assertThat(own.checksum(b, 5 * 4096, 4096, new java.util.zip.CRC32C())).isEqualTo(4096);
+            assertThat(own.read(b, 6 * 4096, java.nio.ByteBuffer.allocateDirect(4096))).isEqualTo(4096);
         }
     }
 }

@@ -45,7 +45,7 @@ public final class HeapPageMemory implements PageMemory {
         return "Java heap";
     }
 
-    /** Always empty: every page of a heap memory is on the host already. */
+    /** Always empty: every page of a heap memory is on the host already, so its calls cross nothing. */
     @Override
     public HostTraffic hostTraffic() {
         return traffic;
@@ -62,31 +62,35 @@ public final class HeapPageMemory implements PageMemory {
     }
 
     @Override
-    public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
+    public long write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
         HeapBuffer d = own(dst);
         ByteRangeException.check(d, offset, length);
         System.arraycopy(src, srcOffset, d.bytes, (int) offset, length);
+        return 0;
     }
 
     @Override
-    public void write(PageBuffer dst, long offset, ByteBuffer src) {
+    public long write(PageBuffer dst, long offset, ByteBuffer src) {
         HeapBuffer d = own(dst);
         ByteRangeException.check(d, offset, src.remaining());
         src.get(d.bytes, (int) offset, src.remaining());
+        return 0;
     }
 
     @Override
-    public void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
+    public long read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
         HeapBuffer s = own(src);
         ByteRangeException.check(s, offset, length);
         System.arraycopy(s.bytes, (int) offset, dst, dstOffset, length);
+        return 0;
     }
 
     @Override
-    public void read(PageBuffer src, long offset, ByteBuffer dst) {
+    public long read(PageBuffer src, long offset, ByteBuffer dst) {
         HeapBuffer s = own(src);
         ByteRangeException.check(s, offset, dst.remaining());
         dst.put(s.bytes, (int) offset, dst.remaining());
+        return 0;
     }
 
     @Override
@@ -97,16 +101,18 @@ public final class HeapPageMemory implements PageMemory {
     }
 
     @Override
-    public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+    public long checksum(PageBuffer src, long offset, int length, Checksum checksum) {
         HeapBuffer s = own(src);
         ByteRangeException.check(s, offset, length);
         checksum.update(s.bytes, (int) offset, length);
+        return 0;
     }
 
     @Override
-    public void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+    public long copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
         PageCopies.checkPairs(src, srcPages, dst, dstPages);
         PageLists.copy(own(src).bytes, srcPages, own(dst).bytes, dstPages, src.pageBytes());
+        return 0;
     }
 
     @Override

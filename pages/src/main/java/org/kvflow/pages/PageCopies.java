@@ -69,9 +69,10 @@ public final class PageCopies {
      * are validated as page-aligned groups (contract §9) before anything moves, then group {@code g}
      * of {@code srcTokens} is copied to group {@code g} of {@code dstTokens}.
      *
+     * @return the bytes that crossed the host
      * @throws org.kvflow.core.validate.PageGroupValidationException for a malformed group (nothing is copied)
      */
-    public static void copyTokens(PageMemory memory, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
+    public static long copyTokens(PageMemory memory, PageBuffer src, long[] srcTokens, PageBuffer dst, long[] dstTokens,
                                   int pageSize, String context) {
         PageGroups.validatePageAlignedTokenIndices(srcTokens, pageSize, context + " (source)");
         PageGroups.validatePageAlignedTokenIndices(dstTokens, pageSize, context + " (destination)");
@@ -79,17 +80,17 @@ public final class PageCopies {
             throw new IllegalArgumentException(context + ": " + srcTokens.length + " source vs " + dstTokens.length
                     + " destination token indices");
         }
-        memory.copyPages(src, pagesOf(srcTokens, pageSize), dst, pagesOf(dstTokens, pageSize));
+        return memory.copyPages(src, pagesOf(srcTokens, pageSize), dst, pagesOf(dstTokens, pageSize));
     }
 
-    /** Gathers {@code pages} of {@code src} into pages {@code 0..n-1} of {@code view}. */
-    public static void gather(PageMemory memory, PageBuffer src, long[] pages, PageBuffer view) {
-        memory.copyPages(src, pages, view, identity(pages.length));
+    /** Gathers {@code pages} of {@code src} into pages {@code 0..n-1} of {@code view}. {@return the bytes that crossed the host} */
+    public static long gather(PageMemory memory, PageBuffer src, long[] pages, PageBuffer view) {
+        return memory.copyPages(src, pages, view, identity(pages.length));
     }
 
-    /** Scatters pages {@code 0..n-1} of {@code view} back to {@code pages} of {@code dst}. */
-    public static void scatter(PageMemory memory, PageBuffer view, PageBuffer dst, long[] pages) {
-        memory.copyPages(view, identity(pages.length), dst, pages);
+    /** Scatters pages {@code 0..n-1} of {@code view} back to {@code pages} of {@code dst}. {@return the bytes that crossed the host} */
+    public static long scatter(PageMemory memory, PageBuffer view, PageBuffer dst, long[] pages) {
+        return memory.copyPages(view, identity(pages.length), dst, pages);
     }
 
     private static long[] pagesOf(long[] tokens, int pageSize) {

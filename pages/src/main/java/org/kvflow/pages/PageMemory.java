@@ -25,26 +25,30 @@ public interface PageMemory extends AutoCloseable {
     /** A zeroed host staging buffer (pinned for {@code cuda}), e.g. a HiCache host pool. */
     PageBuffer allocateHost(String label, long pages, int pageBytes);
 
-    /** Copies {@code length} bytes from a Java array into {@code dst} at byte {@code offset}. */
-    void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length);
+    /**
+     * Copies {@code length} bytes from a Java array into {@code dst} at byte {@code offset}.
+     *
+     * @return the bytes that crossed between host memory and where {@code dst} lies (0 for a host buffer)
+     */
+    long write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length);
 
-    /** Copies the remaining bytes of {@code src} into {@code dst} at byte {@code offset}; {@code src} is consumed. */
-    void write(PageBuffer dst, long offset, ByteBuffer src);
+    /** Copies the remaining bytes of {@code src} into {@code dst} at byte {@code offset}; {@code src} is consumed. {@return the bytes that crossed} */
+    long write(PageBuffer dst, long offset, ByteBuffer src);
 
-    /** Copies {@code length} bytes of {@code src} from byte {@code offset} into a Java array. */
-    void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset);
+    /** Copies {@code length} bytes of {@code src} from byte {@code offset} into a Java array. {@return the bytes that crossed} */
+    long read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset);
 
-    /** Fills the remaining space of {@code dst} with the bytes of {@code src} from byte {@code offset}. */
-    void read(PageBuffer src, long offset, ByteBuffer dst);
+    /** Fills the remaining space of {@code dst} with the bytes of {@code src} from byte {@code offset}. {@return the bytes that crossed} */
+    long read(PageBuffer src, long offset, ByteBuffer dst);
 
-    /** Copies {@code pages} whole pages from a Java array into {@code dst} starting at page {@code firstPage}. */
-    default void writePages(PageBuffer dst, long firstPage, byte[] src, int srcOffset, int pages) {
-        write(dst, firstPage * dst.pageBytes(), src, srcOffset, pages * dst.pageBytes());
+    /** Copies {@code pages} whole pages from a Java array into {@code dst} starting at page {@code firstPage}. {@return the bytes that crossed} */
+    default long writePages(PageBuffer dst, long firstPage, byte[] src, int srcOffset, int pages) {
+        return write(dst, firstPage * dst.pageBytes(), src, srcOffset, pages * dst.pageBytes());
     }
 
-    /** Copies {@code pages} whole pages of {@code src} starting at page {@code firstPage} into a Java array. */
-    default void readPages(PageBuffer src, long firstPage, int pages, byte[] dst, int dstOffset) {
-        read(src, firstPage * src.pageBytes(), pages * src.pageBytes(), dst, dstOffset);
+    /** Copies {@code pages} whole pages of {@code src} starting at page {@code firstPage} into a Java array. {@return the bytes that crossed} */
+    default long readPages(PageBuffer src, long firstPage, int pages, byte[] dst, int dstOffset) {
+        return read(src, firstPage * src.pageBytes(), pages * src.pageBytes(), dst, dstOffset);
     }
 
     /**
@@ -56,29 +60,34 @@ public interface PageMemory extends AutoCloseable {
      */
     ByteBuffer hostView(PageBuffer buffer, long offset, int length);
 
-    /** Feeds {@code length} bytes of {@code src} from byte {@code offset} to {@code checksum}. */
-    void checksum(PageBuffer src, long offset, int length, Checksum checksum);
+    /** Feeds {@code length} bytes of {@code src} from byte {@code offset} to {@code checksum}. {@return the bytes that crossed to compute it} */
+    long checksum(PageBuffer src, long offset, int length, Checksum checksum);
 
     /**
      * {@code dst[dstPages[i]] ← src[srcPages[i]]}: direct copies, gathers (dst pages 0..n-1) and
      * scatters (src pages 0..n-1), between any two buffers of this memory.
      *
+     * @return the bytes that crossed between host memory and memory outside it (a copy between a device and a pinned buffer)
      * @throws PageListMismatchException if the lists differ in length
      * @throws PageSizeMismatchException if the page sizes differ
      * @throws PageOutOfRangeException if a page is outside its buffer
      */
-    void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages);
+    long copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages);
 
     /**
      * Several page copies as one batch (every layer's MLA and indexer buffers of a view, gathered
      * from every owner). Every copy is checked before the first byte moves; a memory may run the
      * whole batch as one launch.
+     *
+     * @return the bytes that crossed
      */
-    default void copyPages(List<PageCopy> copies) {
+    default long copyPages(List<PageCopy> copies) {
         PageCopies.checkPairs(copies);
+        long crossed = 0;
         for (PageCopy copy : copies) {
-            copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
+            crossed += copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
         }
+        return crossed;
     }
 
     /**
@@ -94,7 +103,7 @@ public interface PageMemory extends AutoCloseable {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
-    /** Page bytes this memory moved between host memory and its device buffers, by stage (none for a heap memory). */
+    /** The ledger its stores count the bytes their calls cross into, by stage (empty for a heap memory). */
     HostTraffic hostTraffic();
 
     /** Frees a buffer now rather than at {@link #close()}. */

@@ -17,6 +17,10 @@ import org.kvflow.core.model.KvLayout;
  * through here and is done by the memory that owns the bytes; a bad page or range is refused
  * before anything moves. Closing frees the buffers (not the memory). Not thread-safe; writers of
  * disjoint pages of a heap store may run concurrently.
+ *
+ * <p>The bytes its calls move across the host are counted in the memory's {@link HostTraffic}
+ * under one stage: {@link HostTraffic#UNATTRIBUTED} for the store itself, the stage's name for the
+ * view a stage works on ({@link #countedAs}).
  */
 public final class PageStore implements AutoCloseable {
     private final PageMemory memory;
@@ -26,7 +30,13 @@ public final class PageStore implements AutoCloseable {
     private final int pages;
     private final StoreBuffers buffers;
     private final Residency residency;
-    /** What a use after {@link #closeWith} throws; null while open. */
+    /** The store whose buffers these are: this one, or the one this is a stage's view of. */
+    private final PageStore owner;
+    /** Where the bytes this store's calls cross are counted. */
+    private final HostTraffic.Meter meter;
+    /** The owner's views, by stage. */
+    private final java.util.Map<String, PageStore> views;
+    /** What a use after {@link #closeWith} throws; null while open (kept by the owner). */
     private volatile @Nullable Supplier<? extends RuntimeException> closedError;
 
     private PageStore(PageMemory memory, String label, KvLayout layout, StoreBuffers buffers) {
@@ -37,6 +47,35 @@ public final class PageStore implements AutoCloseable {
         this.pageSize = buffers.pageSize();
         this.pages = buffers.pages();
         this.residency = buffers.residency();
+        this.owner = this;
+        this.meter = memory.hostTraffic().meter(HostTraffic.UNATTRIBUTED);
+        this.views = new java.util.concurrent.ConcurrentHashMap<>();
+    }
+
+    private PageStore(PageStore owner, String stage) {
+        this.memory = owner.memory;
+        this.label = owner.label;
+        this.layout = owner.layout;
+        this.buffers = owner.buffers;
+        this.pageSize = owner.pageSize;
+        this.pages = owner.pages;
+        this.residency = owner.residency;
+        this.owner = owner;
+        this.meter = memory.hostTraffic().meter(stage);
+        this.views = owner.views;
+    }
+
+    /**
+     * This store as {@code stage} uses it: the same pages and buffers, with the bytes its calls
+     * move across the host counted under {@code stage}, on whatever thread they run. Closing a
+     * view closes the store.
+     *
+     * @param stage the stage's name ({@code kvflow.transfer}, …)
+     * @return the view (one per stage and store)
+     */
+    public PageStore countedAs(String stage) {
+        java.util.Objects.requireNonNull(stage, "stage");
+        return stage.equals(meter.stage()) ? this : views.computeIfAbsent(stage, s -> new PageStore(owner, s));
     }
 
     private static PageStore allocated(PageMemory memory, String label, KvLayout layout, int pageSize, int pages, StoreBuffers.Kind kind) {
@@ -173,7 +212,7 @@ public final class PageStore implements AutoCloseable {
     public void writeMlaRows(int layer, long firstRow, byte[] src, int srcOffset, int count) {
         checkRows(firstRow, count);
         int rowBytes = layout.mlaRowBytes();
-        memory.write(buffer(layer, KvComponent.MLA), firstRow * rowBytes, src, srcOffset, count * rowBytes);
+        meter.add(memory.write(buffer(layer, KvComponent.MLA), firstRow * rowBytes, src, srcOffset, count * rowBytes));
     }
 
     /**
@@ -192,11 +231,11 @@ public final class PageStore implements AutoCloseable {
         int blocks = KvLayout.tiles(dim);
         int slot = (int) (firstRow % pageSize);
         long pageStart = firstRow / pageSize * indexPageBytes();
-        memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) slot * dim, codes, codesOffset, count * dim);
+        meter.add(memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) slot * dim, codes, codesOffset, count * dim));
         byte[] scaleBytes = new byte[count * blocks * KvLayout.SCALE_BYTES];
         ByteBuffer.wrap(scaleBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(scales, scalesOffset, count * blocks);
-        memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) pageSize * dim + (long) slot * blocks * KvLayout.SCALE_BYTES, scaleBytes, 0,
-                scaleBytes.length);
+        meter.add(memory.write(buffer(layer, KvComponent.INDEX), pageStart + (long) pageSize * dim + (long) slot * blocks * KvLayout.SCALE_BYTES,
+                scaleBytes, 0, scaleBytes.length));
     }
 
     /** Page {@code page} of {@code component} in every layer, layer-major: the payload of a HiCache record (contract §11.4). */
@@ -205,7 +244,7 @@ public final class PageStore implements AutoCloseable {
         int bytes = pageBytes(component);
         byte[] payload = new byte[layers() * bytes];
         for (int l = 0; l < layers(); l++) {
-            memory.read(buffer(l, component), page * bytes, bytes, payload, l * bytes);
+            meter.add(memory.read(buffer(l, component), page * bytes, bytes, payload, l * bytes));
         }
         return payload;
     }
@@ -215,7 +254,7 @@ public final class PageStore implements AutoCloseable {
         checkPage(page);
         int bytes = pageBytes(component);
         byte[] out = new byte[bytes];
-        memory.read(buffer(layer, component), page * bytes, bytes, out, 0);
+        meter.add(memory.read(buffer(layer, component), page * bytes, bytes, out, 0));
         return out;
     }
 
@@ -227,7 +266,7 @@ public final class PageStore implements AutoCloseable {
             throw new ByteRangeException(label + " " + component + " payload of page " + page, 0, payload.length, (long) layers() * bytes);
         }
         for (int l = 0; l < layers(); l++) {
-            memory.write(buffer(l, component), page * bytes, payload, l * bytes, bytes);
+            meter.add(memory.write(buffer(l, component), page * bytes, payload, l * bytes, bytes));
         }
     }
 
@@ -247,7 +286,7 @@ public final class PageStore implements AutoCloseable {
     public void readPages(int layer, KvComponent component, long firstPage, int count, ByteBuffer dst) {
         checkRun(firstPage, count);
         int bytes = pageBytes(component);
-        memory.read(buffer(layer, component), firstPage * bytes, dst.slice(dst.position(), count * bytes));
+        meter.add(memory.read(buffer(layer, component), firstPage * bytes, dst.slice(dst.position(), count * bytes)));
         dst.position(dst.position() + count * bytes);
     }
 
@@ -255,7 +294,7 @@ public final class PageStore implements AutoCloseable {
     public void writePage(int layer, KvComponent component, long page, ByteBuffer src) {
         checkPage(page);
         int bytes = pageBytes(component);
-        memory.write(buffer(layer, component), page * bytes, src.slice(src.position(), bytes));
+        meter.add(memory.write(buffer(layer, component), page * bytes, src.slice(src.position(), bytes)));
         src.position(src.position() + bytes);
     }
 
@@ -270,7 +309,7 @@ public final class PageStore implements AutoCloseable {
         int bytes = pageBytes(component);
         byte[] out = new byte[Math.multiplyExact(pages.length, bytes)];
         PageBuffer buffer = buffer(layer, component);
-        forEachRun(pages, (start, end) -> memory.read(buffer, pages[start] * bytes, (end - start) * bytes, out, start * bytes));
+        forEachRun(pages, (start, end) -> meter.add(memory.read(buffer, pages[start] * bytes, (end - start) * bytes, out, start * bytes)));
         return out;
     }
 
@@ -289,7 +328,7 @@ public final class PageStore implements AutoCloseable {
             throw new IllegalArgumentException(label + ": " + src.length + " bytes for " + pages.length + " pages of " + bytes + " bytes");
         }
         PageBuffer buffer = buffer(layer, component);
-        forEachRun(pages, (start, end) -> memory.write(buffer, pages[start] * bytes, src, start * bytes, (end - start) * bytes));
+        forEachRun(pages, (start, end) -> meter.add(memory.write(buffer, pages[start] * bytes, src, start * bytes, (end - start) * bytes)));
     }
 
     /** What is done with list positions {@code [start, end)}, whose pages follow one another. */
@@ -316,18 +355,18 @@ public final class PageStore implements AutoCloseable {
     /** A copy of bytes {@code [offset, offset + length)} of a layer buffer of {@code component}. */
     public byte[] readBytes(int layer, KvComponent component, long offset, int length) {
         byte[] out = new byte[length];
-        memory.read(buffer(layer, component), offset, length, out, 0);
+        meter.add(memory.read(buffer(layer, component), offset, length, out, 0));
         return out;
     }
 
     /** Overwrites bytes of a layer buffer of {@code component} from {@code offset} with {@code src}. */
     public void writeBytes(int layer, KvComponent component, long offset, byte[] src) {
-        memory.write(buffer(layer, component), offset, src, 0, src.length);
+        meter.add(memory.write(buffer(layer, component), offset, src, 0, src.length));
     }
 
     /** Feeds bytes {@code [offset, offset + length)} of a layer buffer of {@code component} to {@code checksum}. */
     public void checksum(int layer, KvComponent component, long offset, int length, Checksum checksum) {
-        memory.checksum(buffer(layer, component), offset, length, checksum);
+        meter.add(memory.checksum(buffer(layer, component), offset, length, checksum));
     }
 
     /**
@@ -367,44 +406,12 @@ public final class PageStore implements AutoCloseable {
     }
 
     private void gatherFrom(List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages, KvComponent... components) {
-        if (sources.size() != srcPages.size() || sources.size() != dstPages.size()) {
-            throw new IllegalArgumentException(sources.size() + " sources with " + srcPages.size() + " source and " + dstPages.size()
-                    + " destination page lists");
-        }
-        for (int k = 0; k < sources.size(); k++) {
-            PageStore src = sources.get(k);
-            if (!src.layout.equals(layout) || src.pageSize != pageSize) {
-                throw new IncompatibleStoresException(src, this);
-            }
-            PageListMismatchException.check(srcPages.get(k), dstPages.get(k));
-            PageLists.check(src.label, srcPages.get(k), src.pages);
-            PageLists.check(label, dstPages.get(k), pages);
-        }
-        List<PageCopy> batch = new ArrayList<>();
-        for (int k = 0; k < sources.size(); k++) {
-            PageStore src = sources.get(k);
-            if (src.memory == memory) {
-                for (KvComponent component : components) {
-                    for (int l = 0; l < layers(); l++) {
-                        batch.add(new PageCopy(src.buffer(l, component), srcPages.get(k), buffer(l, component), dstPages.get(k)));
-                    }
-                }
-            } else {
-                stageFrom(src, srcPages.get(k), dstPages.get(k), components);
-            }
-        }
-        if (!batch.isEmpty()) {
-            memory.copyPages(batch);
-        }
+        StoreGather.into(this, sources, srcPages, dstPages, components);
     }
 
-    /** Pages of a store in another memory through the host: each layer's pages read and written in runs of consecutive pages. */
-    private void stageFrom(PageStore src, long[] srcPages, long[] dstPages, KvComponent... components) {
-        for (KvComponent component : components) {
-            for (int l = 0; l < layers(); l++) {
-                writePages(l, component, dstPages, src.readPages(l, component, srcPages));
-            }
-        }
+    /** Counts bytes that one of this store's calls moved across the host (a gather's batch). */
+    void countCrossed(long bytes) {
+        meter.add(bytes);
     }
 
     /** Frees the buffers in the memory; idempotent. */
@@ -420,7 +427,15 @@ public final class PageStore implements AutoCloseable {
      *
      * @param onUse the error each later use throws
      */
-    public synchronized void closeWith(Supplier<? extends RuntimeException> onUse) {
+    public void closeWith(Supplier<? extends RuntimeException> onUse) {
+        if (owner != this) {
+            owner.closeWith(onUse);
+            return;
+        }
+        closeOwn(onUse);
+    }
+
+    private synchronized void closeOwn(Supplier<? extends RuntimeException> onUse) {
         if (closedError == null) {
             closedError = Objects.requireNonNull(onUse, "onUse");
         }
@@ -437,7 +452,7 @@ public final class PageStore implements AutoCloseable {
     public PageBuffer buffer(int layer, KvComponent component) {
         PageBuffer buffer = buffers.get(layer, component);
         if (buffer == null) {
-            Supplier<? extends RuntimeException> error = closedError;
+            Supplier<? extends RuntimeException> error = owner.closedError;
             throw error != null ? error.get() : new IllegalStateException(label + " is closed");
         }
         return buffer;

@@ -110,41 +110,42 @@ final class StagedRankMemory implements PageMemory, BufferImport {
     }
 
     @Override
-    public void write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
+    public long write(PageBuffer dst, long offset, byte[] src, int srcOffset, int length) {
         RankBuffer d = own(dst);
         ByteRangeException.check(d, offset, length);
         for (int done = 0; done < length; done += CHUNK) {
             int n = Math.min(CHUNK, length - done);
             byte[] part = java.util.Arrays.copyOfRange(src, srcOffset + done, srcOffset + done + n);
             calls.call(d.rank(), d.request("write").put("offset", offset + done), part);
-            traffic.add(n);
         }
+        return length;
     }
 
     @Override
-    public void write(PageBuffer dst, long offset, ByteBuffer src) {
+    public long write(PageBuffer dst, long offset, ByteBuffer src) {
         byte[] bytes = new byte[src.remaining()];
         src.get(bytes);
-        write(dst, offset, bytes, 0, bytes.length);
+        return write(dst, offset, bytes, 0, bytes.length);
     }
 
     @Override
-    public void read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
+    public long read(PageBuffer src, long offset, int length, byte[] dst, int dstOffset) {
         RankBuffer s = own(src);
         ByteRangeException.check(s, offset, length);
         for (int done = 0; done < length; done += CHUNK) {
             int n = Math.min(CHUNK, length - done);
             byte[] part = bytes(calls.call(s.rank(), s.request("read").put("offset", offset + done).put("length", n), null), n, s);
             System.arraycopy(part, 0, dst, dstOffset + done, n);
-            traffic.add(n);
         }
+        return length;
     }
 
     @Override
-    public void read(PageBuffer src, long offset, ByteBuffer dst) {
+    public long read(PageBuffer src, long offset, ByteBuffer dst) {
         byte[] bytes = new byte[dst.remaining()];
-        read(src, offset, bytes.length, bytes, 0);
+        long crossed = read(src, offset, bytes.length, bytes, 0);
         dst.put(bytes);
+        return crossed;
     }
 
     @Override
@@ -153,18 +154,22 @@ final class StagedRankMemory implements PageMemory, BufferImport {
     }
 
     @Override
-    public void checksum(PageBuffer src, long offset, int length, Checksum checksum) {
+    public long checksum(PageBuffer src, long offset, int length, Checksum checksum) {
         for (int done = 0; done < length; done += CHUNK) {
             int n = Math.min(CHUNK, length - done);
             byte[] part = new byte[n];
             read(src, offset + done, n, part, 0);
             checksum.update(part, 0, n);
         }
+        return length;
     }
 
-    /** Between two rank buffers (any ranks): the source rank sends the pages ({@code pages}), the destination stores them ({@code writePages}). */
+    /**
+     * Between two rank buffers (any ranks): the source rank sends the pages ({@code pages}), the
+     * destination stores them ({@code writePages}); every byte crosses this process twice.
+     */
     @Override
-    public void copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
+    public long copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
         PageCopies.checkPairs(src, srcPages, dst, dstPages);
         RankBuffer s = own(src);
         RankBuffer d = own(dst);
@@ -179,8 +184,8 @@ final class StagedRankMemory implements PageMemory, BufferImport {
             }
             byte[] pages = bytes(calls.call(s.rank(), read, null), (to - from) * s.pageBytes(), s);
             calls.call(d.rank(), write, pages);
-            traffic.add(2L * (to - from) * s.pageBytes());
         }
+        return 2L * srcPages.length * s.pageBytes();
     }
 
     private static byte[] bytes(RankChannel.Reply reply, int expected, RankBuffer from) {
@@ -192,7 +197,7 @@ final class StagedRankMemory implements PageMemory, BufferImport {
         return bytes;
     }
 
-    /** Page bytes moved over the control connections, by stage (all of them cross this process's heap). */
+    /** What its stores moved over the control connections, by stage (all of it crosses this process's heap). */
     @Override
     public HostTraffic hostTraffic() {
         return traffic;

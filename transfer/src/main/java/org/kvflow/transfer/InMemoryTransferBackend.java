@@ -3,7 +3,6 @@ package org.kvflow.transfer;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.decode.DecodeReceiver;
-import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.PageStore;
 import reactor.core.publisher.Mono;
 
@@ -32,10 +31,7 @@ public final class InMemoryTransferBackend implements TransferBackend {
 
     @Override
     public Mono<Void> send(String requestId, int rank, PageRun run, @Nullable PageStore source) {
-        return Mono.fromRunnable(() -> HostTraffic.during(STAGE, () -> {
-            receiver.accept(requestId, rank, run.src(), run.dst(), source);
-            return run;
-        }));
+        return Mono.fromRunnable(() -> receiver.accept(requestId, rank, run.src(), run.dst(), source));
     }
 
     @Override

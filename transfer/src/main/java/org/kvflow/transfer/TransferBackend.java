@@ -13,8 +13,9 @@ import reactor.core.publisher.Mono;
  */
 public interface TransferBackend {
     /**
-     * The transfer stage's name: page bytes a backend reads across the host, on whatever thread it
-     * builds its frames, are counted under it ({@link org.kvflow.pages.HostTraffic#during}).
+     * The transfer stage's name: the stage hands a backend its view of each rank's store counted
+     * under it ({@link PageStore#countedAs}), so the page bytes a backend reads across the host, on
+     * whatever thread it builds its frames, count as the transfer's.
      */
     String STAGE = "kvflow.transfer";
 

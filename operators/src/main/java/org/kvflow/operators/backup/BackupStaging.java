@@ -56,13 +56,13 @@ final class BackupStaging implements AutoCloseable {
                 dstPages.add(dst.get(r).stream().mapToLong(Long::longValue).toArray());
             }
         }
-        host.gatherFrom(sources, srcPages, dstPages);
+        host.countedAs(stores.stage()).gatherFrom(sources, srcPages, dstPages);
     }
 
     /** The layer-major payload of {@code component} of the page at position {@code i} of the last {@link #stage} call. */
     byte[] payload(int i, KvComponent component) {
         if (staged) {
-            return java.util.Objects.requireNonNull(staging).readPage(component, i);
+            return java.util.Objects.requireNonNull(staging).countedAs(stores.stage()).readPage(component, i);
         }
         int page = pages[i];
         return stores.rank(stores.holder(page)).readPage(component, stores.physicalPage(page));

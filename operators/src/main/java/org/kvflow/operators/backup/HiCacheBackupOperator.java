@@ -71,7 +71,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
                     + "this stage sees finished requests only: use write_through or write_through_selective");
         }
         requireBytes(group);
-        this.staging = new BackupStaging(group.stores());
+        this.staging = new BackupStaging(group.stores().countedAs(STAGE));
     }
 
     /**

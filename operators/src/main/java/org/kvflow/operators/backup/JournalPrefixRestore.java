@@ -22,7 +22,6 @@ import org.kvflow.journal.replay.JournalReadAhead;
 import org.kvflow.journal.replay.JournalReader;
 import org.kvflow.journal.replay.ReplayReport;
 import org.kvflow.journal.replay.ReplayStart;
-import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.operators.group.RankStores;
@@ -45,7 +44,7 @@ import org.kvflow.operators.group.RankStores;
  * The staging stores are held until {@link #close()}. Blocking; one restore at a time.
  */
 public final class JournalPrefixRestore implements AutoCloseable {
-    /** The stage name the restore's host⇄device bytes are counted under. */
+    /** The stage name the restore's host⇄device bytes are counted under (its views of the stores and its staging stores). */
     public static final String STAGE = "kvflow.restore";
     /** Pages staged before a batch goes to the ranks, a good default (16 DeepSeek V3.2 pages: 49 MB per staging store). */
     public static final int DEFAULT_BATCH_PAGES = 16;
@@ -68,18 +67,19 @@ public final class JournalPrefixRestore implements AutoCloseable {
      * @param readers    journal readers run side by side
      */
     public JournalPrefixRestore(RankStores stores, int batchPages, int readers) {
-        this.stores = Objects.requireNonNull(stores, "stores");
+        this.stores = Objects.requireNonNull(stores, "stores").countedAs(STAGE);
         if (batchPages < 1 || readers < 1) {
             throw new IllegalArgumentException("batchPages and readers must be >= 1, were " + batchPages + ", " + readers);
         }
         this.batchPages = batchPages;
-        PageStore like = stores.rank(0);
+        PageStore like = this.stores.rank(0);
         try {
             for (int k = 0; k < readers; k++) {
                 PageStore[] pair = new PageStore[2];
                 staging.add(pair);
                 for (int s = 0; s < 2; s++) {
-                    pair[s] = PageStore.allocateHost(like.memory(), "restore staging " + k + "." + s, like.layout(), like.pageSize(), batchPages);
+                    pair[s] = PageStore.allocateHost(like.memory(), "restore staging " + k + "." + s, like.layout(), like.pageSize(), batchPages)
+                            .countedAs(STAGE);
                 }
             }
         } catch (RuntimeException e) {
@@ -327,10 +327,7 @@ public final class JournalPrefixRestore implements AutoCloseable {
                     copies.add(() -> rank.copyPagesFrom(stage, component, src, dst));
                 }
             }
-            copying[s] = copier.submit(() -> HostTraffic.during(STAGE, () -> {
-                copies.forEach(Runnable::run);
-                return null;
-            }));
+            copying[s] = copier.submit(() -> copies.forEach(Runnable::run));
             current = 1 - s;
             waitFor(current);
             slots = 0;

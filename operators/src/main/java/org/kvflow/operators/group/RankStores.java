@@ -8,6 +8,7 @@ import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.pages.PageStore;
@@ -18,16 +19,19 @@ import org.kvflow.pages.RankPools;
  * {@link PageMemory} (allocated there, or opened there from rank processes: {@link RankPools}),
  * and in debug mode under shared KV a replicated reference (every row at its logical loc) that
  * full views are checked against. Maps a logical page to the rank that holds it and the physical
- * page there. Stages reach pages only through these stores.
+ * page there. Stages reach pages only through these stores, each through its own view of them
+ * ({@link #countedAs}), so the bytes a stage moves across the host are counted under its name.
  */
 public final class RankStores implements AutoCloseable {
     private final PageMemory memory;
     private final OwnershipMap ownership;
     private final PoolLayout layout;
     private final java.util.concurrent.atomic.AtomicReferenceArray<PageStore> stores;
-    private final List<java.util.function.BiConsumer<Integer, RuntimeException>> lossListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<java.util.function.BiConsumer<Integer, RuntimeException>> lossListeners;
     private final @Nullable PageStore reference;
     private final RankPools pools;
+    /** The stage this view counts under ({@link HostTraffic#UNATTRIBUTED} for the stores themselves). */
+    private final String stage;
 
     /**
      * Allocates {@code pagesPerRank} zeroed pages of {@code kv} for each of the CP group's ranks in
@@ -65,6 +69,7 @@ public final class RankStores implements AutoCloseable {
     private RankStores(RankPools pools, PageMemory memory, KvLayout kv, OwnershipMap ownership, PoolLayout layout, int pagesPerRank) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.pools = Objects.requireNonNull(pools, "pools");
+        this.lossListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
         this.ownership = ownership;
         this.layout = layout;
         int ps = ownership.pageSize();
@@ -96,6 +101,30 @@ public final class RankStores implements AutoCloseable {
         this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()
                 ? PageStore.onHeap("replicated reference", kv, ps, Math.toIntExact((long) ownership.cpSize() * pagesPerRank))
                 : null;
+        this.stage = HostTraffic.UNATTRIBUTED;
+    }
+
+    private RankStores(RankStores of, String stage) {
+        this.memory = of.memory;
+        this.pools = of.pools;
+        this.ownership = of.ownership;
+        this.layout = of.layout;
+        this.stores = of.stores;
+        this.lossListeners = of.lossListeners;
+        this.reference = of.reference;
+        this.stage = stage;
+    }
+
+    /**
+     * These stores as {@code stage} uses them: every store it hands out (a rank's, the virtual
+     * view, the reference) is that store's view for {@code stage} ({@link PageStore#countedAs}),
+     * the rank restarted after a loss included. Closing a view closes the stores.
+     *
+     * @param stage the stage's name
+     * @return the view
+     */
+    public RankStores countedAs(String stage) {
+        return new RankStores(this, Objects.requireNonNull(stage, "stage"));
     }
 
     /**
@@ -105,7 +134,7 @@ public final class RankStores implements AutoCloseable {
      * @return the view, or empty
      */
     public java.util.Optional<PageStore> virtualView() {
-        return pools.virtualView();
+        return pools.virtualView().map(view -> view.countedAs(stage));
     }
 
     /**
@@ -119,6 +148,11 @@ public final class RankStores implements AutoCloseable {
     public long virtualPage(int page) {
         PageStore view = virtualView().orElseThrow(() -> new IllegalStateException("the rank pools (" + pools + ") have no virtual view"));
         return holder(page) * (long) (view.pages() / ranks()) + physicalPage(page);
+    }
+
+    /** {@return the stage this view counts under ({@link HostTraffic#UNATTRIBUTED} for the stores themselves)} */
+    public String stage() {
+        return stage;
     }
 
     /** {@return the memory every rank store (and every full view built from them) lives in} */
@@ -149,12 +183,12 @@ public final class RankStores implements AutoCloseable {
      * @return its store
      */
     public PageStore rank(int rank) {
-        return stores.get(rank);
+        return stores.get(rank).countedAs(stage);
     }
 
     /** {@return the replicated reference of debug mode, or null when diagnostics are off or KV is replicated} */
     public @Nullable PageStore reference() {
-        return reference;
+        return reference == null ? null : reference.countedAs(stage);
     }
 
     /**

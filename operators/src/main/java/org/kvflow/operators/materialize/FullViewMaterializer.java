@@ -82,12 +82,12 @@ public final class FullViewMaterializer {
                 compact.putIfAbsent(page, compact.size());
             }
         }
-        RankStores stores = group.stores();
+        RankStores stores = group.stores().countedAs(MaterializeOperator.STAGE);
         if (inPlace) {
             return readInPlace(stores, compact);
         }
         PageStore first = stores.rank(0);
-        PageStore view = PageStore.allocate(stores.memory(), "full view", first.layout(), first.pageSize(), compact.size());
+        PageStore view = PageStore.allocate(stores.memory(), "full view", first.layout(), first.pageSize(), compact.size()).countedAs(stores.stage());
         try {
             int sources = group.layout() == PoolLayout.SHARED ? group.ownership().cpSize() : 1;
             List<List<long[]>> bySource = new ArrayList<>(sources);

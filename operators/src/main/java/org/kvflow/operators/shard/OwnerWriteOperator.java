@@ -119,7 +119,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
             byte[] hash = state.pageHashes().get(pos);
             byte[] kv = host.payload(hash, HiCachePool.KV);
             byte[] index = host.payload(hash, HiCachePool.INDEXER);
-            RankStores stores = group.stores();
+            RankStores stores = group.stores().countedAs(STAGE);
             long physical = stores.physicalPage(page);
             for (int r : stores.ranksStoring(page)) {
                 putPage(stores.rank(r), physical, kv, index);
@@ -151,7 +151,7 @@ public final class OwnerWriteOperator implements Function<Flux<PrefillBatch>, Fl
 
     private void writeChunk(KvModel model, ModelRows rows, RequestState state, long from, long to) {
         OwnershipMap ownership = group.ownership();
-        RankStores stores = group.stores();
+        RankStores stores = group.stores().countedAs(STAGE);
         int ps = ownership.pageSize();
         long[] locs = state.locs(0, to);
         long fullFrom = (from + ps - 1) / ps * ps;

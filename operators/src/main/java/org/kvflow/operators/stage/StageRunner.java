@@ -1,7 +1,6 @@
 package org.kvflow.operators.stage;
 
 import java.util.Objects;
-import org.kvflow.pages.HostTraffic;
 import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.group.PrefillBatch;
 import reactor.core.publisher.Mono;
@@ -10,8 +9,8 @@ import reactor.core.publisher.Mono;
  * The one place where a stage's failures turn into freed pages: runs a {@link BatchStage} (or an
  * {@link AsyncBatchStage}) on a batch, fails every active entry if the stage threw, and releases (without caching) the pages of
  * every request that left the stage failed and still holds them. Requests whose pages were lost
- * with a rank's pool ({@link org.kvflow.operators.group.RequestState#lost}) fail before the stage sees them. Page bytes the stage moves across
- * the host while it runs are counted under its name ({@link HostTraffic#during}).
+ * with a rank's pool ({@link org.kvflow.operators.group.RequestState#lost}) fail before the stage sees them. The page bytes a stage
+ * moves across the host are counted by its own views of the stores ({@link org.kvflow.operators.group.RankStores#countedAs}), not here.
  */
 public final class StageRunner {
     private final KvGroup group;
@@ -21,14 +20,14 @@ public final class StageRunner {
      * A runner for one stage of {@code group}'s pipeline.
      *
      * @param group     the group whose pages failed requests release
-     * @param stageName the stage's operator name ({@code kvflow.write}, …), under which its host traffic is counted
+     * @param stageName the stage's operator name ({@code kvflow.write}, …), as Reactor's scan names the operator
      */
     public StageRunner(KvGroup group, String stageName) {
         this.group = Objects.requireNonNull(group, "group");
         this.stageName = Objects.requireNonNull(stageName, "stageName");
     }
 
-    /** {@return the name the stage's host traffic is counted under} */
+    /** {@return the stage's operator name} */
     public String stageName() {
         return stageName;
     }
@@ -44,7 +43,7 @@ public final class StageRunner {
         PrefillBatch live = batch.failLost();
         PrefillBatch next;
         try {
-            next = HostTraffic.during(stageName, () -> stage.apply(live));
+            next = stage.apply(live);
         } catch (RuntimeException e) {
             next = live.failActive(e);
         }
@@ -60,7 +59,7 @@ public final class StageRunner {
      */
     public Mono<PrefillBatch> run(AsyncBatchStage stage, PrefillBatch batch) {
         PrefillBatch live = batch.failLost();
-        return Mono.defer(() -> HostTraffic.during(stageName, () -> stage.apply(live)))
+        return Mono.defer(() -> stage.apply(live))
                 .onErrorResume(RuntimeException.class, e -> Mono.just(live.failActive(e)))
                 .map(this::releaseFailed);
     }

@@ -170,7 +170,7 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                         : replicatedPairs(rank, pages, session.decodePages, slice[0], slice[1]);
                 long[] src = pairs.stream().mapToLong(PagePair::srcLocal).toArray();
                 long[] dst = pairs.stream().mapToLong(PagePair::dst).toArray();
-                @Nullable PageStore source = group.model().storesBytes() ? group.stores().rank(rank) : null;
+                @Nullable PageStore source = group.model().storesBytes() ? group.stores().countedAs(TransferBackend.STAGE).rank(rank) : null;
                 int from = rank;
                 TransferPlanner.groupRuns(src, dst).forEach(run -> sends.add(backend.send(state.id(), from, run, source)));
                 session.pagesSent += pairs.size();

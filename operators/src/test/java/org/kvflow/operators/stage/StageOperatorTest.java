@@ -112,38 +112,4 @@ class StageOperatorTest {
                 .thenCancel()
                 .verify(Duration.ofSeconds(5));
     }
-
-    @Test
-    void hostTrafficAStageMovesIsCountedUnderItsNameAndNothingOutsideIt() {
-        org.kvflow.pages.HostTraffic traffic = new org.kvflow.pages.HostTraffic();
-        Probe write = new Probe(b -> {
-            traffic.add(656L * b.entries().size());
-            return b;
-        });
-        Probe attend = new Probe(b -> {
-            traffic.add(100);
-            return b;
-        });
-        Flux<PrefillBatch> batches = Flux.just(fixture.admitted(0, "a", "b"), fixture.admitted(1, "c"));
-        StepVerifier.create(new StageOperator(new StageOperator(batches, new StageRunner(group, "kvflow.write"), () -> write),
-                        new StageRunner(group, "kvflow.materialize"), () -> attend))
-                .expectNextCount(2).verifyComplete();
-        traffic.add(7); // on this thread, after the stages: nobody's
-        assertThat(traffic.byStage()).containsExactly(java.util.Map.entry("kvflow.materialize", 200L), java.util.Map.entry("kvflow.write", 1968L),
-                java.util.Map.entry(org.kvflow.pages.HostTraffic.UNATTRIBUTED, 7L));
-        assertThat(traffic.total()).isEqualTo(2175);
-        group.releaseAll();
-    }
-
-    @Test
-    void anAsyncStagesSynchronousWorkIsCountedUnderItsName() {
-        org.kvflow.pages.HostTraffic traffic = new org.kvflow.pages.HostTraffic();
-        AsyncBatchStage send = b -> {
-            traffic.add(41_984);
-            return reactor.core.publisher.Mono.just(b);
-        };
-        StepVerifier.create(new StageRunner(group, "kvflow.transfer").run(send, fixture.admitted(0, "a"))).expectNextCount(1).verifyComplete();
-        assertThat(traffic.byStage()).containsExactly(java.util.Map.entry("kvflow.transfer", 41_984L));
-        group.releaseAll();
-    }
 }

@@ -18,7 +18,6 @@ import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.TransferRejectedException;
-import org.kvflow.pages.HostTraffic;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.PageRun;
@@ -199,21 +198,17 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         // each page's CRC32C grows run by run, right after the run is copied in and while its bytes are still in cache
         CRC32C[] crcs = new CRC32C[length];
         Arrays.setAll(crcs, k -> new CRC32C());
-        // the page bytes this frame reads from the rank's store count as the transfer stage's host traffic
-        HostTraffic.during(STAGE, () -> {
-            for (KvComponent component : KvComponent.values()) {
-                int pageBytes = source.pageBytes(component);
-                for (int l = 0; l < source.layers(); l++) {
-                    int at = buf.writerIndex();
-                    source.readPages(l, component, src, length, buf.nioBuffer(at, length * pageBytes));
-                    buf.writerIndex(at + length * pageBytes);
-                    for (int k = 0; k < length; k++) {
-                        crcs[k].update(buf.nioBuffer(at + k * pageBytes, pageBytes));
-                    }
+        for (KvComponent component : KvComponent.values()) {
+            int pageBytes = source.pageBytes(component);
+            for (int l = 0; l < source.layers(); l++) {
+                int at = buf.writerIndex();
+                source.readPages(l, component, src, length, buf.nioBuffer(at, length * pageBytes));
+                buf.writerIndex(at + length * pageBytes);
+                for (int k = 0; k < length; k++) {
+                    crcs[k].update(buf.nioBuffer(at + k * pageBytes, pageBytes));
                 }
             }
-            return buf;
-        });
+        }
         for (int k = 0; k < length; k++) {
             buf.setIntLE(crcAt + 4 * k, (int) crcs[k].getValue());
         }
