@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.pool.PageAllocator;
 import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.PageStore;
 
 /**
@@ -80,9 +81,27 @@ public final class DecodeReceiver {
      * @param nanoClock a monotonic clock in nanoseconds
      */
     public DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout, LongSupplier nanoClock) {
+        this(pages, pageSize, layout, nanoClock, null);
+    }
+
+    /**
+     * A receiver whose pool lies in {@code memory} (device memory, say), which the caller closes
+     * after the receiver: every page it accepts is written there.
+     *
+     * @param pages    decode pool size in pages (page 0 is padding)
+     * @param pageSize tokens per page
+     * @param layout   row layout of the KV bytes
+     * @param memory   where the pool's buffers are allocated
+     */
+    public DecodeReceiver(int pages, int pageSize, KvLayout layout, PageMemory memory) {
+        this(pages, pageSize, Objects.requireNonNull(layout, "layout"), System::nanoTime, Objects.requireNonNull(memory, "memory"));
+    }
+
+    private DecodeReceiver(int pages, int pageSize, @Nullable KvLayout layout, LongSupplier nanoClock, @Nullable PageMemory memory) {
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.allocator = new PageAllocator("decode pool", pages, pageSize);
-        this.store = layout == null ? null : PageStore.onHeap("decode pool", layout, pageSize, pages);
+        this.store = layout == null ? null : memory == null ? PageStore.onHeap("decode pool", layout, pageSize, pages)
+                : PageStore.allocate(memory, "decode pool", layout, pageSize, pages);
         this.pageSize = pageSize;
         this.layout = layout;
     }

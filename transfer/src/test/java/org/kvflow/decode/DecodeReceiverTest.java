@@ -83,6 +83,24 @@ class DecodeReceiverTest {
         return java.util.stream.LongStream.range(first, first + count).toArray();
     }
 
+    /** A pool in a memory of the caller's: the pages a request receives are written there, and read back from there. */
+    @Test
+    void aPoolInTheCallersMemoryReceivesItsPagesThere() {
+        try (org.kvflow.pages.CrossingMemory memory = new org.kvflow.pages.CrossingMemory();
+             org.kvflow.pages.PageStore prefill = org.kvflow.pages.PageStore.onHeap("rank 0", TOY, 4, 8)) {
+            byte[] page = new byte[TOY.shape().layers() * prefill.mlaPageBytes()];
+            java.util.Arrays.fill(page, (byte) 7);
+            prefill.writePage(org.kvflow.pages.KvComponent.MLA, 3, page);
+            DecodeReceiver receiver = new DecodeReceiver(16, 4, TOY, memory);
+            long[] d = receiver.open("a", 1, 1);
+            receiver.accept("a", 0, new long[] {3}, d, prefill);
+            long pageBytes = (long) TOY.shape().layers() * (prefill.mlaPageBytes() + prefill.indexPageBytes());
+            assertThat(receiver.store().memory()).isSameAs(memory);
+            assertThat(memory.hostTraffic().total()).as("one page written into the caller's memory").isEqualTo(pageBytes);
+            assertThat(receiver.store().readPage(org.kvflow.pages.KvComponent.MLA, d[0])).isEqualTo(page);
+        }
+    }
+
     /** Ranks write side by side: a position being written by one is refused to another, and a release mid-write waits for the write. */
     @Test
     @org.junit.jupiter.api.Timeout(30) // a write under the receiver's lock would block the other rank here for good
