@@ -13,6 +13,7 @@ cd "$root"
 mvn -B -q $offline install -DskipTests
 bash "$root/bench/device/runtime.sh" $offline
 mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,journal,operators,dsl,ranks,deepseek-v32
+cp pages/target/kvflow-pages-*-tests.jar .device/pages-tests.jar
 cp tornado-kernels/target/kvflow-tornado-kernels-*-tests.jar .device/kernels-tests.jar
 cp cuda-fallback/target/kvflow-cuda-fallback-*-tests.jar .device/cuda-tests.jar
 cp journal/target/kvflow-journal-*-tests.jar .device/journal-tests.jar

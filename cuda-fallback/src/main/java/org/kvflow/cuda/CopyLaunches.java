@@ -1,25 +1,20 @@
 package org.kvflow.cuda;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import jcuda.Pointer;
 import jcuda.Sizeof;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 import org.kvflow.pages.PageCopy;
 
 /**
  * The page-copy kernels' launches on one stream: up to {@link #MAX_COMPONENTS} buffer pairs with
  * one pair of page lists, or a batch of copies over a device-side table, each with its own lists.
  * A table equal to the one still in the stream's scratch is not sent again. Callers check the
- * copies; this class only lays out arguments and launches. Not thread-safe.
+ * copies; this class only lays out arguments and launches ({@link DriverLaunch}). Not thread-safe.
  */
-final class CopyLaunches {
+final class CopyLaunches implements AutoCloseable {
     /** KV components one launch can move (the kernels take four base pairs). */
     static final int MAX_COMPONENTS = 4;
     /** Buffer pairs one table launch can move (grid.y). */
@@ -29,9 +24,9 @@ final class CopyLaunches {
     private static final int SLICES = 4;
 
     private final CudaStream stream;
-    private final CUfunction copyV4;
-    private final CUfunction copyTableV4;
-    private final CUfunction copyU8;
+    private final DriverLaunch copyV4;
+    private final DriverLaunch copyTableV4;
+    private final DriverLaunch copyU8;
     /** The table last sent (its first {@link #uploadedLength} longs) and the stage count it was sent at. */
     private long[] uploaded = new long[0];
     private int uploadedLength = -1;
@@ -41,9 +36,9 @@ final class CopyLaunches {
 
     CopyLaunches(CudaDevice device, CudaStream stream) {
         this.stream = stream;
-        this.copyV4 = device.function(CudaKernels.COPY_PAGES_V4);
-        this.copyTableV4 = device.function(CudaKernels.COPY_PAGES_TABLE_V4);
-        this.copyU8 = device.function(CudaKernels.COPY_PAGES_U8);
+        this.copyV4 = new DriverLaunch("copy_pages_v4", device.function(CudaKernels.COPY_PAGES_V4), stream.stream(), 3 * MAX_COMPONENTS + 3);
+        this.copyTableV4 = new DriverLaunch("copy_pages_table_v4", device.function(CudaKernels.COPY_PAGES_TABLE_V4), stream.stream(), 6);
+        this.copyU8 = new DriverLaunch("copy_pages_u8", device.function(CudaKernels.COPY_PAGES_U8), stream.stream(), 3 * MAX_COMPONENTS + 3);
     }
 
     /** A copy table built in {@link #building}: its length in longs, its distinct page pairs, the longest row, and whether it equals the one in scratch. */
@@ -124,43 +119,55 @@ final class CopyLaunches {
             building = swap;
             uploadedLength = t.length();
         }
-        CUdeviceptr scratch = stream.scratch();
-        long lists = 2L * t.pairs() * Sizeof.LONG;
-        CUdeviceptr metaAt = scratch.withByteOffset(lists);
-        CUdeviceptr addrsAt = scratch.withByteOffset(lists + 3L * rows * Sizeof.LONG);
-        long grid = (long) t.widest() * SLICES;
+        launchTableAt(stream.scratch().address(), t.pairs(), rows, t.widest());
+    }
+
+    /** The table {@link #table} built last, as it would be sent: what a prepared copy keeps on the device. */
+    long[] built(Table t) {
+        return Arrays.copyOf(building, t.length());
+    }
+
+    /**
+     * One launch over a table already at device address {@code table} ({@code pairs} page pairs,
+     * {@code rows} copies, {@code widest} pairs in the longest), then one sync.
+     */
+    void launchTableAt(long table, int pairs, int rows, int widest) {
+        long lists = 2L * pairs * Sizeof.LONG;
+        long grid = (long) widest * SLICES;
         if (grid > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(t.widest() + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
+            throw new IllegalArgumentException(widest + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / SLICES + ")");
         }
-        Pointer args = Pointer.to(Pointer.to(addrsAt), Pointer.to(metaAt), Pointer.to(new int[] {rows}), Pointer.to(scratch),
-                Pointer.to(scratch.withByteOffset((long) t.pairs() * Sizeof.LONG)), Pointer.to(new int[] {SLICES}));
-        stream.launch(() -> cuLaunchKernel(copyTableV4, (int) grid, rows, 1, BLOCK, 1, 1, 0, stream.stream(), args, null));
+        copyTableV4.set(0, table + lists + 3L * rows * Sizeof.LONG).set(1, table + lists).setInt(2, rows).set(3, table)
+                .set(4, table + (long) pairs * Sizeof.LONG).setInt(5, SLICES);
+        stream.launch(() -> copyTableV4.launch((int) grid, rows, BLOCK));
     }
 
     /** The page lists go to the device scratch in one async copy; one launch for up to four buffer pairs; one sync. */
     void launchComponents(List<DeviceBuffer> src, long[] srcPages, List<DeviceBuffer> dst, long[] dstPages) {
         int n = srcPages.length;
-        CUdeviceptr srcList = stream.stage(srcPages, dstPages);
-        CUdeviceptr dstList = srcList.withByteOffset((long) n * Sizeof.LONG);
+        long srcList = stream.stage(srcPages, dstPages).address();
         int comps = src.size();
         boolean vectors = src.stream().allMatch(b -> b.pageBytes() % 16 == 0);
-        Pointer[] args = new Pointer[3 * MAX_COMPONENTS + 3];
+        DriverLaunch kernel = vectors ? copyV4 : copyU8;
         for (int c = 0; c < MAX_COMPONENTS; c++) {
             DeviceBuffer s = src.get(Math.min(c, comps - 1));
             DeviceBuffer d = dst.get(Math.min(c, comps - 1));
-            args[3 * c] = Pointer.to(s.address);
-            args[3 * c + 1] = Pointer.to(d.address);
-            args[3 * c + 2] = Pointer.to(new int[] {vectors ? s.pageBytes() / 16 : s.pageBytes()});
+            kernel.set(3 * c, s.address.address()).set(3 * c + 1, d.address.address()).setInt(3 * c + 2, vectors ? s.pageBytes() / 16 : s.pageBytes());
         }
-        args[3 * MAX_COMPONENTS] = Pointer.to(srcList);
-        args[3 * MAX_COMPONENTS + 1] = Pointer.to(dstList);
         int slices = vectors ? SLICES : 1;
-        args[3 * MAX_COMPONENTS + 2] = Pointer.to(new int[] {slices});
+        kernel.set(3 * MAX_COMPONENTS, srcList).set(3 * MAX_COMPONENTS + 1, srcList + (long) n * Sizeof.LONG).setInt(3 * MAX_COMPONENTS + 2, slices);
         long grid = (long) n * slices;
         if (grid > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(n + " page pairs exceed one launch (at most " + Integer.MAX_VALUE / slices + ")");
         }
-        stream.launch(() -> cuLaunchKernel(vectors ? copyV4 : copyU8, (int) grid, comps, 1, BLOCK, 1, 1, 0, stream.stream(),
-                Pointer.to(args), null));
+        stream.launch(() -> kernel.launch((int) grid, comps, BLOCK));
+    }
+
+    /** Frees the launches' argument blocks. */
+    @Override
+    public void close() {
+        copyV4.close();
+        copyTableV4.close();
+        copyU8.close();
     }
 }

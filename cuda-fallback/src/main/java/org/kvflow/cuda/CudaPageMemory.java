@@ -12,7 +12,6 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -34,9 +33,9 @@ import org.kvflow.pages.MemoryUnavailableException;
 import org.kvflow.pages.NotHostMemoryException;
 import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.pages.PageBuffer;
-import org.kvflow.pages.PageCopies;
 import org.kvflow.pages.PageCopy;
 import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PreparedCopies;
 import org.kvflow.pages.Residency;
 import org.kvflow.pages.SideBySideViews;
 
@@ -49,10 +48,10 @@ import org.kvflow.pages.SideBySideViews;
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
  * one memory).
  */
-public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess {
+public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies {
     private final CudaDevice device;
     private final CudaStream stream;
-    private final CopyLaunches copies;
+    private final PageCopyCalls calls;
     private final RowLaunches rows;
     private final SharedBuffers shared;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
@@ -82,7 +81,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             throw new CudaCopyException("opening a stream on CUDA device " + ordinal, e);
         }
         try {
-            this.copies = new CopyLaunches(device, stream);
+            this.calls = new PageCopyCalls(this, new CopyLaunches(device, stream));
             this.rows = new RowLaunches(device, stream);
             this.shared = new SharedBuffers(device);
         } catch (RuntimeException e) {
@@ -197,11 +196,6 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         return b.residency() == Residency.DEVICE ? length : 0;
     }
 
-    /** The bytes of {@code pairs} pages copied between a device buffer and a pinned host one (none between two of a kind). */
-    private static long crossing(DeviceBuffer src, DeviceBuffer dst, long pairs) {
-        return (src.residency() == Residency.DEVICE) != (dst.residency() == Residency.DEVICE) ? pairs * src.pageBytes() : 0;
-    }
-
     /** What its stores' host copies of device bytes and page copies between device and pinned buffers crossed. */
     @Override
     public HostTraffic hostTraffic() {
@@ -229,86 +223,24 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
 
     @Override
     public synchronized long copyPages(PageBuffer src, long[] srcPages, PageBuffer dst, long[] dstPages) {
-        return copyComponents(List.of(src), srcPages, List.of(dst), dstPages);
+        return calls.components(List.of(src), srcPages, List.of(dst), dstPages);
     }
 
-    /**
-     * Every copy checked before anything moves; then, when every page size is a multiple of 16
-     * bytes, one launch over a device-side table of all the copies (each with its own page lists);
-     * else one launch per copy. A table equal to the one already on the device (the same buffers,
-     * sizes and lists: a view gathered again from the same pages) was checked when it was sent,
-     * so only its lists' lengths and page sizes are checked again.
-     */
+    /** Every copy checked, then one launch over a device-side table of them all ({@link PageCopyCalls#batch}). */
     @Override
     public synchronized long copyPages(List<PageCopy> batch) {
-        boolean vectors = true;
-        List<DeviceBuffer> from = new ArrayList<>();
-        List<DeviceBuffer> to = new ArrayList<>();
-        for (PageCopy copy : batch) {
-            PageCopies.checkShape(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
-            from.add(own(copy.src()));
-            to.add(own(copy.dst()));
-            vectors &= copy.src().pageBytes() % 16 == 0;
-        }
-        if (!vectors || batch.size() > CopyLaunches.MAX_TABLE_ROWS) {
-            PageCopies.checkPairs(batch);
-            long crossed = 0;
-            for (PageCopy copy : batch) {
-                crossed += copyPages(copy.src(), copy.srcPages(), copy.dst(), copy.dstPages());
-            }
-            return crossed;
-        }
-        CopyLaunches.Table table = copies.table(batch, from, to);
-        if (!table.sent()) {
-            PageCopies.checkPairs(batch);
-        }
-        if (table.pairs() == 0) {
-            return 0;
-        }
-        current();
-        try {
-            copies.launchTable(table, batch.size());
-            long crossed = 0;
-            for (int i = 0; i < batch.size(); i++) {
-                crossed += crossing(from.get(i), to.get(i), batch.get(i).srcPages().length);
-            }
-            return crossed;
-        } catch (RuntimeException e) {
-            throw new CudaCopyException("copying pages of " + batch.size() + " buffer pairs (first " + batch.getFirst().src().label() + " to "
-                    + batch.getFirst().dst().label() + ")", e);
-        }
+        return calls.batch(batch);
     }
 
     /** Copies the same pages of up to four components (MLA latent, indexer pages) in one launch. {@return the bytes that crossed} */
     public synchronized long copyComponents(List<PageBuffer> src, long[] srcPages, List<PageBuffer> dst, long[] dstPages) {
-        if (src.size() != dst.size() || src.isEmpty()) {
-            throw new IllegalArgumentException(src.size() + " source vs " + dst.size() + " destination components");
-        }
-        if (src.size() > CopyLaunches.MAX_COMPONENTS) {
-            throw new IllegalArgumentException(src.size() + " components in one launch; at most " + CopyLaunches.MAX_COMPONENTS);
-        }
-        List<DeviceBuffer> s = new ArrayList<>();
-        List<DeviceBuffer> d = new ArrayList<>();
-        for (int c = 0; c < src.size(); c++) {
-            PageCopies.checkPairs(src.get(c), srcPages, dst.get(c), dstPages);
-            s.add(own(src.get(c)));
-            d.add(own(dst.get(c)));
-        }
-        if (srcPages.length == 0) {
-            return 0;
-        }
-        current();
-        try {
-            copies.launchComponents(s, srcPages, d, dstPages);
-            long crossed = 0;
-            for (int c = 0; c < s.size(); c++) {
-                crossed += crossing(s.get(c), d.get(c), srcPages.length);
-            }
-            return crossed;
-        } catch (RuntimeException e) {
-            throw new CudaCopyException("copying " + srcPages.length + " pages (first " + srcPages[0] + " -> " + dstPages[0] + ") of "
-                    + s.stream().map(DeviceBuffer::label).toList() + " to " + d.stream().map(DeviceBuffer::label).toList(), e);
-        }
+        return calls.components(src, srcPages, dst, dstPages);
+    }
+
+    /** The batch checked now and its table kept on the device, so each run is one launch and one wait ({@link PageCopyCalls#prepare}). */
+    @Override
+    public synchronized Prepared prepare(List<PageCopy> batch) {
+        return calls.prepare(batch);
     }
 
     /**
@@ -426,6 +358,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         current();
         release(b);
         live.remove(b);
+        b.heldBy = null;
     }
 
     /** Frees every buffer still allocated and the stream; the device's context stays with the process. */
@@ -439,8 +372,12 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             device.makeCurrent();
             for (DeviceBuffer b : live) {
                 release(b);
+                b.heldBy = null;
             }
             live.clear();
+            if (calls != null) {
+                calls.close();
+            }
             stream.close();
         } catch (RuntimeException e) {
             throw new CudaCopyException("closing the CUDA page memory", e);
@@ -468,18 +405,19 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
 
     private DeviceBuffer track(DeviceBuffer b) {
         live.add(b);
+        b.heldBy = this;
         return b;
     }
 
-    private DeviceBuffer own(PageBuffer buffer) {
+    DeviceBuffer own(PageBuffer buffer) {
         Objects.requireNonNull(buffer, "buffer");
-        if (!(buffer instanceof DeviceBuffer d) || !live.contains(d)) {
+        if (!(buffer instanceof DeviceBuffer d) || d.heldBy != this) {
             throw new ForeignBufferException(buffer.label(), "cuda");
         }
         return d;
     }
 
-    private void current() {
+    void current() {
         if (closed) {
             throw new IllegalStateException("the CUDA page memory is closed");
         }

@@ -13,7 +13,6 @@ import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 import jcuda.Pointer;
 import jcuda.Sizeof;
-import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
 /**
@@ -25,7 +24,7 @@ import jcuda.driver.CUstream;
 final class CudaStream implements AutoCloseable {
     private final CUstream stream = new CUstream();
     private final Pointer staging = new Pointer();
-    private final CUdeviceptr scratch = new CUdeviceptr();
+    private final DevicePointer scratch = new DevicePointer();
     private final LaunchClock clock;
     private long scratchBytes;
     /** Counts what was staged; a staged table is still in scratch while the count it was staged at is current. */
@@ -44,7 +43,7 @@ final class CudaStream implements AutoCloseable {
      * {@code parts}, one after the other, in the device scratch (one asynchronous copy on the
      * stream); returns where the first lies, the others following it.
      */
-    CUdeviceptr stage(long[]... parts) {
+    DevicePointer stage(long[]... parts) {
         long longs = 0;
         for (long[] part : parts) {
             longs += part.length;
@@ -72,7 +71,7 @@ final class CudaStream implements AutoCloseable {
     }
 
     /** The device scratch, where the last staged arguments lie. */
-    CUdeviceptr scratch() {
+    DevicePointer scratch() {
         return scratch;
     }
 

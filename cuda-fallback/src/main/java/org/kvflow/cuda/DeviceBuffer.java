@@ -23,6 +23,8 @@ final class DeviceBuffer implements PageBuffer {
     /** For an exported shareable allocation: the descriptor handed out (kept open while the buffer lives); -1 before. */
     int exportedFd = -1;
     boolean freed;
+    /** The memory that holds it while it is live (tracked and not yet freed): every call's ownership check reads this, not a set. */
+    @Nullable CudaPageMemory heldBy;
 
     DeviceBuffer(String label, long pages, int pageBytes, Residency residency, DevicePointer address, @Nullable Pointer host) {
         this(label, pages, pageBytes, residency, address, host, false);

@@ -242,4 +242,42 @@ class CudaPageMemoryGpuTest {
             assertThat(own.read(b, 6 * 4096, java.nio.ByteBuffer.allocateDirect(4096))).isEqualTo(4096);
         }
     }
+
+    @Test
+    void aPreparedBatchCopiesWhatTheBatchCopiesAndKeepsItsOwnLists() {
+        try (CudaPageMemory own = new CudaPageMemory(0)) {
+            PageBuffer a = own.allocate("rank 0 mla", 8, 4096);
+            PageBuffer b = own.allocate("rank 1 mla", 8, 4096);
+            PageBuffer view = own.allocate("view mla", 8, 4096);
+            PageBuffer pinned = own.allocateHost("hicache host pool", 8, 4096);
+            own.write(a, 0, random(5, 8 * 4096), 0, 8 * 4096);
+            own.write(b, 0, random(6, 8 * 4096), 0, 8 * 4096);
+            long[] fromA = {3, 1};
+            long[] fromB = {7};
+            List<PageCopy> batch = List.of(new PageCopy(a, fromA, view, new long[] {0, 1}), new PageCopy(b, fromB, view, new long[] {2}),
+                    new PageCopy(a, new long[] {2}, pinned, new long[] {5}));
+            try (org.kvflow.pages.PreparedCopies.Prepared prepared = own.prepare(batch)) {
+                fromA[0] = 6; // the caller's list changes after the copy was prepared: the prepared copy keeps its own
+                assertThat(prepared.run()).as("one page from device to pinned host crossed").isEqualTo(4096);
+                byte[] got = readAll(own, view);
+                byte[] ra = readAll(own, a);
+                byte[] rb = readAll(own, b);
+                assertThat(java.util.Arrays.copyOfRange(got, 0, 4096)).isEqualTo(java.util.Arrays.copyOfRange(ra, 3 * 4096, 4 * 4096));
+                assertThat(java.util.Arrays.copyOfRange(got, 4096, 2 * 4096)).isEqualTo(java.util.Arrays.copyOfRange(ra, 4096, 2 * 4096));
+                assertThat(java.util.Arrays.copyOfRange(got, 2 * 4096, 3 * 4096)).isEqualTo(java.util.Arrays.copyOfRange(rb, 7 * 4096, 8 * 4096));
+                assertThat(java.util.Arrays.copyOfRange(readAll(own, pinned), 5 * 4096, 6 * 4096)).isEqualTo(java.util.Arrays.copyOfRange(ra, 2 * 4096, 3 * 4096));
+                own.write(view, 0, new byte[8 * 4096], 0, 8 * 4096);
+                prepared.run(); // again: the same pages
+                assertThat(java.util.Arrays.copyOfRange(readAll(own, view), 0, 3 * 4096)).isEqualTo(java.util.Arrays.copyOfRange(got, 0, 3 * 4096));
+                own.free(b);
+                assertThatThrownBy(prepared::run).isInstanceOf(IllegalStateException.class)
+                        .hasMessage("a prepared copy (copying pages of 3 buffer pairs (first rank 0 mla to view mla)) names rank 1 mla, freed since it was prepared");
+            }
+            List<PageCopy> bad = List.of(new PageCopy(a, new long[] {8}, view, new long[] {0}));
+            assertThatThrownBy(() -> own.prepare(bad)).isInstanceOf(PageOutOfRangeException.class);
+            org.kvflow.pages.PreparedCopies.Prepared closed = own.prepare(List.of(new PageCopy(a, new long[] {0}, view, new long[] {0})));
+            closed.close();
+            assertThatThrownBy(closed::run).isInstanceOf(IllegalStateException.class).hasMessageContaining("run after it was closed");
+        }
+    }
 }

@@ -12,6 +12,21 @@ final class StoreGather {
     private StoreGather() {}
 
     static void into(PageStore dst, List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages, KvComponent... components) {
+        check(dst, sources, srcPages, dstPages);
+        List<PageCopy> batch = batch(dst, sources, srcPages, dstPages, components);
+        for (int k = 0; k < sources.size(); k++) {
+            PageStore src = sources.get(k);
+            if (src.memory() != dst.memory()) {
+                stage(dst, src, srcPages.get(k), dstPages.get(k), components);
+            }
+        }
+        if (!batch.isEmpty()) {
+            dst.countCrossed(dst.memory().copyPages(batch));
+        }
+    }
+
+    /** The checks of a gather: as many lists as sources, matching stores, lists of equal lengths inside their stores. */
+    static void check(PageStore dst, List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages) {
         if (sources.size() != srcPages.size() || sources.size() != dstPages.size()) {
             throw new IllegalArgumentException(sources.size() + " sources with " + srcPages.size() + " source and " + dstPages.size()
                     + " destination page lists");
@@ -25,7 +40,11 @@ final class StoreGather {
             PageLists.check(src.label(), srcPages.get(k), src.pages());
             PageLists.check(dst.label(), dstPages.get(k), dst.pages());
         }
-        List<PageCopy> batch = new ArrayList<>();
+    }
+
+    /** The copies of the sources in the destination's memory, source by source, then component, then layer. */
+    static List<PageCopy> batch(PageStore dst, List<PageStore> sources, List<long[]> srcPages, List<long[]> dstPages, KvComponent... components) {
+        List<PageCopy> batch = new ArrayList<>(sources.size() * components.length * dst.layers());
         for (int k = 0; k < sources.size(); k++) {
             PageStore src = sources.get(k);
             if (src.memory() == dst.memory()) {
@@ -34,13 +53,9 @@ final class StoreGather {
                         batch.add(new PageCopy(src.buffer(l, component), srcPages.get(k), dst.buffer(l, component), dstPages.get(k)));
                     }
                 }
-            } else {
-                stage(dst, src, srcPages.get(k), dstPages.get(k), components);
             }
         }
-        if (!batch.isEmpty()) {
-            dst.countCrossed(dst.memory().copyPages(batch));
-        }
+        return batch;
     }
 
     /** Pages of a store in another memory through the host: each layer's pages read and written in runs of consecutive pages. */

@@ -8,7 +8,7 @@ import java.util.zip.Checksum;
  * the bytes it moves to and from the host: the stage attribution of host traffic, tested without a
  * GPU. Copies between two of its buffers count once per byte copied.
  */
-public final class CrossingMemory implements PageMemory {
+public class CrossingMemory implements PageMemory {
     private final HeapPageMemory heap = new HeapPageMemory();
     private final HostTraffic traffic = new HostTraffic();
 
