@@ -44,6 +44,7 @@ if "totals" in pipeline:
     figures["shared_kv_overhead_vs_fast_step_128k_cp8"] = round((t["materialize_ms"] + extra_write) / t["attention_ms"], 5)
     figures["attention_step_one_layer_128k_ms"] = t["attention_ms"]
     figures["materialize_vs_dtod"] = round(pipeline["memcpy_dtod_same_bytes"]["median_ms"] / pipeline["materialize_full_view"]["median_ms"], 3)
+    figures["materialize_checked_vs_dtod"] = round(pipeline["memcpy_dtod_same_bytes"]["median_ms"] / pipeline["materialize_full_view_checked"]["median_ms"], 3)
 
 record = {
     "date": datetime.date.today().isoformat(),

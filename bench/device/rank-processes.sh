@@ -36,6 +36,8 @@ chunked = {owners: lines("prefill-" + owners + ".jsonl")["totals"] for owners in
 dtod = rows["memcpy_dtod_same_bytes"]["median_ms"]
 figures = {
     "materialize_vs_dtod": round(dtod / rows["materialize_from_rank_processes"]["median_ms"], 3),
+    "materialize_checked_vs_dtod": round(dtod / rows["materialize_from_rank_processes_checked"]["median_ms"], 3),
+    "materialize_new_lists_vs_dtod": round(dtod / rows["materialize_from_rank_processes_new_lists"]["median_ms"], 3),
     "capacity_ratio_cp8": round(rows["capacity"]["ratio"], 5),
 }
 if "attention_in_place" in rows:
