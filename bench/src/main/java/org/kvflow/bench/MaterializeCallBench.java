@@ -4,12 +4,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.core.ownership.OwnershipMap;
 import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.cuda.LaunchClock;
 import org.kvflow.pages.KvComponent;
@@ -26,10 +24,10 @@ import org.kvflow.pages.PageStore;
  * launch alone (making the context current, checking the batch); beside them the gather timed by CUDA
  * events on the memory's stream, and a plain copy of 4 KiB and of the view's bytes waited for the
  * same way (the baseline's fixed cost and the copy). Medians of {@code ITERATIONS}; one JSON
- * object per line. Arguments: cp (8), tokens (131072), layers (1; 61 is the real model's full view).
+ * object per line. Arguments: cp (8), tokens (131072), layers (61, the real model's full view; 1 is one layer's).
  */
 public final class MaterializeCallBench {
-    private static final int PS = 64;
+    private static final int PS = OwnedRequest.PS;
     private static final int WARMUP = 500;
     private static final int ITERATIONS = 201;
 
@@ -52,17 +50,14 @@ public final class MaterializeCallBench {
 
     public static void main(String[] args) {
         DebugMode.refuseBenchmark("MaterializeCallBench");
-        int cp = args.length > 0 ? Integer.parseInt(args[0]) : 8;
-        int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 131_072;
-        int layers = args.length > 2 ? Integer.parseInt(args[2]) : 1;
-        KvLayout layout = RankLayoutBench.v32Fp8(layers);
-        int pages = tokens / PS;
-        int perRank = pages / cp + 64;
-        OwnershipMap ownership = new OwnershipMap(cp, PS);
-        long[] ids = RankLayoutBench.sample(new SplittableRandom(7), pages, (long) cp * perRank);
-        long[][] src = new long[cp][];
-        long[][] dst = new long[cp][];
-        RankLayoutBench.split(ownership, ids, src, dst);
+        OwnedRequest request = OwnedRequest.fromArgs(args);
+        int cp = request.cp();
+        int layers = request.layers();
+        KvLayout layout = request.layout();
+        int pages = request.pages();
+        int perRank = request.perRank();
+        long[][] src = request.src();
+        long[][] dst = request.dst();
         PartsClock clock = new PartsClock();
         try (CudaPageMemory cuda = new CudaPageMemory(0, clock); CudaBaseline baseline = new CudaBaseline(cuda.device())) {
             List<PageStore> owners = new ArrayList<>();
