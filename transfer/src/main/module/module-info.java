@@ -5,4 +5,6 @@ module org.kvflow.transfer {
 
     exports org.kvflow.transfer;
     exports org.kvflow.decode;
+
+    uses org.kvflow.transfer.TransferEngine;
 }

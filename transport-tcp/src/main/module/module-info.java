@@ -11,4 +11,6 @@ module org.kvflow.transport.tcp {
     requires org.slf4j;
 
     exports org.kvflow.transport.tcp;
+
+    provides org.kvflow.transfer.TransferEngine with org.kvflow.transport.tcp.TcpEngine;
 }
