@@ -117,8 +117,12 @@ public final class DecodeServer implements AutoCloseable {
         int connections;
     }
 
-    private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
+    /** The engine that writes page bytes into the pool for clients that choose it, or null for PAGES frames only. */
+    private final @Nullable PageLanding landing;
+
+    private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls, @Nullable PageLanding landing) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
+        this.landing = landing;
         if (tls == null && !loopback(host)) {
             throw new IllegalArgumentException("decode server on " + host + ": an address beyond loopback needs mutual TLS (the server's"
                     + " certificate and key, and the CA that signs the prefill clients' certificates)");
@@ -210,11 +214,16 @@ public final class DecodeServer implements AutoCloseable {
         }
     }
 
-    private static boolean loopback(String host) {
+    /**
+     * Whether {@code host} names this machine's loopback (where no TLS is needed).
+     *
+     * @throws IllegalArgumentException if the host does not resolve
+     */
+    public static boolean loopback(String host) {
         try {
             return InetAddress.getByName(host).isLoopbackAddress();
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("decode server: unknown bind address " + host, e);
+            throw new IllegalArgumentException("unknown host " + host, e);
         }
     }
 
@@ -239,7 +248,23 @@ public final class DecodeServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code host} is not a loopback address and {@code tls} is null
      */
     public static DecodeServer start(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls) {
-        return new DecodeServer(receiver, host, port, Objects.requireNonNull(limits, "limits"), tls);
+        return new DecodeServer(receiver, host, port, Objects.requireNonNull(limits, "limits"), tls, null);
+    }
+
+    /**
+     * {@link #start(DecodeReceiver, String, int, Limits, TransferTls)} that also takes page bytes
+     * written into {@code receiver}'s pool by {@code landing}'s engine, from clients whose HELLO
+     * names it (the others send PAGES frames as ever).
+     *
+     * @param landing the engine's decode side, made over {@code receiver}'s store; its owner closes it after the server
+     */
+    public static DecodeServer start(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls, PageLanding landing) {
+        return new DecodeServer(receiver, host, port, Objects.requireNonNull(limits, "limits"), tls, Objects.requireNonNull(landing, "landing"));
+    }
+
+    /** {@return the engine that writes page bytes into the pool for the clients that choose it, or null} */
+    public @Nullable PageLanding landing() {
+        return landing;
     }
 
     public int port() {

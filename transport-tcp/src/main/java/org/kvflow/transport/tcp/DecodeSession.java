@@ -23,6 +23,8 @@ final class DecodeSession {
     volatile boolean hello;
     private int layers;
     private int prefillCp;
+    /** The engine this connection's HELLO chose: {@code tcp}, or the server's landing's. */
+    private String engine = Frames.TCP;
 
     DecodeSession(DecodeServer server, String peer) {
         this.server = server;
@@ -41,6 +43,9 @@ final class DecodeSession {
             }
             if (type == Frames.PAGES) {
                 return pages(frame.skipBytes(1));
+            }
+            if (type == Frames.PLACED) {
+                return placed(frame.skipBytes(1));
             }
             byte[] bytes = new byte[frame.readableBytes()];
             frame.readBytes(bytes);
@@ -189,11 +194,23 @@ final class DecodeSession {
         }
         byte[] id = new byte[Frames.CLIENT_ID_BYTES];
         r.raw(id, 0, id.length);
+        String chosen = r.remaining() > 0 ? r.str() : Frames.TCP;
+        PageLanding landing = server.landing();
+        if (!chosen.equals(Frames.TCP) && (landing == null || !landing.engine().equals(chosen))) {
+            throw new Refusal("E-PD-ENGINE", "this decode server takes page bytes by " + Frames.TCP + (landing == null ? "" : " or " + landing.engine())
+                    + ", not " + chosen);
+        }
         join(java.util.HexFormat.of().formatHex(id));
         hello = true;
         layers = clientLayers;
         prefillCp = cp;
-        return new Frames.Writer(Frames.HELLO_OK, 4).i32(1).bytes();
+        engine = chosen;
+        Frames.Writer ok = new Frames.Writer(Frames.HELLO_OK, 4).i32(1);
+        if (landing != null && chosen.equals(landing.engine())) {
+            byte[] description = landing.describe();
+            ok.i32(description.length).raw(description, 0, description.length);
+        }
+        return ok.bytes();
     }
 
     /**
@@ -204,14 +221,7 @@ final class DecodeSession {
      */
     private byte[] pages(ByteBuf in) {
         in.order(ByteOrder.LITTLE_ENDIAN);
-        int idLength = in.readIntLE();
-        if (idLength < 0 || idLength > DecodeServer.MAX_ID_BYTES || idLength > in.readableBytes()) {
-            throw new Refusal("E-PD-0", "malformed PAGES frame: a request id of " + idLength + " bytes (at most " + DecodeServer.MAX_ID_BYTES
-                    + ", " + in.readableBytes() + " left in the frame)");
-        }
-        byte[] idBytes = new byte[idLength];
-        in.readBytes(idBytes);
-        String id = owned(new String(idBytes, java.nio.charset.StandardCharsets.UTF_8));
+        String id = owned(requestId(in, "PAGES"));
         int rank = in.readIntLE();
         long dstStart = in.readLongLE();
         int length = in.readIntLE();
@@ -221,19 +231,8 @@ final class DecodeSession {
             throw new Refusal("E-PD-0", "malformed PAGES frame: data flag " + flag + "; this decode side takes " + (layout == null ? "0 (pages only)" : "1 (with bytes)"));
         }
         boolean hasData = flag == 1;
-        int bound = receiver.pageCount(id) > 0 ? receiver.pageCount(id) : receiver.capacityPages();
-        if (length < 1 || length > bound || 4L * length > in.readableBytes()) {
-            throw new Refusal("E-PD-0", "malformed PAGES frame: a run of " + length + " pages (request " + id + " may name at most "
-                    + bound + ", " + in.readableBytes() / 4 + " checksums fit the frame)");
-        }
-        int[] crcs = new int[length];
-        for (int i = 0; i < length; i++) {
-            crcs[i] = in.readIntLE();
-        }
-        long[] dst = new long[length];
-        for (int k = 0; k < length; k++) {
-            dst[k] = dstStart + k;
-        }
+        int[] crcs = checksums(in, "PAGES", id, length);
+        long[] dst = run(dstStart, length);
         long dataBytes = !hasData || layout == null ? 0
                 : (long) layers * length * (layout.mlaPageBytes(receiver.pageSize()) + layout.indexPageBytes(receiver.pageSize()));
         if (in.readableBytes() != dataBytes) {
@@ -265,5 +264,72 @@ final class DecodeSession {
             }
         });
         return Frames.ack();
+    }
+
+    /**
+     * A PLACED frame: the connection's engine wrote the run's pages into the decode pool. Its
+     * lengths are checked as a PAGES frame's; the receiver checks the positions; then each page's
+     * CRC32C is computed on the pool's bytes, and only if every one matches do the pages count as
+     * written. A mismatch refuses the run (E-PD-CRC), counted, and leaves its positions unwritten.
+     */
+    private byte[] placed(ByteBuf in) {
+        in.order(ByteOrder.LITTLE_ENDIAN);
+        String id = owned(requestId(in, "PLACED"));
+        if (engine.equals(Frames.TCP)) {
+            throw new Refusal("E-PD-0", "PLACED for request " + id + " on a connection whose HELLO chose tcp: its page bytes come in PAGES frames");
+        }
+        int rank = in.readIntLE();
+        long dstStart = in.readLongLE();
+        int length = in.readIntLE();
+        int[] crcs = checksums(in, "PLACED", id, length);
+        if (in.readableBytes() != 0) {
+            throw new Refusal("E-PD-0", "malformed PLACED frame: " + in.readableBytes() + " bytes after its " + length + " checksums");
+        }
+        long[] dst = run(dstStart, length);
+        receiver.accept(id, rank, dst, (store, pages) -> {
+            for (int k = 0; k < length; k++) {
+                int crc = PageCrcs.of(store, pages[k]);
+                if (crc != crcs[k]) {
+                    server.rejectedPages.addAndGet(length);
+                    throw new Refusal("E-PD-CRC", "request " + id + ": page " + pages[k] + " landed with crc32c " + Integer.toHexString(crc)
+                            + ", placed as " + Integer.toHexString(crcs[k]));
+                }
+            }
+        });
+        return Frames.ack();
+    }
+
+    /** The request id a PAGES or PLACED frame starts with, its length checked against the frame first. */
+    private static String requestId(ByteBuf in, String frame) {
+        int idLength = in.readIntLE();
+        if (idLength < 0 || idLength > DecodeServer.MAX_ID_BYTES || idLength > in.readableBytes()) {
+            throw new Refusal("E-PD-0", "malformed " + frame + " frame: a request id of " + idLength + " bytes (at most " + DecodeServer.MAX_ID_BYTES
+                    + ", " + in.readableBytes() + " left in the frame)");
+        }
+        byte[] idBytes = new byte[idLength];
+        in.readBytes(idBytes);
+        return new String(idBytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** A run's per-page checksums, its length checked against the request (or the pool) and the frame first. */
+    private int[] checksums(ByteBuf in, String frame, String id, int length) {
+        int bound = receiver.pageCount(id) > 0 ? receiver.pageCount(id) : receiver.capacityPages();
+        if (length < 1 || length > bound || 4L * length > in.readableBytes()) {
+            throw new Refusal("E-PD-0", "malformed " + frame + " frame: a run of " + length + " pages (request " + id + " may name at most "
+                    + bound + ", " + in.readableBytes() / 4 + " checksums fit the frame)");
+        }
+        int[] crcs = new int[length];
+        for (int i = 0; i < length; i++) {
+            crcs[i] = in.readIntLE();
+        }
+        return crcs;
+    }
+
+    private static long[] run(long dstStart, int length) {
+        long[] dst = new long[length];
+        for (int k = 0; k < length; k++) {
+            dst[k] = dstStart + k;
+        }
+        return dst;
     }
 }

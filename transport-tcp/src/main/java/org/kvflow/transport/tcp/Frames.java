@@ -14,10 +14,15 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * HELLO    magic "KVF2", pageSize, dtype(u8), layers, mlaRowBytes, indexRowBytes, prefillCp,
  *          clientId (16 bytes: every connection of one prefill client sends the same)
- *          → HELLO_OK decodeCp | REJECT code message
+ *          [engine: absent or "tcp" for page bytes in PAGES frames; another name (ucx) for page
+ *          bytes written into the decode pool by that engine]
+ *          → HELLO_OK decodeCp [the landing's description, a string of bytes, for another engine]
+ *          | REJECT code message
  * OPEN     reqId, pageCount, senders                 → OPENED n × page | REJECT
  * PAGES    reqId, rank, dstStart(LE64), length, hasData(u8), length × crc32c, then per layer
  *          the MLA bytes of the run, then per layer its indexer bytes   → ACK | REJECT
+ * PLACED   reqId, rank, dstStart(LE64), length, length × crc32c: the engine wrote the run's pages
+ *          into the decode pool; the decode side checks each CRC on its own bytes → ACK | REJECT
  * COMPLETE reqId, rank                               → ACK | REJECT
  * ABORT    reqId                                     → ACK
  * DIGEST   reqId, seqLen(LE64)                       → DIGESTED crc(LE64) written ready(u8) | REJECT
@@ -39,6 +44,9 @@ final class Frames {
     static final byte DIGEST = 6;
     static final byte STATS = 7;
     static final byte RELEASE = 8;
+    static final byte PLACED = 9;
+    /** The engine a HELLO without one names: page bytes travel in PAGES frames. */
+    static final String TCP = "tcp";
     static final byte HELLO_OK = 101;
     static final byte REJECT = 102;
     static final byte OPENED = 103;

@@ -9,8 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -24,9 +22,7 @@ import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.TransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
 
 /**
@@ -59,9 +55,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      */
     private static final int WINDOW = 8;
     /** The first wait after a failed connection; each further failure doubles it, up to {@link #MAX_BACKOFF}. */
-    static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
+    static final Duration FIRST_BACKOFF = ConnectBackoff.FIRST;
     /** The longest wait between connection attempts to a decode side that stays down. */
-    static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    static final Duration MAX_BACKOFF = ConnectBackoff.MAX;
 
     private final String host;
     private final int port;
@@ -71,19 +67,19 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final Duration timeout;
     private final @Nullable SslContext tls;
     /** One connection per CP rank: rank {@code r} sends on lane {@code r}; request-wide calls use lane 0. */
-    private final List<AtomicReference<@Nullable Mono<Session>>> lanes;
+    private final List<AtomicReference<@Nullable Mono<DecodeConnection>>> lanes;
     private final byte[] clientId = new byte[Frames.CLIENT_ID_BYTES];
     private final AtomicLong bytesSent = new AtomicLong();
-    /** Connection attempts that failed in a row (0 once one succeeds); guarded by itself. */
-    private final long[] failedConnects = {0};
-    /** No connection is attempted before this {@code System.nanoTime()}: calls meanwhile fail at once. */
-    private volatile long nextAttempt = Long.MIN_VALUE;
-    /** Calls failed at once during a back-off, without a connection attempt. */
-    private final AtomicLong refusedInBackoff = new AtomicLong();
+    /** When a connection may be tried again after failed attempts. */
+    private final ConnectBackoff backoff = new ConnectBackoff();
     /** Set once by {@link #close()}: no connection is made after it. */
     private volatile boolean closed;
     /** Where PAGES frames are built ({@link FrameWorkers}). */
     private final Scheduler frameWork = FrameWorkers.scheduler();
+    /** The engine that writes page bytes into the decode pool, or null: they go in PAGES frames. */
+    private final @Nullable PagePlacer placer;
+    /** Pages an engine writes before one PLACED frame reports them. */
+    private static final int PLACED_PAGES = 1024;
 
     /**
      * @param layout the row layout of the pages, or null to send page placements only
@@ -98,6 +94,20 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      */
     public TcpTransferBackend(String host, int port, int pageSize, @Nullable KvLayout layout, int prefillCp, Duration timeout,
                               @Nullable TransferTls tls) {
+        this(host, port, pageSize, layout, prefillCp, timeout, tls, null);
+    }
+
+    /**
+     * A backend whose page bytes go by {@code placer}'s engine, straight into the decode pool, while
+     * its connections carry the handshake, OPEN, a PLACED frame per run of pages, COMPLETE and ABORT.
+     *
+     * @param layout the row layout of the pages, or null to send page placements only
+     * @param tls    this client's certificate and key and the CA of the decode server, or null for plain TCP
+     * @param placer the engine's prefill side (closed with this backend), or null for page bytes in PAGES frames
+     */
+    public TcpTransferBackend(String host, int port, int pageSize, @Nullable KvLayout layout, int prefillCp, Duration timeout,
+                              @Nullable TransferTls tls, @Nullable PagePlacer placer) {
+        this.placer = placer;
         this.tls = tls == null ? null : tls.clientContext();
         this.host = Objects.requireNonNull(host, "host");
         this.port = port;
@@ -108,7 +118,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         if (prefillCp < 1) {
             throw new IllegalArgumentException("prefill CP size must be >= 1, was " + prefillCp);
         }
-        this.lanes = java.util.stream.IntStream.range(0, prefillCp).mapToObj(r -> new AtomicReference<@Nullable Mono<Session>>()).toList();
+        this.lanes = java.util.stream.IntStream.range(0, prefillCp).mapToObj(r -> new AtomicReference<@Nullable Mono<DecodeConnection>>()).toList();
         new java.security.SecureRandom().nextBytes(clientId);
     }
 
@@ -147,6 +157,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
         long perPage = data ? (long) source.layers() * (source.mlaPageBytes() + source.indexPageBytes()) : 0;
         int pagesPerFrame = data ? (int) Math.max(1, Frames.MAX_FRAME / perPage) : Integer.MAX_VALUE;
         String what = "PAGES " + requestId + " rank " + rank + " decode pages " + run.dstStart() + ".." + (run.dstStart() + run.length() - 1);
+        if (data && placer != null) {
+            return place(placer, requestId, rank, run, source, what);
+        }
         int frames = (int) ((run.length() + (long) pagesPerFrame - 1) / pagesPerFrame);
         // every frame's reply is awaited; the first refusal wins once the window has drained
         return Flux.range(0, frames)
@@ -163,6 +176,36 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .filter(Optional::isPresent)
                 .next()
                 .flatMap(refusal -> Mono.<Void>error(refusal.get()));
+    }
+
+    /**
+     * A run by the engine: at most {@link #PLACED_PAGES} pages at a time are written into the decode
+     * pool, then reported in a PLACED frame with their checksums; the next part is written while that
+     * frame's reply is awaited. The first refusal fails the call: a run the engine refuses (pages past
+     * the pool it was told of) as a {@link TransferRejectedException}, an engine that fails as the
+     * decode side being unreachable.
+     */
+    private Mono<Void> place(PagePlacer engine, String requestId, int rank, PageRun run, PageStore source, String what) {
+        int lane = lane(rank);
+        int parts = (run.length() + PLACED_PAGES - 1) / PLACED_PAGES;
+        return session(lane).then(Flux.range(0, parts)
+                .concatMap(p -> {
+                    int done = p * PLACED_PAGES;
+                    int length = Math.min(PLACED_PAGES, run.length() - done);
+                    long dstStart = run.dstStart() + done;
+                    return engine.place(lane, source, run.srcStart() + done, dstStart, length)
+                            .onErrorMap(IllegalArgumentException.class, e -> new TransferRejectedException(requestId, e.getMessage()))
+                            .onErrorMap(e -> !(e instanceof DecodeUnreachableException || e instanceof TransferRejectedException), e -> unreachable(what, e))
+                            .map(crcs -> {
+                                Frames.Writer w = new Frames.Writer(Frames.PLACED, 64 + 4 * length).str(requestId).i32(rank).i64(dstStart).i32(length);
+                                for (int crc : crcs) {
+                                    w.i32(crc);
+                                }
+                                return w.bytes();
+                            });
+                })
+                .flatMapSequential(frame -> call(lane, () -> Unpooled.wrappedBuffer(frame), what), 2)
+                .then());
     }
 
     @Override
@@ -255,6 +298,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     public void close() {
         closed = true;
         dropAll();
+        if (placer != null) {
+            placer.close();
+        }
     }
 
     /** Drops every connection; the next call connects again (unless the backend is closed). */
@@ -266,9 +312,9 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     /** Drops one rank's connection; the next call on it connects again. */
     private void drop(int lane) {
-        Mono<Session> current = lanes.get(lane).getAndSet(null);
+        Mono<DecodeConnection> current = lanes.get(lane).getAndSet(null);
         if (current != null) {
-            current.subscribe(Session::dispose, e -> { });
+            current.subscribe(DecodeConnection::dispose, e -> { });
         }
     }
 
@@ -288,7 +334,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     /** A call on lane {@code lane}'s session as {@code session} hands it over (the frame is built on the thread it emits on). */
-    private Mono<Frames.Reader> call(int lane, Mono<Session> session, Supplier<ByteBuf> frame, String what) {
+    private Mono<Frames.Reader> call(int lane, Mono<DecodeConnection> session, Supplier<ByteBuf> frame, String what) {
         return session.flatMap(s -> s.exchange(frame, what))
                 .timeout(timeout, Mono.defer(() -> {
                     drop(lane); // forget the connection: the next call on it reconnects
@@ -303,7 +349,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
             r.skipType();
             String code = r.str();
             String message = r.str();
-            if (code.equals("E-PD-4") || code.equals("E-PD-3")) {
+            if (code.equals("E-PD-4") || code.equals("E-PD-3") || code.equals("E-PD-ENGINE")) {
                 dropAll(); // forget the connections, not the backend: the next call shakes hands again (closing it here raced the other lanes' handshakes)
                 throw new TransferHandshakeException(code, message);
             }
@@ -329,15 +375,15 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     /** Lane {@code lane}'s live connection, connecting and shaking hands first when there is none (or the last one broke). */
-    private Mono<Session> session(int lane) {
-        AtomicReference<@Nullable Mono<Session>> slot = lanes.get(lane);
+    private Mono<DecodeConnection> session(int lane) {
+        AtomicReference<@Nullable Mono<DecodeConnection>> slot = lanes.get(lane);
         return Mono.defer(() -> {
             if (closed) {
                 return Mono.error(closedError());
             }
-            Mono<Session> current = slot.get();
+            Mono<DecodeConnection> current = slot.get();
             if (current == null) {
-                Mono<Session> fresh = connectSession().cache();
+                Mono<DecodeConnection> fresh = connectSession(lane).cache();
                 current = slot.compareAndSet(null, fresh) ? fresh : slot.get();
                 if (closed) { // closed while this call connected: the session it made is dropped too
                     drop(lane);
@@ -347,7 +393,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                     return session(lane);
                 }
             }
-            Mono<Session> used = current;
+            Mono<DecodeConnection> used = current;
             return used.flatMap(s -> {
                 if (s.isClosed()) {
                     slot.compareAndSet(used, null);
@@ -362,49 +408,31 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     }
 
     /**
-     * A new connection, unless the last attempts failed and their back-off has not passed: then the
-     * call fails at once (counted in {@link #refusedInBackoff()}), so a decode side that stays down
-     * costs each request one check, not one connection timeout. Each failed attempt doubles the
-     * wait from {@link #FIRST_BACKOFF} up to {@link #MAX_BACKOFF}; a successful one clears it.
+     * A new connection, unless the last attempts failed and their back-off has not passed
+     * ({@link ConnectBackoff}): then the call fails at once, counted in {@link #refusedInBackoff()}.
      */
-    private Mono<Session> connectSession() {
+    private Mono<DecodeConnection> connectSession(int lane) {
         return Mono.defer(() -> {
-            long wait = nextAttempt - System.nanoTime();
-            if (nextAttempt != Long.MIN_VALUE && wait > 0) {
-                refusedInBackoff.incrementAndGet();
+            long wait = backoff.waitBeforeAttempt();
+            if (wait > 0) {
                 return Mono.error(new DecodeUnreachableException("decode at " + host + ":" + port + " is down (" + consecutiveConnectFailures()
                         + " connection attempts failed in a row); the next attempt is in " + Math.max(1, wait / 1_000_000) + " ms"));
             }
-            return attemptSession().doOnSuccess(s -> backoff(false)).doOnError(DecodeUnreachableException.class, e -> backoff(true));
+            return attemptSession(lane).doOnSuccess(s -> backoff.attempted(true)).doOnError(DecodeUnreachableException.class, e -> backoff.attempted(false));
         });
-    }
-
-    private void backoff(boolean failed) {
-        synchronized (failedConnects) {
-            if (!failed) {
-                failedConnects[0] = 0;
-                nextAttempt = Long.MIN_VALUE;
-                return;
-            }
-            failedConnects[0]++;
-            long doubled = FIRST_BACKOFF.toNanos() << Math.min(failedConnects[0] - 1, 20);
-            nextAttempt = System.nanoTime() + Math.min(doubled, MAX_BACKOFF.toNanos());
-        }
     }
 
     /** {@return connection attempts that failed in a row, 0 once one succeeds} */
     public long consecutiveConnectFailures() {
-        synchronized (failedConnects) {
-            return failedConnects[0];
-        }
+        return backoff.failedInARow();
     }
 
     /** {@return calls that failed at once because the decode side was down and its back-off had not passed} */
     public long refusedInBackoff() {
-        return refusedInBackoff.get();
+        return backoff.refused();
     }
 
-    private Mono<Session> attemptSession() {
+    private Mono<DecodeConnection> attemptSession(int lane) {
         TcpClient client = TcpClient.create().host(host).port(port);
         if (tls != null) {
             SslContext context = tls;
@@ -419,75 +447,31 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .connect()
                 .onErrorMap(e -> !(e instanceof DecodeUnreachableException),
                         e -> new DecodeUnreachableException("cannot connect to decode at " + host + ":" + port + ": " + e.getMessage(), e))
-                .map(Session::new)
-                .flatMap(s -> s.exchange(() -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(pageSize)
-                                .u8(dtype).i32(layers).i32(mlaRow).i32(indexRow).i32(prefillCp).raw(clientId, 0, clientId.length).bytes()), "HELLO")
+                .map(c -> new DecodeConnection(c, host + ":" + port, bytesSent))
+                .flatMap(s -> s.exchange(() -> Unpooled.wrappedBuffer(hello(dtype, layers, mlaRow, indexRow)), "HELLO")
                         .map(reply -> {
-                            int decodeCp = parse(reply, "HELLO").i32();
+                            Frames.Reader r = parse(reply, "HELLO");
+                            int decodeCp = r.i32();
                             if (decodeCp != 1) {
                                 throw new TransferHandshakeException("E-PD-3", "decode side must be non-CP (it advertises attn_cp_size " + decodeCp + ")");
+                            }
+                            if (placer != null && layout != null) {
+                                byte[] landing = new byte[r.i32()];
+                                r.raw(landing, 0, landing.length);
+                                placer.connected(lane, landing);
                             }
                             return s;
                         })
                         .doOnError(e -> s.dispose()));
     }
 
-    /**
-     * One connection: frames written in call order, replies handed back in the same order. The
-     * event loop only polls a lock-free queue and completes a sink, so it never waits.
-     */
-    private final class Session {
-        private final Connection connection;
-        private final Queue<Sinks.One<byte[]>> pending = new ConcurrentLinkedQueue<>();
-        private volatile boolean closed;
-
-        Session(Connection connection) {
-            this.connection = connection;
-            connection.inbound().receive().asByteArray().subscribe(this::reply, e -> closed(), this::closed);
+    /** The HELLO frame: this client's page layout, CP size and id, and the engine when page bytes go by one. */
+    private byte[] hello(int dtype, int layers, int mlaRow, int indexRow) {
+        Frames.Writer w = new Frames.Writer(Frames.HELLO, 48).i32(Frames.MAGIC).i32(pageSize).u8(dtype).i32(layers).i32(mlaRow).i32(indexRow)
+                .i32(prefillCp).raw(clientId, 0, clientId.length);
+        if (placer != null && layout != null) {
+            w.str(placer.engine());
         }
-
-        boolean isClosed() {
-            return closed || connection.isDisposed();
-        }
-
-        Mono<byte[]> exchange(Supplier<ByteBuf> frame, String what) {
-            return Mono.defer(() -> {
-                Sinks.One<byte[]> reply = Sinks.one();
-                ByteBuf buf = frame.get(); // outside the lock: several frames of one connection are built at once
-                synchronized (this) {
-                    if (isClosed()) {
-                        buf.release();
-                        return Mono.error(unreachable(what, new IllegalStateException("decode at " + host + ":" + port + " closed the connection")));
-                    }
-                    bytesSent.addAndGet(buf.readableBytes());
-                    pending.add(reply);
-                    connection.channel().writeAndFlush(buf).addListener(done -> {
-                        if (!done.isSuccess()) {
-                            dispose();
-                        }
-                    });
-                }
-                return reply.asMono().onErrorMap(e -> !(e instanceof DecodeUnreachableException), e -> unreachable(what, e));
-            });
-        }
-
-        private void reply(byte[] bytes) {
-            Sinks.One<byte[]> waiting = pending.poll();
-            if (waiting != null) {
-                waiting.tryEmitValue(bytes);
-            }
-        }
-
-        private void closed() {
-            closed = true;
-            for (Sinks.One<byte[]> waiting = pending.poll(); waiting != null; waiting = pending.poll()) {
-                waiting.tryEmitError(new IllegalStateException("decode at " + host + ":" + port + " closed the connection"));
-            }
-        }
-
-        void dispose() {
-            connection.dispose();
-            closed();
-        }
+        return w.bytes();
     }
 }
