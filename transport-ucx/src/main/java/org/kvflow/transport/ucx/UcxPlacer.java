@@ -1,0 +1,226 @@
+package org.kvflow.transport.ucx;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageStore;
+import org.kvflow.transport.tcp.PagePlacer;
+import org.openucx.jucx.UcxUtils;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpMemory;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpRemoteKey;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The prefill side of the {@code ucx} engine: per connection (one per CP rank) a worker and an
+ * endpoint to the decode worker, with the remote keys of the decode pool's buffers that connection's
+ * handshake described. A run of pages is read from the rank's store into one of two registered
+ * staging buffers a layer and a component at a time, each part put into its decode pages with a
+ * one-sided UCX put while the next part is staged in the other buffer, and the endpoint flushed,
+ * so the pages are in the decode pool when the call completes;
+ * each page's CRC32C is taken from the staged bytes in the protocol's page order. Puts block a
+ * worker thread ({@link Schedulers#boundedElastic()}), never the caller's.
+ */
+public final class UcxPlacer implements PagePlacer {
+    private final UcpContext context = new UcpContext(new UcpParams().requestRmaFeature());
+    private final Lane[] lanes;
+    private volatile boolean closed;
+
+    /**
+     * @param lanes connections of the backend (its CP size)
+     */
+    public UcxPlacer(int lanes) {
+        if (lanes < 1) {
+            throw new IllegalArgumentException("a UCX placer of " + lanes + " connections (at least 1)");
+        }
+        this.lanes = new Lane[lanes];
+        for (int i = 0; i < lanes; i++) {
+            this.lanes[i] = new Lane(i);
+        }
+    }
+
+    @Override
+    public String engine() {
+        return UcxEngine.NAME;
+    }
+
+    @Override
+    public void connected(int lane, byte[] decodeSide) {
+        lane(lane).connect(LandingDescription.parse(decodeSide));
+    }
+
+    @Override
+    public Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
+        return Mono.fromCallable(() -> lane(lane).put(source, srcStart, dstStart, length)).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /** Closes every connection's endpoint and worker, then the context; later calls fail. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Lane l : lanes) {
+            l.close();
+        }
+        context.close();
+    }
+
+    private Lane lane(int lane) {
+        if (closed) {
+            throw new IllegalStateException("the UCX placer is closed");
+        }
+        if (lane < 0 || lane >= lanes.length) {
+            throw new IllegalArgumentException("connection " + lane + " of a UCX placer of " + lanes.length);
+        }
+        return lanes[lane];
+    }
+
+    /** One connection's UCX side: its worker, its endpoint to the decode worker, the keys, and a staging buffer. */
+    private final class Lane {
+        private final int index;
+        private @Nullable UcpWorker worker;
+        private @Nullable UcpEndpoint endpoint;
+        private List<LandingDescription.Region> regions = List.of();
+        private UcpRemoteKey[] keys = new UcpRemoteKey[0];
+        /** Two staging buffers, registered with UCX: a part is staged in one while the other's put is in flight. */
+        private final @Nullable ByteBuffer[] staging = new ByteBuffer[2];
+        private final @Nullable UcpMemory[] stagingMemory = new UcpMemory[2];
+
+        Lane(int index) {
+            this.index = index;
+        }
+
+        /** (Re)connects to the decode worker a handshake described: the old endpoint and keys are closed first. */
+        synchronized void connect(LandingDescription landing) {
+            disconnect();
+            UcpWorker w = context.newWorker(new UcpWorkerParams().requestThreadSafety());
+            worker = w;
+            UcpEndpoint e = w.newEndpoint(new UcpEndpointParams().setUcpAddress(direct(landing.worker()))
+                    .setName("kvflow prefill rank " + index));
+            endpoint = e;
+            regions = landing.buffers();
+            keys = new UcpRemoteKey[regions.size()];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = e.unpackRemoteKey(direct(regions.get(i).key()));
+            }
+        }
+
+        /** Puts pages {@code srcStart ..} of {@code source} into decode pages {@code dstStart ..}; returns their checksums. */
+        synchronized int[] put(PageStore source, long srcStart, long dstStart, int length) throws Exception {
+            UcpWorker w = worker;
+            UcpEndpoint e = endpoint;
+            if (w == null || e == null) {
+                throw new IllegalStateException("connection " + index + " has not shaken hands with a ucx decode server");
+            }
+            int layers = source.layers();
+            if (regions.size() != 2 * layers) {
+                throw new IllegalArgumentException("the decode side registered " + regions.size() + " buffers; " + layers + " layers need " + 2 * layers);
+            }
+            for (KvComponent component : KvComponent.values()) {
+                int pageBytes = source.pageBytes(component);
+                for (int l = 0; l < layers; l++) {
+                    LandingDescription.Region region = regions.get(component.ordinal() * layers + l);
+                    if (dstStart < 0 || (dstStart + length) * pageBytes > region.length()) {
+                        throw new IllegalArgumentException("decode pages " + dstStart + ".." + (dstStart + length - 1) + " lie past the decode pool's "
+                                + component + " buffer of layer " + l + " (" + region.length() / pageBytes + " pages)");
+                    }
+                }
+            }
+            CRC32C[] crcs = new CRC32C[length];
+            for (int k = 0; k < length; k++) {
+                crcs[k] = new CRC32C();
+            }
+            UcpRequest[] inFlight = new UcpRequest[2];
+            int part = 0;
+            for (KvComponent component : KvComponent.values()) {
+                int pageBytes = source.pageBytes(component);
+                long bytes = (long) length * pageBytes;
+                for (int l = 0; l < layers; l++, part++) {
+                    int buffer = part % 2;
+                    if (inFlight[buffer] != null) {
+                        w.progressRequest(inFlight[buffer]); // that buffer's last put has left it
+                    }
+                    ByteBuffer stage = staging(buffer, bytes);
+                    source.readPages(l, component, srcStart, length, stage.duplicate().clear().limit((int) bytes));
+                    for (int k = 0; k < length; k++) {
+                        crcs[k].update(stage.duplicate().clear().position(k * pageBytes).limit((k + 1) * pageBytes));
+                    }
+                    int at = component.ordinal() * layers + l;
+                    inFlight[buffer] = e.putNonBlocking(UcxUtils.getAddress(stage), bytes, regions.get(at).address() + dstStart * pageBytes, keys[at], null);
+                }
+            }
+            for (UcpRequest r : inFlight) {
+                if (r != null) {
+                    w.progressRequest(r);
+                }
+            }
+            w.progressRequest(e.flushNonBlocking(null));
+            int[] out = new int[length];
+            for (int k = 0; k < length; k++) {
+                out[k] = (int) crcs[k].getValue();
+            }
+            return out;
+        }
+
+        /** Staging buffer {@code i} with at least {@code bytes}, registered with UCX; grown (and registered again) as runs need. */
+        private ByteBuffer staging(int i, long bytes) {
+            if (bytes > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("a UCX put of " + bytes + " bytes (at most " + Integer.MAX_VALUE + " a part)");
+            }
+            ByteBuffer s = staging[i];
+            if (s == null || s.capacity() < bytes) {
+                UcpMemory old = stagingMemory[i];
+                if (old != null) {
+                    old.deregister();
+                }
+                s = ByteBuffer.allocateDirect((int) Math.max(bytes, 1 << 20));
+                stagingMemory[i] = context.registerMemory(s);
+                staging[i] = s;
+            }
+            return s;
+        }
+
+        private void disconnect() {
+            for (UcpRemoteKey k : keys) {
+                k.close();
+            }
+            keys = new UcpRemoteKey[0];
+            if (endpoint != null) {
+                endpoint.close();
+                endpoint = null;
+            }
+            if (worker != null) {
+                worker.close();
+                worker = null;
+            }
+        }
+
+        synchronized void close() {
+            disconnect();
+            for (int i = 0; i < 2; i++) {
+                UcpMemory m = stagingMemory[i];
+                if (m != null) {
+                    m.deregister();
+                    stagingMemory[i] = null;
+                }
+            }
+        }
+    }
+
+    private static ByteBuffer direct(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.allocateDirect(bytes.length);
+        b.put(bytes).flip();
+        return b;
+    }
+}

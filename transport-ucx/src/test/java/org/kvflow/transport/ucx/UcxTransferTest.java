@@ -1,0 +1,191 @@
+package org.kvflow.transport.ucx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.ChildJvm;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.MissingCapabilityException;
+import org.kvflow.pages.NativePageMemory;
+import org.kvflow.pages.PageStore;
+import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.PageRun;
+import org.kvflow.transfer.RunShape;
+import org.kvflow.transfer.TransferEngineUnavailableException;
+import org.kvflow.transfer.TransferEngines;
+import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.TcpFixtures;
+import org.kvflow.transport.tcp.TcpTransferBackend;
+
+/** The ucx engine over UCX's TCP and shared-memory transports: pages put into a registered decode pool count once their CRC32C checks. */
+class UcxTransferTest {
+    private static final KvLayout LAYOUT = TcpFixtures.LAYOUT;
+    private static final RunShape TWO_RANKS = new RunShape(16, 2, LAYOUT);
+
+    private static PageStore filled(int pages, long seed) {
+        PageStore store = PageStore.onHeap("prefill rank", LAYOUT, 16, pages);
+        SplittableRandom rnd = new SplittableRandom(seed);
+        for (int p = 0; p < pages; p++) {
+            for (KvComponent c : KvComponent.values()) {
+                byte[] payload = new byte[store.layers() * store.pageBytes(c)];
+                rnd.nextBytes(payload);
+                store.writePage(c, p, payload);
+            }
+        }
+        return store;
+    }
+
+    /** Two ranks each send their run of {@code id}; returns the decode pages. */
+    private static long[] transfer(TcpTransferBackend prefill, String id, PageStore rank0, PageStore rank1) {
+        long[] d = prefill.open(id, 5, 2).block();
+        prefill.send(id, 0, new PageRun(1, d[0], 3), rank0).block();
+        prefill.send(id, 1, new PageRun(4, d[3], 2), rank1).block();
+        prefill.complete(id, 0).block();
+        prefill.complete(id, 1).block();
+        return d;
+    }
+
+    @Test
+    void pagesPutByUcxLandInTheDecodePoolAndCountOnceChecked() {
+        PageStore rank0 = filled(8, 1);
+        PageStore rank1 = filled(8, 2);
+        try (NativePageMemory memory = new NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+            try (UcxLanding landing = new UcxLanding(receiver.store());
+                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+                 TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(TWO_RANKS)) {
+                long[] d = transfer(prefill, "r", rank0, rank1);
+                assertThat(receiver.isReady("r")).isTrue();
+                for (int i = 0; i < 5; i++) {
+                    PageStore from = i < 3 ? rank0 : rank1;
+                    long page = 1 + i; // rank 0 sent its pages 1..3, rank 1 its pages 4..5
+                    for (KvComponent c : KvComponent.values()) {
+                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(from.readPage(c, page));
+                    }
+                }
+                long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
+                assertThat(prefill.bytesSent()).as("the connection carried checksums, not pages").isLessThan(5 * pageBytes);
+                assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, 70, 1), rank0).block())
+                        .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                        .hasMessage("transfer of request r rejected: decode pages 70..70 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
+            }
+        }
+    }
+
+    @Test
+    void aPrefillThatVanishesMidRequestLeavesNoPageHeld() throws Exception {
+        PageStore rank0 = filled(8, 3);
+        try (NativePageMemory memory = new NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+            try (UcxLanding landing = new UcxLanding(receiver.store());
+                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing)) {
+                TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(new RunShape(16, 1, LAYOUT));
+                long[] d = prefill.open("gone", 4, 1).block();
+                prefill.send("gone", 0, new PageRun(0, d[0], 2), rank0).block();
+                assertThat(receiver.pagesInUse()).isEqualTo(4);
+                prefill.close(); // before COMPLETE: the request never becomes ready
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (receiver.pagesInUse() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(receiver.pagesInUse()).as("pages of a request its client left unfinished").isZero();
+            }
+        }
+    }
+
+    @Test
+    void aDecodeProcessLandsWhatTheInProcessReceiverDigestsAlike() throws Exception {
+        PageStore rank0 = filled(8, 4);
+        PageStore rank1 = filled(8, 5);
+        Process decode = startDecode();
+        try {
+            int port = readyPort(decode);
+            DecodeReceiver reference = new DecodeReceiver(64, 16, LAYOUT);
+            InMemoryTransferBackend local = new InMemoryTransferBackend(reference);
+            long[] dl = local.open("q", 5, 2).block();
+            local.send("q", 0, new PageRun(1, dl[0], 3), rank0).block();
+            local.send("q", 1, new PageRun(4, dl[3], 2), rank1).block();
+            local.complete("q", 0).block();
+            local.complete("q", 1).block();
+            try (TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", port).open(TWO_RANKS)) {
+                transfer(prefill, "q", rank0, rank1);
+                TcpTransferBackend.Digest digest = prefill.digest("q", 5 * 16).block();
+                assertThat(digest.ready()).isTrue();
+                assertThat(digest.crc()).as("the other process's pool holds the bytes sent").isEqualTo(reference.digest("q", 5 * 16));
+            }
+        } finally {
+            decode.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aDecodeProcessKilledMidRequestFailsTheSendTypedAndTheClientConnectsAgainLater() throws Exception {
+        PageStore rank0 = filled(8, 6);
+        Process decode = startDecode();
+        int port = readyPort(decode);
+        try (TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", port).timeout(Duration.ofSeconds(5))
+                .open(new RunShape(16, 1, LAYOUT))) {
+            long[] d = prefill.open("k", 4, 1).block();
+            decode.destroyForcibly().waitFor();
+            assertThatThrownBy(() -> prefill.send("k", 0, new PageRun(0, d[0], 4), rank0).block())
+                    .isInstanceOf(org.kvflow.transport.tcp.DecodeUnreachableException.class);
+            Process again = startDecode();
+            try {
+                int fresh = readyPort(again);
+                try (TcpTransferBackend next = (TcpTransferBackend) UcxTarget.of("127.0.0.1", fresh).open(new RunShape(16, 1, LAYOUT))) {
+                    long[] e = next.open("k2", 2, 1).block();
+                    next.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
+                    next.complete("k2", 0).block();
+                    assertThat(next.digest("k2", 32).block().ready()).isTrue();
+                }
+            } finally {
+                again.destroyForcibly();
+            }
+        } finally {
+            decode.destroyForcibly();
+        }
+    }
+
+    private static Process startDecode() throws java.io.IOException {
+        return new ProcessBuilder(ChildJvm.command("256m", UcxDecodeServerMain.class,
+                List.of(org.kvflow.transport.tcp.DecodeServerMain.arguments(0, 64, 16, LAYOUT)))).redirectErrorStream(true).start();
+    }
+
+    private static int readyPort(Process decode) throws java.io.IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(decode.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        while (line != null && !line.startsWith("LISTENING ")) {
+            line = out.readLine();
+        }
+        assertThat(line).as("the decode process's ready line").isNotNull();
+        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
+    }
+
+    @Test
+    void whatTheEngineRefusesIsNamed() {
+        assertThatThrownBy(() -> new UcxLanding(PageStore.onHeap("decode pool", LAYOUT, 16, 4))).isInstanceOf(MissingCapabilityException.class)
+                .hasMessage("the java page memory has no buffers at fixed host addresses for UCX to register (the native page memory has)");
+        assertThatThrownBy(() -> UcxTarget.of("10.1.2.3", 9).open(TWO_RANKS)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ucx to 10.1.2.3: UCX carries no TLS, so a host beyond loopback needs a fabric the operator trusts (UcxTarget.trustedFabric)");
+        assertThatThrownBy(() -> new UcxPlacer(0)).hasMessage("a UCX placer of 0 connections (at least 1)");
+        assertThatThrownBy(() -> LandingDescription.parse(new byte[] {5, 0, 0, 0, 1})).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the UCX landing's worker address of 5 bytes (at most 65536, 1 left)");
+    }
+
+    @Test
+    void engineersFindTheEngineByName() {
+        assertThat(TransferEngines.find("ucx")).isInstanceOf(UcxEngine.class);
+        assertThat(TransferEngines.names()).contains("tcp", "ucx");
+        assertThatThrownBy(() -> TransferEngines.find("rdma")).isInstanceOf(TransferEngineUnavailableException.class)
+                .hasMessageStartingWith("transfer engine rdma is unavailable: no engine of that name on the class path; found [");
+    }
+}
