@@ -316,6 +316,9 @@ public final class PrefillFlow {
         if (transfer == null && config.disaggregationMode() == DisaggregationMode.PREFILL) {
             problems.add("transfer: required with disaggregationMode=prefill");
         }
+        if (transfer != null && transfer.unavailable() != null) {
+            problems.add("transfer: " + transfer.unavailable());
+        }
         if (transfer != null && transfer.kind() != null && transfer.kind() != config.transferBackend()) {
             problems.add("transfer=" + transfer.kind().wireName() + " but the config's transferBackend is " + config.transferBackend().wireName());
         }

@@ -15,6 +15,9 @@ import org.kvflow.transport.tcp.DecodeServer;
 import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.TransferTls;
 import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.pages.NativePageMemory;
+import org.kvflow.transport.ucx.UcxEngine;
+import org.kvflow.transport.ucx.UcxLanding;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -45,6 +48,9 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the ready line and the statistics lines as JSON") boolean json;
     @Option(names = "--stats-interval-s", defaultValue = "60", description = "seconds between statistics lines (0: only when it stops)")
     long statsSeconds;
+    @Option(names = "--engine", defaultValue = "tcp", description = "how page bytes arrive: tcp (in PAGES frames) | ucx (one-sided UCX puts into"
+            + " a pool in native memory, for clients that choose it; loopback unless --trusted-fabric)") String engine;
+    @Option(names = "--trusted-fabric", description = "let --engine ucx listen beyond loopback: UCX neither encrypts nor authenticates") boolean trustedFabric;
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus text) on the --bind address at PORT"
             + " (0: any free port, named in the ready line)") Integer metricsPort;
 
@@ -69,7 +75,8 @@ final class DecodeServerCommand implements Callable<Integer> {
             Flags.within("--metrics-port", metricsPort, 0, 65_535);
         }
         KvLayout layout = DecodeServerMain.layout(layers, latent, rope, index, dtype);
-        if (layout != null) {
+        boolean ucx = engine(layout);
+        if (layout != null && !ucx) {
             fitsTheHeap(layout);
         }
         int given = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsClientCa != null ? 1 : 0);
@@ -79,9 +86,37 @@ final class DecodeServerCommand implements Callable<Integer> {
         TransferTls tls = given == 3 ? new TransferTls(tlsCert, tlsKey, tlsClientCa) : null;
         DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections,
                 Duration.ofSeconds(readyTtlSeconds));
-        DecodeReceiver receiver = new DecodeReceiver(pages, pageSize, layout);
         java.io.PrintStream out = System.out;
-        try (DecodeServer server = DecodeServer.start(receiver, bind, port, limits, tls);
+        try (NativePageMemory pool = ucx ? new NativePageMemory() : null) {
+            DecodeReceiver receiver = pool == null ? new DecodeReceiver(pages, pageSize, layout) : new DecodeReceiver(pages, pageSize, layout, pool);
+            try (UcxLanding landing = pool == null ? null : new UcxLanding(receiver.store())) {
+                serve(receiver, limits, tls, landing, out);
+            }
+        }
+        return KvflowCli.EXIT_OK;
+    }
+
+    /** Whether page bytes come by UCX; refuses an engine it does not know, ucx without KV bytes, and ucx beyond loopback untrusted. */
+    private boolean engine(KvLayout layout) {
+        if (engine.equals("tcp")) {
+            return false;
+        }
+        if (!engine.equals(UcxEngine.NAME)) {
+            throw new MalformedInputException("--engine", "tcp or ucx, not " + engine);
+        }
+        if (layout == null) {
+            throw new MalformedInputException("--engine", "ucx lands page bytes: it needs --layers 1 or more");
+        }
+        if (!trustedFabric && !DecodeServer.loopback(bind)) {
+            throw new MalformedInputException("--engine", "ucx on " + bind + ": UCX carries no TLS, so beyond loopback it needs --trusted-fabric");
+        }
+        new UcxEngine().check();
+        return true;
+    }
+
+    private void serve(DecodeReceiver receiver, DecodeServer.Limits limits, TransferTls tls, UcxLanding landing, java.io.PrintStream out) {
+        try (DecodeServer server = landing == null ? DecodeServer.start(receiver, bind, port, limits, tls)
+                : DecodeServer.start(receiver, bind, port, limits, tls, landing);
              MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(meters(server), bind, metricsPort)) {
             out.println(readyLine(server, bind, json, metrics == null ? null : metrics.port()));
             out.flush();
@@ -98,7 +133,6 @@ final class DecodeServerCommand implements Callable<Integer> {
             server.awaitClose();
             ticks.shutdownNow();
         }
-        return KvflowCli.EXIT_OK;
     }
 
     /**
@@ -140,13 +174,15 @@ final class DecodeServerCommand implements Callable<Integer> {
 
     /**
      * {@code LISTENING <port>} (then {@code METRICS <port>} when metrics are served, and
-     * {@code TLS openssl|jdk} when it runs TLS), or with {@code json} one object naming the
-     * address, port, pool, metrics port and TLS provider.
+     * {@code TLS openssl|jdk} when it runs TLS, {@code ENGINE ucx} when pages may land by UCX), or with
+     * {@code json} one object naming the address, port, pool, metrics port, TLS provider and engine.
      */
     static String readyLine(DecodeServer server, String bind, boolean json, Integer metricsPort) {
         String tls = server.tlsProvider();
+        String engine = server.landing() == null ? null : server.landing().engine();
         if (!json) {
-            return "LISTENING " + server.port() + (metricsPort == null ? "" : " METRICS " + metricsPort) + (tls == null ? "" : " TLS " + tls);
+            return "LISTENING " + server.port() + (metricsPort == null ? "" : " METRICS " + metricsPort) + (tls == null ? "" : " TLS " + tls)
+                    + (engine == null ? "" : " ENGINE " + engine);
         }
         DecodeReceiver r = server.receiver();
         com.fasterxml.jackson.databind.node.ObjectNode o = JsonNodeFactory.instance.objectNode().put("listening", server.port()).put("bind", bind)
@@ -156,6 +192,9 @@ final class DecodeServerCommand implements Callable<Integer> {
         }
         if (tls != null) {
             o.put("tls", tls);
+        }
+        if (engine != null) {
+            o.put("engine", engine);
         }
         return o.toString();
     }

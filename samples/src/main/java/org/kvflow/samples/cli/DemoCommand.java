@@ -43,6 +43,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--max-len", defaultValue = "640", description = "largest fresh prompt in tokens (default ${DEFAULT-VALUE})") int maxLen;
     @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | cuda[:n] (pools in GPU memory too) | opencl[:n] | auto") String backend;
     @Option(names = "--seed", defaultValue = "7") long seed;
+    @Option(names = "--transfer", defaultValue = "tcp", description = "PD transfer engine to the decode process: tcp (page bytes in frames) | ucx"
+            + " (one-sided UCX puts into its pool in native memory; needs UCX's libraries)") String transfer;
     @Option(names = "--rank-processes", description = "hold each CP rank's pools in a process of its own, as one process per GPU would"
             + " (opened in place on cuda, reached by staged copies over the control lines elsewhere)") boolean rankProcesses;
     @Option(names = "--journal", paramLabel = "DIR", description = "write the HiCache journal into this new or empty directory and keep it (what replay and journal-info --journal DIR read; default: a temporary directory)") Path journal;
@@ -79,7 +81,13 @@ final class DemoCommand implements Callable<Integer> {
                 throw new org.kvflow.core.json.MalformedInputException("--report", "cannot make the folder " + reportDir + " (" + e + ")");
             }
         }
-        Demo demo = new Demo(cp, requests, maxLen, seed, backend, registry, hostBytes, rankProcesses);
+        Demo demo;
+        try {
+            demo = new Demo(cp, requests, maxLen, seed, backend, registry, hostBytes, rankProcesses, transfer);
+            org.kvflow.transfer.TransferEngines.find(transfer); // an engine whose native library does not load is refused before anything runs
+        } catch (IllegalArgumentException | org.kvflow.transfer.TransferEngineUnavailableException e) {
+            throw new org.kvflow.core.json.MalformedInputException("--transfer", e.getMessage());
+        }
         if (journal != null && Files.isDirectory(journal)) {
             try (Stream<Path> entries = Files.list(journal)) {
                 if (entries.findAny().isPresent()) {
@@ -130,7 +138,7 @@ final class DemoCommand implements Callable<Integer> {
                     .put("seconds", Math.round(report.seconds() * 1000) / 1000.0)
                     .put("peakPhysicalPagesShared", report.peakSharedPages()).put("peakPhysicalPagesReplicated", report.peakReplicatedPages())
                     .put("pagesPerRank", report.pagesPerRank()).put("capacityRatio", report.capacityRatio())
-                    .put("scratchBytes", report.scratchBytes()).put("kernelDevice", report.kernelDevice()).put("rankProcesses", rankProcesses).put("transferBytes", report.transferBytes())
+                    .put("scratchBytes", report.scratchBytes()).put("kernelDevice", report.kernelDevice()).put("rankProcesses", rankProcesses).put("transfer", transfer).put("transferBytes", report.transferBytes())
                     .put("journalRecords", report.journalRecords()).put("journalRefused", report.journalRefused())
                     .put("checksPassed", report.checksPassed()).put("ok", report.ok());
             charts.forEach(c -> o.withArray("charts").add(c.toString()));
@@ -165,7 +173,7 @@ final class DemoCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "  scratch    full view peak %.1f MB (beside the pools, not in the ratio)%n", r.scratchBytes() / 1e6);
         out.printf(Locale.ROOT, "  kernels    KV rows, indexer top-k and attention on %s; rank pools and views in %s%s%n", r.kernelDevice(),
                 r.kernelDevice().startsWith("cuda") ? "GPU memory" : "host memory", demo.rankProcesses() ? ", each rank's pools in a process of its own" : "");
-        out.printf(Locale.ROOT, "  transfer   %.1f MB of KV to the decode process (pid %d) over tcp%n", r.transferBytes() / 1e6, r.decodePid());
+        out.printf(Locale.ROOT, "  transfer   %.1f MB of KV to the decode process (pid %d) by %s%n", r.transferBytes() / 1e6, r.decodePid(), r.transfer());
         out.printf(Locale.ROOT, "  journal    %d page records, replayed with %d refused%n", r.journalRecords(), r.journalRefused());
         out.printf(Locale.ROOT, "  checks     %d/%d requests: decode KV == replicated KV%s%n", r.checksPassed(), r.requests(),
                 r.ok() ? " -- all passed" : " -- FAILED");

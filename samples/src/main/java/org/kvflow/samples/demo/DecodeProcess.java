@@ -19,9 +19,13 @@ public final class DecodeProcess implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts the child with this JVM's class path and waits until it listens. */
-    public static DecodeProcess start(int pages, int pageSize, KvLayout layout) throws IOException {
-        List<String> command = ChildJvm.command("2g", DecodeServerMain.class, List.of(DecodeServerMain.arguments(0, pages, pageSize, layout)));
+    /**
+     * Starts the child with this JVM's class path and waits until it listens.
+     *
+     * @param main {@code DecodeServerMain}, or a main that serves as it does with an engine's landing ({@code UcxDecodeServerMain})
+     */
+    public static DecodeProcess start(Class<?> main, int pages, int pageSize, KvLayout layout) throws IOException {
+        List<String> command = ChildJvm.command("2g", main, List.of(DecodeServerMain.arguments(0, pages, pageSize, layout)));
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();

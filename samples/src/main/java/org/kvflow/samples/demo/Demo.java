@@ -31,7 +31,10 @@ import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
 import org.kvflow.dsl.Write;
+import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.TcpTarget;
+import org.kvflow.transport.ucx.UcxDecodeServerMain;
+import org.kvflow.transport.ucx.UcxEngine;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.journal.replay.JournalReplayer;
@@ -50,7 +53,7 @@ import org.kvflow.model.synthetic.SyntheticModel;
 /**
  * The demo: a CP shared-KV prefill pipeline on a GLM-5-like synthetic NSA/MLA model (latent
  * 512 + rope 64, index 128, fp8, 2 layers, page 64) with bs>1 admission, a HiCache journal and PD
- * transfer over TCP to a decode process; then the same requests through the replicated baseline
+ * transfer to a decode process (over TCP, or with the page bytes by UCX); then the same requests through the replicated baseline
  * into an in-process receiver. Every request's decode KV must equal the baseline's.
  */
 public final class Demo {
@@ -67,17 +70,21 @@ public final class Demo {
     private final MeterRegistry registry;
     private final long hostBytes;
     private final boolean rankProcesses;
-
-    /** @param hostBytes capacity of the host cache the final replay of the journal fills */
-    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes) {
-        this(cpSize, requests, maxLen, seed, backend, registry, hostBytes, false);
-    }
+    private final String transfer;
 
     /**
+     * @param hostBytes     capacity of the host cache the final replay of the journal fills
      * @param rankProcesses hold each CP rank's pools in a process of its own, both layouts
      *                      ({@code inRankProcesses()}: in place on cuda, by staged copies elsewhere)
+     * @param transfer      the PD transfer engine to the decode process: {@code tcp} (page bytes in frames) or {@code ucx}
+     *                      (one-sided UCX puts into its pool in native memory)
      */
-    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes, boolean rankProcesses) {
+    public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes, boolean rankProcesses,
+                String transfer) {
+        if (!transfer.equals("tcp") && !transfer.equals(UcxEngine.NAME)) {
+            throw new IllegalArgumentException("tcp or ucx, not " + transfer);
+        }
+        this.transfer = transfer;
         this.rankProcesses = rankProcesses;
         this.hostBytes = hostBytes;
         this.cpSize = cpSize;
@@ -152,11 +159,12 @@ public final class Demo {
         }).blockLast(Duration.ofMinutes(30));
         long peakReplicated = Objects.requireNonNull(replicatedRun.pools()).peakPhysicalPages();
 
-        try (DecodeProcess decode = DecodeProcess.start(4096, PAGE_SIZE, model.layout());
+        try (DecodeProcess decode = DecodeProcess.start(transfer.equals("tcp") ? DecodeServerMain.class : UcxDecodeServerMain.class, 4096, PAGE_SIZE,
+                model.layout());
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
                      Duration.ofSeconds(30))) {
             PrefillPipeline shared = flow(Ownership.byPageId()).backup(HiCacheBackup.journal(journal))
-                    .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", decode.port())))
+                    .transfer(PdTransfer.engine(transfer, "127.0.0.1", decode.port(), TcpTarget.DEFAULT_TIMEOUT))
                     .build();
             AtomicInteger completed = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
@@ -189,7 +197,7 @@ public final class Demo {
                     sharedCount(registry, "kvflow.batches"), seconds,
                     Objects.requireNonNull(sharedRun.pools()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(sharedRun.pools()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),
-                    sharedCount(registry, "kvflow.transfer.bytes"), decode.pid(), replay.records(),
+                    sharedCount(registry, "kvflow.transfer.bytes"), transfer, decode.pid(), replay.records(),
                     replay.rejected().size(), checks.get(), shared.device().toString(), sharedPages, replicatedPages);
         }
     }

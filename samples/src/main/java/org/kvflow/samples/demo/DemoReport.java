@@ -9,10 +9,11 @@ package org.kvflow.samples.demo;
  * @param scratchBytes        largest full view one batch needed (beside the pools)
  * @param checksPassed        requests whose decode KV equals the replicated run's
  * @param kernelDevice        where the compute kernels (KV rows, indexer top-k, attention) ran ({@code opencl:0 (NVIDIA H200 / …)})
+ * @param transfer            the engine that moved the page bytes to decode ({@code tcp}, {@code ucx})
  */
 public record DemoReport(int cpSize, int requests, int completed, int failed, long tokens, long batches, double seconds,
                          long peakSharedPages, long peakReplicatedPages, int pagesPerRank, double capacityRatio, long scratchBytes,
-                         long transferBytes, long decodePid, long journalRecords, long journalRefused, int checksPassed,
+                         long transferBytes, String transfer, long decodePid, long journalRecords, long journalRefused, int checksPassed,
                          String kernelDevice, PagesTimeline sharedPages, PagesTimeline replicatedPages) {
     public boolean ok() {
         return failed == 0 && checksPassed == requests && journalRefused == 0;

@@ -81,4 +81,18 @@ class DecodeServerLinesTest {
                     .hasMessageStartingWith("--metrics-port: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ");
         }
     }
+
+    @Test
+    void theReadyLineNamesTheEngineThatLandsPages() throws Exception {
+        try (org.kvflow.pages.NativePageMemory pool = new org.kvflow.pages.NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, new org.kvflow.core.model.KvLayout(new org.kvflow.core.model.ModelShape(
+                    "synthetic-toy", org.kvflow.core.model.ModelKind.TOY_MLA, 1, 40, 8, 24), org.kvflow.core.model.KvDtype.FP8_E4M3), pool);
+            try (org.kvflow.transport.ucx.UcxLanding landing = new org.kvflow.transport.ucx.UcxLanding(receiver.store());
+                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing)) {
+                assertThat(DecodeServerCommand.readyLine(server, "127.0.0.1", false, null)).isEqualTo("LISTENING " + server.port() + " ENGINE ucx");
+                assertThat(new ObjectMapper().readTree(DecodeServerCommand.readyLine(server, "127.0.0.1", true, null)).get("engine").asText())
+                        .isEqualTo("ucx");
+            }
+        }
+    }
 }

@@ -20,6 +20,7 @@ class OutOfRangeInputTest {
             demo --cp 1000                            | kvflow: --cp: must be in [2, 64], was 1000
             demo --requests 0                         | kvflow: --requests: must be in [1, 100000], was 0
             demo --metrics-port 70000                 | kvflow: --metrics-port: must be in [0, 65535], was 70000
+            demo --transfer rdma                      | kvflow: --transfer: tcp or ucx, not rdma
             decode-server --bind 0.0.0.0              | kvflow: decode server on 0.0.0.0: an address beyond loopback needs mutual TLS (the server's certificate and key, and the CA that signs the prefill clients' certificates)
             decode-server --tls-cert a.pem            | kvflow: --tls-cert: give --tls-cert, --tls-key and --tls-client-ca together
             decode-server --pages 0                   | kvflow: --pages: must be in [1, 2147483647], was 0
@@ -30,6 +31,9 @@ class OutOfRangeInputTest {
             decode-server --ready-ttl-s 0             | kvflow: --ready-ttl-s: must be in [1, 86400], was 0
             decode-server --port 70000                | kvflow: --port: must be in [0, 65535], was 70000
             decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64 readyTtl=PT10M: durations must be positive and the cap at least 1
+            decode-server --engine rdma               | kvflow: --engine: tcp or ucx, not rdma
+            decode-server --engine ucx --layers 0     | kvflow: --engine: ucx lands page bytes: it needs --layers 1 or more
+            decode-server --engine ucx --bind 0.0.0.0 | kvflow: --engine: ucx on 0.0.0.0: UCX carries no TLS, so beyond loopback it needs --trusted-fabric
             """)
     void refusedWithTheLimitInTheMessage(String command, String expected) {
         Cli.Result r = Cli.run(command.split(" "));
