@@ -2,7 +2,8 @@
 # Here (not on the GPU machine): everything the bench/device scripts need there, into .device/
 # (git-ignored; name it in the device tool's carry), from this repository alone: the modules built,
 # the packed runtime (runtime.sh: device.tar.xz), and the test jars of tornado-kernels, cuda-fallback, journal,
-# operators, dsl, ranks and deepseek-v32 with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests.
+# operators, dsl, ranks and deepseek-v32 with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests,
+# and Debian's UCX packages for transfer-engines.sh.
 # Usage: bench/device/pack.sh [-o] (-o: Maven offline).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,4 +26,7 @@ for artifact in org.junit.platform:junit-platform-console-standalone:1.14.4 org.
     io.projectreactor:reactor-test:3.8.7 net.bytebuddy:byte-buddy:1.18.3; do
   mvn -B -q $offline dependency:copy -Dartifact="$artifact" -DoutputDirectory=.device
 done
+# UCX for transfer-engines.sh: that machine has none (Debian 12's libucx0 and what it loads)
+mkdir -p .device/debs
+(cd .device/debs && apt-get download libucx0 libibverbs1 librdmacm1 libnuma1 > /dev/null 2>&1) || echo "pack: no UCX packages (transfer-engines.sh will not run)" >&2
 ls -la .device

@@ -39,6 +39,7 @@ class ErrorCodeTest {
         assertThat(new TransferRejectedException("r", "page 9 is not a decode page").code()).isEqualTo("PD-REJECTED");
         assertThat(new org.kvflow.decode.DecodePoolFullException("r", 9, 2).code()).isEqualTo("PD-POOL-FULL");
         assertThat(new DecodeUnreachableException("timeout").code()).isEqualTo("PD-UNREACHABLE");
+        assertThat(new org.kvflow.transfer.TransferEngineUnavailableException("ucx", "libucp.so.0 not found").code()).isEqualTo("PD-ENGINE");
         assertThat(new JournalIoException("disk").code()).isEqualTo("HC-JOURNAL");
         assertThat(new DiagnosticCheckException("view differs").code()).isEqualTo("DEBUG-CHECK");
         assertThat(new org.kvflow.ranks.RankLostException(2, "its process exited").code()).isEqualTo("RANK-LOST");
