@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -39,16 +38,7 @@ class PreparedGatherTest {
     }
 
     private static PageStore filled(PageMemory memory, String label, int pages, long seed) {
-        PageStore store = PageStore.allocate(memory, label, LAYOUT, 4, pages);
-        SplittableRandom rnd = new SplittableRandom(seed);
-        for (int p = 0; p < pages; p++) {
-            for (KvComponent c : KvComponent.values()) {
-                byte[] payload = new byte[store.layers() * store.pageBytes(c)];
-                rnd.nextBytes(payload);
-                store.writePage(c, p, payload);
-            }
-        }
-        return store;
+        return RandomPages.fill(PageStore.allocate(memory, label, LAYOUT, 4, pages), seed);
     }
 
     private static List<byte[]> pages(PageStore store) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
@@ -22,16 +21,7 @@ class PlacedPagesTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private static PageStore filled(int pages, long seed) {
-        PageStore store = PageStore.onHeap("prefill rank", LAYOUT, 16, pages);
-        SplittableRandom rnd = new SplittableRandom(seed);
-        for (int p = 0; p < pages; p++) {
-            for (KvComponent c : KvComponent.values()) {
-                byte[] payload = new byte[store.layers() * store.pageBytes(c)];
-                rnd.nextBytes(payload);
-                store.writePage(c, p, payload);
-            }
-        }
-        return store;
+        return org.kvflow.pages.RandomPages.fill(PageStore.onHeap("prefill rank", LAYOUT, 16, pages), seed);
     }
 
     @Test

@@ -8,7 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
@@ -32,16 +31,7 @@ class UcxTransferTest {
     private static final RunShape TWO_RANKS = new RunShape(16, 2, LAYOUT);
 
     private static PageStore filled(int pages, long seed) {
-        PageStore store = PageStore.onHeap("prefill rank", LAYOUT, 16, pages);
-        SplittableRandom rnd = new SplittableRandom(seed);
-        for (int p = 0; p < pages; p++) {
-            for (KvComponent c : KvComponent.values()) {
-                byte[] payload = new byte[store.layers() * store.pageBytes(c)];
-                rnd.nextBytes(payload);
-                store.writePage(c, p, payload);
-            }
-        }
-        return store;
+        return org.kvflow.pages.RandomPages.fill(PageStore.onHeap("prefill rank", LAYOUT, 16, pages), seed);
     }
 
     /** Two ranks each send their run of {@code id}; returns the decode pages. */
