@@ -43,6 +43,12 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--handshake-timeout-ms", defaultValue = "10000", description = "close a connection that sends no HELLO in time") long handshakeMs;
     @Option(names = "--idle-timeout-ms", defaultValue = "120000", description = "close a connection idle this long") long idleMs;
     @Option(names = "--max-connections", defaultValue = "64", description = "close new connections past this many") int maxConnections;
+    @Option(names = "--max-pending-handshakes", description = "close new connections while this many have not said HELLO (default: half of"
+            + " --max-connections)") Integer maxPending;
+    @Option(names = "--max-connections-per-client", description = "refuse a client's HELLO past this many of its connections (default: no cap)")
+    Integer connectionsPerClient;
+    @Option(names = "--max-pages-per-client", description = "refuse a client's OPEN that would hold more decode pages than this (default: no cap)")
+    Integer pagesPerClient;
     @Option(names = "--ready-ttl-s", defaultValue = "600", description = "free a ready request no decode consumer released within this many"
             + " seconds (counted as expired)") long readyTtlSeconds;
     @Option(names = "--json", description = "print the ready line and the statistics lines as JSON") boolean json;
@@ -84,8 +90,11 @@ final class DecodeServerCommand implements Callable<Integer> {
             throw new MalformedInputException("--tls-cert", "give --tls-cert, --tls-key and --tls-client-ca together");
         }
         TransferTls tls = given == 3 ? new TransferTls(tlsCert, tlsKey, tlsClientCa) : null;
-        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections,
+        DecodeServer.Limits base = new DecodeServer.Limits(Duration.ofMillis(handshakeMs), Duration.ofMillis(idleMs), maxConnections,
                 Duration.ofSeconds(readyTtlSeconds));
+        DecodeServer.Limits limits = base.shares(share("--max-pending-handshakes", maxPending, base.maxPending()),
+                share("--max-connections-per-client", connectionsPerClient, base.connectionsPerClient()),
+                share("--max-pages-per-client", pagesPerClient, base.pagesPerClient()));
         java.io.PrintStream out = System.out;
         try (NativePageMemory pool = ucx ? new NativePageMemory() : null) {
             DecodeReceiver receiver = pool == null ? new DecodeReceiver(pages, pageSize, layout) : new DecodeReceiver(pages, pageSize, layout, pool);
@@ -94,6 +103,15 @@ final class DecodeServerCommand implements Callable<Integer> {
             }
         }
         return KvflowCli.EXIT_OK;
+    }
+
+    /** A share flag's value, range-checked, or {@code otherwise} when it was not given. */
+    private static int share(String flag, Integer given, int otherwise) {
+        if (given == null) {
+            return otherwise;
+        }
+        Flags.within(flag, given, 1, Integer.MAX_VALUE);
+        return given;
     }
 
     /** Whether page bytes come by UCX; refuses an engine it does not know, ucx without KV bytes, and ucx beyond loopback untrusted. */

@@ -30,7 +30,9 @@ class OutOfRangeInputTest {
             decode-server --stats-interval-s -1       | kvflow: --stats-interval-s: must be in [0, 86400], was -1
             decode-server --ready-ttl-s 0             | kvflow: --ready-ttl-s: must be in [1, 86400], was 0
             decode-server --port 70000                | kvflow: --port: must be in [0, 65535], was 70000
-            decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64 readyTtl=PT10M: durations must be positive and the cap at least 1
+            decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64 readyTtl=PT10M maxPending=32 connectionsPerClient=2147483647 pagesPerClient=2147483647: durations must be positive and the caps at least 1
+            decode-server --max-pages-per-client 0    | kvflow: --max-pages-per-client: must be in [1, 2147483647], was 0
+            decode-server --max-pending-handshakes -3 | kvflow: --max-pending-handshakes: must be in [1, 2147483647], was -3
             decode-server --engine rdma               | kvflow: --engine: tcp or ucx, not rdma
             decode-server --engine ucx --layers 0     | kvflow: --engine: ucx lands page bytes: it needs --layers 1 or more
             decode-server --engine ucx --bind 0.0.0.0 | kvflow: --engine: ucx on 0.0.0.0: UCX carries no TLS, so beyond loopback it needs --trusted-fabric

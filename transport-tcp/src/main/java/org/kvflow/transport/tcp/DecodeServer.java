@@ -68,23 +68,43 @@ public final class DecodeServer implements AutoCloseable {
 
     /**
      * How long a connection may wait before HELLO and between frames, how many may be open at once,
-     * and how long a ready request may wait for its decode consumer before its pages are freed.
+     * how long a ready request may wait for its decode consumer before its pages are freed, and each
+     * peer's share: connections open that have not said HELLO yet (so silent connections cannot take
+     * every slot), connections one client may hold, and pages one client's requests may hold until
+     * they are released (so one client cannot hold the pool).
+     *
+     * @param maxPending           connections open at once that have not said HELLO
+     * @param connectionsPerClient connections one client id may hold (its prefill CP size needs one each)
+     * @param pagesPerClient       decode pages one client's requests may hold, ready ones included, until released
      */
-    public record Limits(Duration handshake, Duration idle, int maxConnections, Duration readyTtl) {
-        /** 10 s to say HELLO, 2 min idle, 64 connections, 10 min for a ready request. */
+    public record Limits(Duration handshake, Duration idle, int maxConnections, Duration readyTtl, int maxPending, int connectionsPerClient,
+                         int pagesPerClient) {
+        /** 10 s to say HELLO, 2 min idle, 64 connections (half of them before HELLO), 10 min for a ready request, no cap per client. */
         public static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 64, Duration.ofMinutes(10));
 
-        /** @throws IllegalArgumentException if a duration is not positive or the cap is below 1 */
+        /** @throws IllegalArgumentException if a duration is not positive or a cap is below 1 */
         public Limits {
-            if (!positive(handshake) || !positive(idle) || !positive(readyTtl) || maxConnections < 1) {
+            if (!positive(handshake) || !positive(idle) || !positive(readyTtl) || maxConnections < 1 || maxPending < 1 || connectionsPerClient < 1
+                    || pagesPerClient < 1) {
                 throw new IllegalArgumentException("decode server limits handshake=" + handshake + " idle=" + idle + " maxConnections="
-                        + maxConnections + " readyTtl=" + readyTtl + ": durations must be positive and the cap at least 1");
+                        + maxConnections + " readyTtl=" + readyTtl + " maxPending=" + maxPending + " connectionsPerClient=" + connectionsPerClient
+                        + " pagesPerClient=" + pagesPerClient + ": durations must be positive and the caps at least 1");
             }
+        }
+
+        /** The limits with half the connections allowed before HELLO and no cap per client. */
+        public Limits(Duration handshake, Duration idle, int maxConnections, Duration readyTtl) {
+            this(handshake, idle, maxConnections, readyTtl, Math.max(1, maxConnections / 2), Integer.MAX_VALUE, Integer.MAX_VALUE);
         }
 
         /** The limits with the default ready TTL. */
         public Limits(Duration handshake, Duration idle, int maxConnections) {
             this(handshake, idle, maxConnections, DEFAULT.readyTtl());
+        }
+
+        /** {@return these limits with each peer's share set} */
+        public Limits shares(int pending, int connectionsEach, int pagesEach) {
+            return new Limits(handshake, idle, maxConnections, readyTtl, pending, connectionsEach, pagesEach);
         }
 
         private static boolean positive(Duration d) {
@@ -103,6 +123,9 @@ public final class DecodeServer implements AutoCloseable {
     private final Disposable readySweep;
     final AtomicLong rejectedPages = new AtomicLong();
     private final AtomicInteger connections = new AtomicInteger();
+    /** Connections open that have not said HELLO yet. */
+    final AtomicInteger pending = new AtomicInteger();
+    final Limits limits;
     /** The open connections, closed with the server. */
     private final Set<Connection> live = ConcurrentHashMap.newKeySet();
     final RefusalLog refusals = new RefusalLog(LOG::warn, 10, System::nanoTime);
@@ -123,6 +146,7 @@ public final class DecodeServer implements AutoCloseable {
     private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls, @Nullable PageLanding landing) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
         this.landing = landing;
+        this.limits = limits;
         if (tls == null && !loopback(host)) {
             throw new IllegalArgumentException("decode server on " + host + ": an address beyond loopback needs mutual TLS (the server's"
                     + " certificate and key, and the CA that signs the prefill clients' certificates)");
@@ -161,6 +185,12 @@ public final class DecodeServer implements AutoCloseable {
                     ScheduledFuture<?>[] deadline = new ScheduledFuture<?>[1];
                     in.withConnection(c -> {
                         session[0] = new DecodeSession(this, peer(c));
+                        int waiting = pending.incrementAndGet();
+                        if (waiting > limits.maxPending()) {
+                            refusals.refused(session[0].peer, "connection", waiting - 1 + " connections have not said HELLO yet, at most "
+                                    + limits.maxPending());
+                            c.dispose();
+                        }
                         // on the connection's own event loop: timers there take no lock (BlockHound-clean)
                         deadline[0] = c.channel().eventLoop().schedule(() -> {
                             if (!session[0].hello) {

@@ -127,6 +127,14 @@ final class DecodeSession {
         if (senders < 1 || senders > prefillCp) {
             throw new TransferRejectedException(id, senders + " senders outside [1, " + prefillCp + "] (the prefill's CP size)");
         }
+        int cap = server.limits.pagesPerClient();
+        if (cap < Integer.MAX_VALUE) {
+            long held = held();
+            if (held + pageCount > cap) {
+                throw new Refusal("E-PD-QUOTA", "request " + id + ": this client's requests hold " + held + " decode pages; " + pageCount
+                        + " more would pass its share of " + cap);
+            }
+        }
         long[] pages = receiver.open(id, pageCount, senders);
         owner().owned.add(id);
         Frames.Writer w = new Frames.Writer(Frames.OPENED, 4 + 8 * pages.length).i32(pages.length);
@@ -136,8 +144,24 @@ final class DecodeSession {
         return w.bytes();
     }
 
+    /** Decode pages this client's requests hold; requests freed since (released, expired) are forgotten. */
+    private long held() {
+        long held = 0;
+        for (java.util.Iterator<String> i = owner().owned.iterator(); i.hasNext(); ) {
+            int pages = receiver.pageCount(i.next());
+            if (pages == 0) {
+                i.remove();
+            }
+            held += pages;
+        }
+        return held;
+    }
+
     /** The connection closed: if it was its client's last, the requests the client opened and did not finish go back to the pool. */
     void closed() {
+        if (!hello) {
+            server.pending.decrementAndGet();
+        }
         DecodeServer.Client c = client;
         if (c == null) {
             return;
@@ -163,6 +187,10 @@ final class DecodeSession {
         }
         synchronized (server.clients) {
             DecodeServer.Client c = server.clients.computeIfAbsent(id, k -> new DecodeServer.Client());
+            int cap = server.limits.connectionsPerClient();
+            if (c.connections >= cap) {
+                throw new Refusal("E-PD-QUOTA", "client " + id.substring(0, 8) + "… holds " + c.connections + " connections, at most " + cap);
+            }
             c.connections++;
             client = c;
             clientId = id;
@@ -202,6 +230,7 @@ final class DecodeSession {
         }
         join(java.util.HexFormat.of().formatHex(id));
         hello = true;
+        server.pending.decrementAndGet();
         layers = clientLayers;
         prefillCp = cp;
         engine = chosen;

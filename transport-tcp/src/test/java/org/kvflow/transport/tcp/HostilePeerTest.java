@@ -188,7 +188,7 @@ class HostilePeerTest {
 
     @Test
     void slowSilentAndSurplusConnectionsAreClosed() throws Exception {
-        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(300), Duration.ofMillis(600), 2);
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(300), Duration.ofMillis(600), 2).shares(2, 2, Integer.MAX_VALUE);
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", 0, limits)) {
             try (RawPeer mute = new RawPeer(server.port())) {
                 mute.send(new byte[] {40, 0}); // half a length prefix, then nothing
@@ -212,6 +212,43 @@ class HostilePeerTest {
                 held.forEach(RawPeer::close);
             }
             assertThat(server.refusals()).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void silentConnectionsTakeAtMostTheirShareOfTheSlots() throws Exception {
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 8).shares(2, 8, Integer.MAX_VALUE);
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, LAYOUT), "127.0.0.1", 0, limits);
+             RawPeer first = new RawPeer(server.port()); RawPeer second = new RawPeer(server.port())) {
+            waitUntil(() -> server.connections() == 2);
+            try (RawPeer third = new RawPeer(server.port())) {
+                assertThat(third.closedWithin(Duration.ofSeconds(3))).as("a third connection without HELLO, past the share of 2").isTrue();
+            }
+            assertThat(first.hello(LAYOUT, 16, 1).type()).isEqualTo(Frames.HELLO_OK); // one said HELLO: a slot before HELLO is free again
+            try (RawPeer honest = new RawPeer(server.port())) {
+                assertThat(honest.hello(LAYOUT, 16, 1).type()).isEqualTo(Frames.HELLO_OK);
+            }
+        }
+    }
+
+    @Test
+    void aClientGetsItsShareOfConnectionsAndOfThePool() throws Exception {
+        DecodeServer.Limits limits = DecodeServer.Limits.DEFAULT.shares(32, 2, 10);
+        byte[] id = new byte[Frames.CLIENT_ID_BYTES];
+        java.util.Arrays.fill(id, (byte) 0xab);
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, LAYOUT), "127.0.0.1", 0, limits);
+             RawPeer a = new RawPeer(server.port()); RawPeer b = new RawPeer(server.port()); RawPeer c = new RawPeer(server.port());
+             RawPeer other = new RawPeer(server.port())) {
+            assertThat(a.hello(LAYOUT, 16, 2, id).type()).isEqualTo(Frames.HELLO_OK);
+            assertThat(b.hello(LAYOUT, 16, 2, id).type()).isEqualTo(Frames.HELLO_OK);
+            assertRefused(c.hello(LAYOUT, 16, 2, id), "E-PD-QUOTA", "client abababab… holds 2 connections, at most 2");
+            a.open("x", 6, 1);
+            assertRefused(a.exchange(new Frames.Writer(Frames.OPEN, 32).str("y").i32(5).i32(1).bytes()), "E-PD-QUOTA",
+                    "request y: this client's requests hold 6 decode pages; 5 more would pass its share of 10");
+            assertThat(other.hello(LAYOUT, 16, 1).type()).isEqualTo(Frames.HELLO_OK);
+            other.open("z", 8, 1); // another client has a share of its own
+            assertThat(a.exchange(new Frames.Writer(Frames.ABORT, 32).str("x").bytes()).type()).isEqualTo(Frames.ACK);
+            a.open("y", 5, 1); // its pages went back: the share is free again
         }
     }
 
