@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.ownership.RequestPageTable;
 import org.kvflow.core.pool.KvPools;
@@ -32,6 +33,8 @@ public final class RequestState {
     private long admittedTokens;
     private boolean started;
     private boolean released;
+    /** Set by the one result the request gets: a later chunk's failure, after the request failed already, reports nothing. */
+    private final AtomicBoolean resultClaimed = new AtomicBoolean();
     /** Why pages this request holds were lost with a rank's pool; null while they are all there. */
     private volatile @org.jspecify.annotations.Nullable RuntimeException lost;
 
@@ -221,6 +224,17 @@ public final class RequestState {
     /** Replaces token {@code t}'s loc, as a faulty stage would: the seam tests corrupt a row through. */
     void overwriteLoc(int t, long loc) {
         reqToToken[t] = loc;
+    }
+
+    /**
+     * Claims the request's one result. A request can fail twice when two of its chunks are in
+     * different batches (a rank lost under the first, the second then working on released pages):
+     * only the first claim reports.
+     *
+     * @return true the first time only
+     */
+    public boolean claimResult() {
+        return resultClaimed.compareAndSet(false, true);
     }
 
     /** {@return true once its pages went back to the group (finished, failed or cancelled)} */

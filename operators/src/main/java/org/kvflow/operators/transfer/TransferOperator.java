@@ -110,7 +110,9 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                 if (open.remove(entry.id()) != null) {
                     aborts.add(abortQuietly(entry.id()));
                 }
-                results.add(new PrefillResult.Failed(entry.state().request(), failure));
+                if (entry.state().claimResult()) {
+                    results.add(new PrefillResult.Failed(entry.state().request(), failure));
+                }
             } else if (entry.active()) {
                 Session session = Objects.requireNonNull(open.get(entry.id()), "a sent chunk has a session");
                 session.chunks++;
@@ -119,6 +121,7 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                     open.remove(entry.id());
                     undelivered.add(entry.id());
                     group.release(entry.state(), true);
+                    entry.state().claimResult();
                     results.add(new PrefillResult.Completed(entry.state().request(), entry.state().reusedTokens(), session.chunks,
                             session.pagesSent, session.attention));
                 }

@@ -13,6 +13,7 @@ import org.kvflow.operators.Workloads;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.operators.transfer.TransferOperator;
+import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 
 /** The transfer stage on its own: results out, a request whose row is not whole pages fails alone and its decode session is aborted. */
@@ -41,6 +42,27 @@ class TransferStageTest extends StageScenarios {
         assertThat(error).isInstanceOf(PageGroupValidationException.class)
                 .hasMessage("pd transfer req b: NON_CONTIGUOUS group 1 offset 1: " + loc5 + " breaks the run (expected first + 1)");
         assertThat(decode.openSessions()).as("b's decode session was aborted; a and c stay until decode releases them").isEqualTo(2);
+    }
+
+    /**
+     * A request whose two chunks fail in two batches (a rank lost under the first; the second then
+     * works on pages already released) gets one result: the first failure.
+     */
+    @Test
+    void aRequestThatFailsInTwoBatchesGetsOneResult() {
+        PrefillBatch written = input();
+        PrefillBatch.Entry b = written.entries().get(1);
+        IllegalStateException lost = new IllegalStateException("rank 2 is lost");
+        IllegalStateException later = new IllegalStateException("allocates on released pages");
+        PrefillBatch first = written.withEntries(written.entries().stream().map(e -> e == b ? b.failed(lost) : e).toList());
+        PrefillBatch second = PrefillBatch.admitted(first.batchId() + 1, List.of(new PrefillBatch.Entry(b.state(), b.chunkEnd(), 4, true).failed(later)));
+
+        List<PrefillResult> out = Flux.just(first, second).transform(stage()).collectList().block();
+
+        assertThat(out).filteredOn(r -> r.request().id().equals(b.id())).singleElement()
+                .isInstanceOfSatisfying(PrefillResult.Failed.class, f -> assertThat(f.error()).isSameAs(lost));
+        assertThat(out).filteredOn(r -> r.request().id().equals(written.entries().get(0).id())).singleElement()
+                .isInstanceOf(PrefillResult.Completed.class);
     }
 
     @Override
