@@ -21,8 +21,8 @@ import org.kvflow.transfer.TransferBackend;
 /**
  * The pipeline's Micrometer meters, named {@code kvflow.*}: requests by outcome, batches, prefilled
  * tokens, physical pages per rank and their peak, materialized bytes, transfer bytes and latency,
- * journaled pages, failures by error code, and rank processes lost and restarted by rank. Every meter carries the pipeline's name
- * ({@code pipeline}) and {@code layout=shared|replicated}, so pipelines, and a shared run and its
+ * journaled pages and backups the journal refused, failures by error code, and rank processes lost and
+ * restarted by rank. Every meter carries the pipeline's name ({@code pipeline}) and {@code layout=shared|replicated}, so pipelines, and a shared run and its
  * replicated baseline, stay apart in one registry; no tag grows per run. One instance per pipeline run.
  */
 final class KvflowMetrics {
@@ -31,7 +31,7 @@ final class KvflowMetrics {
     private final Tags tags;
     /** The run's gauges: one set per pipeline and layout, replaced by the next run's. */
     private static final List<String> GAUGES = List.of("kvflow.pages.inuse", "kvflow.pages.cached", "kvflow.pages.free", "kvflow.pages.peak",
-            "kvflow.journal.pages",
+            "kvflow.journal.pages", "kvflow.journal.refused",
             "kvflow.materialized.peak.bytes", "kvflow.pages.host.bytes");
     /** The stages that move page bytes, as the {@code stage} tag of {@code kvflow.pages.host.bytes}, and where other threads' bytes go. */
     private static final List<String> TRAFFIC_STAGES = List.of(OwnerWriteOperator.STAGE, MaterializeOperator.STAGE, HiCacheBackupOperator.STAGE, TransferBackend.STAGE,
@@ -75,7 +75,7 @@ final class KvflowMetrics {
      * Registers this run's gauges, replacing those of the last run of the same pipeline and layout:
      * they stay readable after a run ends (what {@code demo --metrics} prints), one set per pipeline and layout.
      */
-    void bind(KvGroup group, Supplier<Long> journalPages, HostTraffic traffic) {
+    void bind(KvGroup group, Supplier<Long> journalPages, Supplier<Long> journalRefused, HostTraffic traffic) {
         for (String name : GAUGES) {
             registry.find(name).tags(tags).gauges().forEach(registry::remove);
         }
@@ -95,6 +95,9 @@ final class KvflowMetrics {
         Gauge.builder("kvflow.pages.peak", group, KvGroup::peakPhysicalPages).description("most physical pages held at once, all ranks")
                 .tags(tags).strongReference(true).register(registry);
         Gauge.builder("kvflow.journal.pages", journalPages, s -> s.get()).description("page records written to the HiCache journal")
+                .tags(tags).strongReference(true).register(registry);
+        Gauge.builder("kvflow.journal.refused", journalRefused, s -> s.get())
+                .description("requests whose HiCache backup the journal refused (full, unwritable); they were served all the same")
                 .tags(tags).strongReference(true).register(registry);
         Gauge.builder("kvflow.materialized.peak.bytes", peakViewBytes, AtomicLong::get)
                 .description("largest full view of one batch: the scratch the view needs beside the pools").tags(tags)

@@ -170,7 +170,7 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                 case TransferSpec t -> { } // the pipeline's end
             }
         }
-        metrics.bind(group, () -> backup == null ? 0L : backup.pagesJournaled(), memory.hostTraffic());
+        metrics.bind(group, () -> backup == null ? 0L : backup.pagesJournaled(), () -> backup == null ? 0L : backup.failures(), memory.hostTraffic());
         CpPrefillPipeline inner = new CpPrefillPipeline(group, spec(AdmitSpec.class).queueCapacity(), operators,
                 new MeteredTransferBackend(backend, metrics), scheduler, batch -> {
                     metrics.batch(batch);

@@ -9,13 +9,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.WritePolicy;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.journal.HiCacheJournal;
+import org.kvflow.journal.JournalFullException;
+import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.JournalLayout;
 import org.kvflow.journal.JournalOptions;
-import org.kvflow.journal.JournalIoException;
 import org.kvflow.journal.record.PageBackup;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.operators.group.KvGroup;
@@ -45,16 +48,21 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     private static final Logger LOG = LoggerFactory.getLogger(HiCacheBackupOperator.class);
 
     private final KvGroup group;
-    private final HiCacheJournal journal;
+    /** Opens the journal again while it is not open. */
+    private final Supplier<HiCacheJournal> reopen;
+    /** Null while the journal could not be opened for want of space: each backup tries again, and counts as refused until it opens. */
+    private @Nullable HiCacheJournal journal;
     private final WritePolicy policy;
     private final Map<String, Integer> hits = new HashMap<>();
     private final Set<String> backedUp = new HashSet<>();
     private final BackupStaging staging;
     private long pagesJournaled;
     private long failures;
+    /** Backups refused since the last one the journal took: a full disk is logged once, not once a request. */
+    private long refusedInARow;
 
     /**
-     * A stage that journals into {@code journal}, which its caller keeps and closes.
+     * A stage that journals into {@code journal}, which {@link #close()} closes.
      *
      * @param group   the group whose rank stores hold the pages
      * @param journal where the backups go
@@ -63,8 +71,13 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
      *                                  and for a group without KV bytes
      */
     public HiCacheBackupOperator(KvGroup group, HiCacheJournal journal, WritePolicy policy) {
+        this(group, Objects.requireNonNull(journal, "journal"), () -> journal, policy);
+    }
+
+    private HiCacheBackupOperator(KvGroup group, @Nullable HiCacheJournal journal, Supplier<HiCacheJournal> reopen, WritePolicy policy) {
         this.group = Objects.requireNonNull(group, "group");
-        this.journal = Objects.requireNonNull(journal, "journal");
+        this.journal = journal;
+        this.reopen = reopen;
         this.policy = Objects.requireNonNull(policy, "policy");
         if (policy == WritePolicy.WRITE_BACK) {
             throw new IllegalArgumentException("write_back backs pages up when the device cache evicts them; "
@@ -76,17 +89,34 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
 
     /**
      * A stage that journals into a HiCache journal it opens in {@code dir} (page size and row
-     * layout from the group) and closes with {@link #close()}.
+     * layout from the group) and closes with {@link #close()}. A file system too full to open it
+     * on does not stop the run: its backups are refused and counted until the journal opens.
      *
      * @param group  the group whose rank stores hold the pages
      * @param dir    the journal directory
      * @param policy when a page is backed up
      * @return the stage
+     * @throws JournalIoException if the directory cannot hold a journal or holds one of another layout
      */
     public static HiCacheBackupOperator journaling(KvGroup group, Path dir, WritePolicy policy) {
         requireBytes(group);
-        HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(group.config().pageSize(), group.model().layout())));
-        return new HiCacheBackupOperator(group, journal, policy);
+        JournalOptions options = JournalOptions.of(dir, new JournalLayout(group.config().pageSize(), group.model().layout()));
+        Supplier<HiCacheJournal> open = () -> HiCacheJournal.open(options);
+        HiCacheJournal journal = null;
+        try {
+            journal = open.get();
+        } catch (JournalFullException full) {
+            // the first backup tries again, and its refusal is logged
+        }
+        return new HiCacheBackupOperator(group, journal, open, policy);
+    }
+
+    /** The journal, opened again if it was not open (a refusal then is a {@link JournalFullException}, counted by the caller). */
+    private HiCacheJournal journal() {
+        if (journal == null) {
+            journal = reopen.get();
+        }
+        return journal;
     }
 
     private static void requireBytes(KvGroup group) {
@@ -98,7 +128,9 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     /** Closes the journal and frees the staging pages (before the pools' memory is closed). */
     @Override
     public synchronized void close() {
-        journal.close();
+        if (journal != null) {
+            journal.close();
+        }
         staging.close();
     }
 
@@ -115,7 +147,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         return pagesJournaled;
     }
 
-    /** {@return backups the journal refused (full, unwritable); each was logged} */
+    /** {@return backups the journal refused (full, unwritable); the first of each streak is logged as a warning} */
     public synchronized long failures() {
         return failures;
     }
@@ -126,9 +158,18 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
             if (entry.lastChunk()) {
                 try {
                     backupRequest(entry.state());
+                    if (refusedInARow > 0) {
+                        LOG.warn("HiCache backups resume with request {}, after {} skipped", entry.id(), refusedInARow);
+                        refusedInARow = 0;
+                    }
                 } catch (JournalIoException e) {
                     failures++;
-                    LOG.warn("HiCache backup of request {} skipped: {}", entry.id(), e.getMessage());
+                    if (refusedInARow++ == 0) {
+                        LOG.warn("HiCache backup of request {} skipped, and later ones until the journal takes one again: {}", entry.id(),
+                                e.getMessage());
+                    } else {
+                        LOG.debug("HiCache backup of request {} skipped: {}", entry.id(), e.getMessage());
+                    }
                 }
             }
             return entry;
@@ -163,7 +204,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
             byte[] parent = pos == 0 ? null : hashes.get(pos - 1);
             int[] pageTokens = Arrays.copyOfRange(tokens, pos * ps, (pos + 1) * ps);
             for (HiCachePool pool : HiCachePool.values()) {
-                journal.backup(new PageBackup(hashes.get(pos), parent, pageTokens, group.stores().holder(pages[i]), pos, layers(), pool,
+                journal().backup(new PageBackup(hashes.get(pos), parent, pageTokens, group.stores().holder(pages[i]), pos, layers(), pool,
                         staging.payload(i, KvComponent.of(pool))), locs[i]);
                 pagesJournaled++;
             }
