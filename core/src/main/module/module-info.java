@@ -14,5 +14,5 @@ module org.kvflow.core {
     exports org.kvflow.core.split;
     exports org.kvflow.core.validate;
     // strict JSON reading: for the modules that read kvflow's own JSON, not an API
-    exports org.kvflow.core.json to org.kvflow.journal, org.kvflow.ranks;
+    exports org.kvflow.core.json to org.kvflow.journal, org.kvflow.ranks, org.kvflow.traffic;
 }

@@ -1,6 +1,8 @@
 package org.kvflow.traffic;
 
+import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one layout made of a trace.
@@ -14,10 +16,21 @@ import java.util.Map;
  * @param recomputedTokens  prompt tokens of served requests that were computed
  * @param peakPagesPerRank  the most physical pages one rank held at once (the ranks' peak over their count)
  * @param seconds           wall time of the replay
- * @param latency           seconds from each request's arrival to its result (queueing included)
+ * @param latency           seconds from each request's arrival to its result (queueing included), wall time of this run
+ * @param latencySeconds    each served request's seconds from arrival to result, in the order results came
+ * @param timeline          the pools and hits as each request was served, in the order results came
+ * @param modelled          time to first token under a cost model, or null when none was given
  */
 public record LayoutReport(String layout, int requests, int completed, Map<String, Long> refused, long inputTokens, long hitTokens,
-                           long recomputedTokens, long peakPagesPerRank, double seconds, Latencies latency) {
+                           long recomputedTokens, long peakPagesPerRank, double seconds, Latencies latency,
+                           List<Double> latencySeconds, List<TracePoint> timeline, @Nullable ModelledTtft modelled) {
+    /** Copies the lists. */
+    public LayoutReport {
+        refused = Map.copyOf(refused);
+        latencySeconds = List.copyOf(latencySeconds);
+        timeline = List.copyOf(timeline);
+    }
+
     /** {@return prompt tokens served from the device prefix cache over all prompt tokens} */
     public double hitRatio() {
         return inputTokens == 0 ? 0 : (double) hitTokens / inputTokens;

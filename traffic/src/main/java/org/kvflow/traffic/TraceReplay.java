@@ -1,10 +1,14 @@
 package org.kvflow.traffic;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.config.CpSharedKvConfig;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.dsl.Admission;
@@ -67,7 +71,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
      * @return what the layout made of the trace
      */
     public LayoutReport replay(List<TraceRequest> trace, boolean shared) {
-        return replay(trace, shared, 0);
+        return replay(trace, shared, 0, null);
     }
 
     /**
@@ -76,12 +80,17 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
      * (backpressure: nothing is dropped); {@code 0} submits as fast as the pipeline takes them. Each
      * request's latency runs from that arrival time to its result.
      *
+     * <p>With a {@code ttft} model, the served requests are also put, in trace order, through one
+     * {@link ModelledInstance} of this CP size, arriving at their timestamps divided by the model's
+     * speed, each with the prefix hits this replay gave it.
+     *
      * @param trace  the requests, in arrival order
      * @param shared shared KV ({@code true}) or the replicated baseline
      * @param speed  how many times the trace's own pace, or 0 for as fast as possible
+     * @param ttft   a cost model and the arrival speed it is run at, or null for no modelled times
      * @return what the layout made of the trace
      */
-    public LayoutReport replay(List<TraceRequest> trace, boolean shared, double speed) {
+    public LayoutReport replay(List<TraceRequest> trace, boolean shared, double speed, @Nullable TtftModel ttft) {
         if (speed < 0 || Double.isNaN(speed)) {
             throw new IllegalArgumentException("speed " + speed + " must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
         }
@@ -90,24 +99,28 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
         OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
         PrefillPipeline pipeline = KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
                 .materialize(Materialize.fullView()).build();
+        long first = trace.isEmpty() ? 0 : trace.getFirst().timestampMs();
+        Map<String, Double> traceSeconds = new HashMap<>();
+        trace.forEach(r -> traceSeconds.put(id(r), (r.timestampMs() - first) / 1e3));
         long start = System.nanoTime();
-        Map<String, Long> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, Long> arrivals = new ConcurrentHashMap<>();
         Flux<TraceRequest> paced = Flux.fromIterable(trace);
         if (speed > 0) {
-            long first = trace.isEmpty() ? 0 : trace.getFirst().timestampMs();
             paced = paced.delayUntil(r -> {
                 long due = start + (long) ((r.timestampMs() - first) / speed * 1e6);
                 return Mono.delay(Duration.ofNanos(Math.max(0, due - System.nanoTime())));
             });
         }
         PrefillRun run = pipeline.start(paced.map(r -> {
-            String id = "line-" + r.line();
+            String id = id(r);
             arrivals.put(id, System.nanoTime());
             return new PrefillRequest(id, TraceTokens.of(r), r.outputLength());
         }));
+        Map<String, Integer> hitsById = new ConcurrentHashMap<>();
         long[] counts = new long[3]; // completed, hit tokens, recomputed tokens
         Map<String, Long> refused = new TreeMap<>();
-        List<Double> latencies = new java.util.ArrayList<>();
+        List<Double> latencies = new ArrayList<>();
+        List<TracePoint> timeline = new ArrayList<>();
         run.results().doOnNext(result -> {
             Long arrived = arrivals.remove(result.request().id());
             if (arrived != null) {
@@ -117,6 +130,10 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
                 counts[0]++;
                 counts[1] += c.prefixHitTokens();
                 counts[2] += c.request().seqLen() - c.prefixHitTokens();
+                hitsById.put(c.request().id(), c.prefixHitTokens());
+                RunPools live = Objects.requireNonNull(run.pools(), "a run that serves has its pools");
+                timeline.add(new TracePoint(traceSeconds.get(c.request().id()), (double) live.physicalPagesInUse() / live.ranks(),
+                        (long) live.cachedPages() * pageSize, counts[1], counts[1] + counts[2]));
             } else if (result instanceof PrefillResult.Failed f) {
                 refused.merge(code(f.error()), 1L, Long::sum);
             }
@@ -125,7 +142,25 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
         long input = trace.stream().mapToLong(TraceRequest::inputLength).sum();
         RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
         return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[2],
-                pools.peakPhysicalPages() / pools.ranks(), seconds, Latencies.of(latencies));
+                pools.peakPhysicalPages() / pools.ranks(), seconds, Latencies.of(latencies), latencies, timeline,
+                ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
+    }
+
+    /** The served requests of {@code trace} through one modelled instance, in trace order. */
+    private ModelledTtft modelled(List<TraceRequest> trace, Map<String, Double> traceSeconds, Map<String, Integer> hitsById, boolean shared,
+                                  TtftModel ttft) {
+        ModelledInstance instance = new ModelledInstance(ttft.costs(), cp, shared);
+        for (TraceRequest r : trace) {
+            Integer hits = hitsById.get(id(r));
+            if (hits != null) {
+                instance.serve(traceSeconds.get(id(r)) / ttft.speed(), r.inputLength(), hits);
+            }
+        }
+        return instance.report();
+    }
+
+    private static String id(TraceRequest r) {
+        return "line-" + r.line();
     }
 
     /** A short code for a refusal: the exception's simple name. */

@@ -126,7 +126,7 @@ class TraceTest {
         for (int i = 0; i < 40; i++) {
             trace.add(new TraceRequest(i + 1, 25L * i, 700, 1, new long[] {i % 3, 100 + i}));
         }
-        LayoutReport paced = new TraceReplay(2, 64, 64, 4).replay(trace, true, 10); // 975 ms of arrivals at ten times the pace
+        LayoutReport paced = new TraceReplay(2, 64, 64, 4).replay(trace, true, 10, null); // 975 ms of arrivals at ten times the pace
         assertThat(paced.completed() + paced.refused().values().stream().mapToLong(Long::longValue).sum()).as("a result for every request")
                 .isEqualTo(trace.size());
         assertThat(paced.latency().count()).isEqualTo(trace.size());
@@ -134,7 +134,7 @@ class TraceTest {
         assertThat(paced.hitTokens()).as("later requests reuse the first block of earlier ones").isPositive();
         assertThatThrownBy(() -> new TraceReplay(2, 64, 0, 4)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("cp 2, page size 64, pages per rank 0 and batch 4 must all be >= 1");
-        assertThatThrownBy(() -> new TraceReplay(2, 64, 64, 4).replay(trace, true, -1)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new TraceReplay(2, 64, 64, 4).replay(trace, true, -1, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("speed -1.0 must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
     }
 }

@@ -81,6 +81,14 @@ public final class JsonFields {
         return get(field).isNull() ? null : requireInteger(field, min, max);
     }
 
+    public double requireNumber(String field, double min, double max) {
+        return JsonValues.number(get(field), pathOf(field), min, max);
+    }
+
+    public double number(String field, double defaultValue, double min, double max) {
+        return has(field) ? requireNumber(field, min, max) : defaultValue;
+    }
+
     public boolean bool(String field, boolean defaultValue) {
         return has(field) ? JsonValues.bool(get(field), pathOf(field)) : defaultValue;
     }

@@ -31,6 +31,22 @@ public final class JsonValues {
         return value;
     }
 
+    /** A finite number in {@code [min, max]}, integer or not: no null, no string. */
+    public static double number(@Nullable JsonNode node, String path, double min, double max) {
+        requirePresent(node, path);
+        if (!node.isNumber() || !Double.isFinite(node.doubleValue())) {
+            throw new MalformedInputException(path, "must be a finite number, was " + describe(node));
+        }
+        double value = node.doubleValue();
+        if (value < min) {
+            throw new MalformedInputException(path, "must be >= " + min + ", was " + node.asText());
+        }
+        if (value > max) {
+            throw new MalformedInputException(path, "must be <= " + max + ", was " + node.asText());
+        }
+        return value;
+    }
+
     /** A JSON boolean. */
     public static boolean bool(@Nullable JsonNode node, String path) {
         requirePresent(node, path);

@@ -75,11 +75,7 @@ final class DemoCommand implements Callable<Integer> {
             Flags.within("--metrics-port", metricsPort, 0, 65_535);
         }
         if (reportDir != null) { // before the run, not after it: a folder that cannot be made costs nothing
-            try {
-                Files.createDirectories(reportDir);
-            } catch (java.io.IOException e) {
-                throw new org.kvflow.core.json.MalformedInputException("--report", "cannot make the folder " + reportDir + " (" + e + ")");
-            }
+            Flags.folder("--report", reportDir);
         }
         Demo demo;
         try {

@@ -9,11 +9,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.kvflow.core.json.MalformedInputException;
+import org.kvflow.traffic.CostModel;
 import org.kvflow.traffic.IdealHits;
 import org.kvflow.traffic.LayoutReport;
+import org.kvflow.traffic.ModelledTtft;
 import org.kvflow.traffic.TraceFile;
 import org.kvflow.traffic.TraceReplay;
 import org.kvflow.traffic.TraceRequest;
+import org.kvflow.traffic.TtftModel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -41,11 +44,16 @@ final class TraceCommand implements Callable<Integer> {
             + " before its batch)") int maxBatch;
     @Option(names = "--pace", defaultValue = "max", description = "max: as fast as the pipeline takes requests; trace: at the trace's"
             + " timestamps (times --speed), later when the pipeline is busy, never dropped") String pace;
-    @Option(names = "--speed", defaultValue = "1", description = "with --pace trace, how many times the trace's own pace") double speed;
+    @Option(names = "--speed", defaultValue = "1", description = "how many times the trace's own pace requests arrive at: with --pace trace"
+            + " on the wall clock, with --cost-model on the modelled one") double speed;
+    @Option(names = "--cost-model", description = "a cost model file (JSON): also report each layout's time to first token on a modelled"
+            + " clock, the trace's requests arriving at its timestamps (times --speed) at one instance of this CP size") Path costModel;
+    @Option(names = "--report", paramLabel = "DIR", description = "write charts there as PNG: pool occupancy and cached prefix, hit ratio,"
+            + " and time to first token (modelled with --cost-model) against the trace's time, both layouts") Path reportDir;
     @Option(names = "--json", description = "print one JSON document") boolean json;
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
         Flags.within("--cp", cp, 1, 1024);
         Flags.within("--page-size", pageSize, 1, 1024);
         Flags.within("--pool-tokens", poolTokens, pageSize, (long) Integer.MAX_VALUE * pageSize);
@@ -60,6 +68,16 @@ final class TraceCommand implements Callable<Integer> {
         if (!Files.isReadable(file)) {
             throw new MalformedInputException("--file", file + " is not a readable file");
         }
+        TtftModel ttft = null;
+        if (costModel != null) {
+            if (!Files.isReadable(costModel)) {
+                throw new MalformedInputException("--cost-model", costModel + " is not a readable file");
+            }
+            ttft = new TtftModel(CostModel.read(costModel), speed);
+        }
+        if (reportDir != null) { // before the replay: a folder that cannot be made costs nothing
+            Flags.folder("--report", reportDir);
+        }
         List<TraceRequest> trace = TraceFile.read(file);
         if (head != null) {
             Flags.within("--head", head, 1, Integer.MAX_VALUE);
@@ -67,15 +85,20 @@ final class TraceCommand implements Callable<Integer> {
         }
         double ideal = IdealHits.ratio(trace);
         TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch);
-        LayoutReport shared = replay.replay(trace, true, paceSpeed);
-        LayoutReport replicated = replay.replay(trace, false, paceSpeed);
+        LayoutReport shared = replay.replay(trace, true, paceSpeed, ttft);
+        LayoutReport replicated = replay.replay(trace, false, paceSpeed, ttft);
+        List<Path> charts = reportDir == null ? List.of() : TraceCharts.write(reportDir, trace, pageSize, List.of(shared, replicated));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectNode o = JsonNodeFactory.instance.objectNode().put("file", file.toString()).put("requests", trace.size())
                     .put("inputTokens", shared.inputTokens()).put("idealHitRatio", ideal).put("cp", cp).put("pageSize", pageSize)
                     .put("poolTokensPerRank", poolTokens).put("maxBatch", maxBatch).put("pace", pace).put("speed", paceSpeed).put("peakHeapMb", peakHeapMb());
+            if (ttft != null) {
+                o.put("costModel", ttft.costs().name()).put("modelledSpeed", ttft.speed());
+            }
             o.set("shared", layout(shared));
             o.set("replicated", layout(replicated));
+            charts.forEach(c -> o.withArray("charts").add(c.toString()));
             out.println(o);
         } else {
             out.printf(Locale.ROOT, "trace %s: %d requests, %d prompt tokens; ideal prefix hits %.2f %%%n", file, trace.size(), shared.inputTokens(),
@@ -86,6 +109,15 @@ final class TraceCommand implements Callable<Integer> {
                                 + " peak %d pages a rank; %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
                         100 * r.hitRatio(), r.hitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
                         r.peakPagesPerRank(), r.seconds(), r.requestsPerSecond(), r.latency().p50(), r.latency().p99());
+                if (r.modelled() != null) {
+                    ModelledTtft m = r.modelled();
+                    out.printf(Locale.ROOT, "%-10s modelled (%s, arrivals at %sx the trace's pace): TTFT p50 %.3f s, p90 %.3f s, p99 %.3f s;"
+                                    + " prefill alone p50 %.3f s, p99 %.3f s%n", "", m.costModel(), ttft.speed(), m.ttft().p50(), m.ttft().p90(),
+                            m.ttft().p99(), m.prefill().p50(), m.prefill().p99());
+                }
+            }
+            if (!charts.isEmpty()) {
+                out.println("charts: " + String.join(", ", charts.stream().map(Path::toString).toList()));
             }
         }
         out.flush();
@@ -104,6 +136,11 @@ final class TraceCommand implements Callable<Integer> {
                 .put("recomputedTokens", r.recomputedTokens()).put("completed", r.completed()).put("peakPagesPerRank", r.peakPagesPerRank())
                 .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", r.latency().p50())
                 .put("latencyP90S", r.latency().p90()).put("latencyP99S", r.latency().p99());
+        if (r.modelled() != null) {
+            ModelledTtft m = r.modelled();
+            o.put("ttftP50S", m.ttft().p50()).put("ttftP90S", m.ttft().p90()).put("ttftP99S", m.ttft().p99()).put("ttftMaxS", m.ttft().max())
+                    .put("prefillP50S", m.prefill().p50()).put("prefillP90S", m.prefill().p90()).put("prefillP99S", m.prefill().p99());
+        }
         ObjectNode refused = o.putObject("refused");
         r.refused().forEach(refused::put);
         return o;

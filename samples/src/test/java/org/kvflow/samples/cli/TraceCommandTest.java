@@ -12,6 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kvflow trace}: a small trace through both layouts as JSON, and a bad trace refused in one line naming its line. */
 class TraceCommandTest {
+    /** The committed H200 cost model. */
+    private static final Path H200 = Path.of("../traffic/cost-models/h200-v32-attention.json");
+
     @TempDir
     Path dir;
 
@@ -31,6 +34,52 @@ class TraceCommandTest {
         assertThat(doc.get("shared").get("hitTokens").asLong()).as("two blocks, in whole pages").isEqualTo(1024);
         assertThat(doc.get("shared").get("completed").asInt()).isEqualTo(3);
         assertThat(doc.get("replicated").get("hitTokens").asLong()).isEqualTo(1024);
+    }
+
+    @Test
+    void aCostModelAddsEachLayoutsModelledTimeToFirstToken() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of(
+                "{\"timestamp\": 0, \"input_length\": 9000, \"output_length\": 3, \"hash_ids\": [" + ids(1, 18) + "]}",
+                "{\"timestamp\": 5, \"input_length\": 9000, \"output_length\": 3, \"hash_ids\": [" + ids(1, 18) + "]}"));
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "65536", "--max-batch", "1", "--json",
+                "--cost-model", H200.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertThat(doc.get("costModel").asText()).isEqualTo("h200-v32-attention");
+        for (String layout : List.of("shared", "replicated")) {
+            JsonNode l = doc.get(layout);
+            assertThat(l.get("ttftMaxS").asDouble()).as(layout + ": the second request waits behind the first")
+                    .isGreaterThan(l.get("prefillP99S").asDouble()).isGreaterThan(0);
+            assertThat(l.get("prefillP50S").asDouble()).as(layout + ": the hit request's prefill is the shorter").isLessThan(l.get("prefillP99S").asDouble());
+        }
+        Path report = dir.resolve("charts");
+        Cli.Result text = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--cost-model", H200.toString(), "--report", report.toString());
+        assertThat(text.exit()).as(text.err()).isZero();
+        assertThat(text.out()).contains("modelled (h200-v32-attention, arrivals at 1.0x the trace's pace): TTFT p50");
+        for (String chart : List.of("trace-pools.png", "trace-hit-ratio.png", "trace-ttft-cdf.png")) {
+            Path png = report.resolve(chart);
+            assertThat(javax.imageio.ImageIO.read(png.toFile())).as(chart).isNotNull().satisfies(i -> assertThat(i.getWidth()).isEqualTo(900));
+            assertThat(text.out()).contains(png.toString());
+        }
+    }
+
+    @Test
+    void aBadCostModelIsRefusedInOneLineNamingTheFileAndField() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 3, \"hash_ids\": [1]}"));
+        Path model = dir.resolve("m.json");
+        Files.writeString(model, Files.readString(H200).replace("\"layers\": 61", "\"layers\": 0"));
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cost-model", model.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().strip()).isEqualTo("kvflow: " + model + " $.layers: must be >= 1, was 0");
+        Cli.Result none = Cli.run("trace", "--file", trace.toString(), "--cost-model", dir.resolve("none.json").toString());
+        assertThat(none.exit()).isEqualTo(2);
+        assertThat(none.err().strip()).isEqualTo("kvflow: --cost-model: " + dir.resolve("none.json") + " is not a readable file");
+    }
+
+    private static String ids(int from, int to) {
+        return java.util.stream.IntStream.rangeClosed(from, to).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "));
     }
 
     @Test
