@@ -2,6 +2,7 @@ package org.kvflow.dsl;
 
 import java.util.List;
 import org.kvflow.core.pool.PoolCapacity;
+import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.group.KvGroup;
 
 /**
@@ -54,6 +55,17 @@ public final class RunPools {
     /** {@return pages held by the device prefix cache (0 without prefix caching)} */
     public int cachedPages() {
         return group.cachedPages();
+    }
+
+    /**
+     * Tokens of the longest prefix the device cache holds for {@code request} now, as a router
+     * would ask before it sends the request here; the cache is only read.
+     *
+     * @param request a request
+     * @return tokens, whole pages, at least one token short of the prompt
+     */
+    public int cachedPrefixTokens(PrefillRequest request) {
+        return group.prefixMatchTokens(request);
     }
 
     /** {@return logical pages allocated but held by no live request and no cache entry: empty unless pages leaked} */

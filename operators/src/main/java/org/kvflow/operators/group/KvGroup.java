@@ -317,6 +317,17 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
+     * Tokens of the longest cached prefix {@code request} could reuse if it came now (what a router
+     * asks of each instance); it is not tracked and nothing is locked or touched.
+     *
+     * @param request a request
+     * @return tokens, whole pages
+     */
+    public int prefixMatchTokens(PrefillRequest request) {
+        return accounting.prefixMatchPages(request) * config.pageSize();
+    }
+
+    /**
      * Tokens a request that has not started could load from the host cache: whole pages right
      * after its device prefix, leaving at least one token to compute.
      *
