@@ -57,6 +57,16 @@ public final class ModelledInstance {
         return first;
     }
 
+    /**
+     * Work queued ahead of a request arriving at {@code now}.
+     *
+     * @param now seconds on the modelled clock
+     * @return seconds until the instance is free, 0 when it is idle
+     */
+    public double backlog(double now) {
+        return Math.max(0, freeAt - now);
+    }
+
     /** {@return the served requests' modelled times: to first token, and of prefill alone} */
     public ModelledTtft report() {
         return new ModelledTtft(costs.name(), Latencies.of(ttft), Latencies.of(prefill), freeAt, ttft);

@@ -94,11 +94,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
         if (speed < 0 || Double.isNaN(speed)) {
             throw new IllegalArgumentException("speed " + speed + " must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
         }
-        CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
-                .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
-        OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
-        PrefillPipeline pipeline = KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
-                .materialize(Materialize.fullView()).build();
+        PrefillPipeline pipeline = pipeline(shared);
         long first = trace.isEmpty() ? 0 : trace.getFirst().timestampMs();
         Map<String, Double> traceSeconds = new HashMap<>();
         trace.forEach(r -> traceSeconds.put(id(r), (r.timestampMs() - first) / 1e3));
@@ -146,6 +142,15 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
                 ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
     }
 
+    /** A pages-only pipeline of this replay's sizes with the device prefix cache on: shared KV or the replicated baseline. */
+    PrefillPipeline pipeline(boolean shared) {
+        CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
+                .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
+        OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
+        return KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
+                .materialize(Materialize.fullView()).build();
+    }
+
     /** The served requests of {@code trace} through one modelled instance, in trace order. */
     private ModelledTtft modelled(List<TraceRequest> trace, Map<String, Double> traceSeconds, Map<String, Integer> hitsById, boolean shared,
                                   TtftModel ttft) {
@@ -159,7 +164,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
         return instance.report();
     }
 
-    private static String id(TraceRequest r) {
+    static String id(TraceRequest r) {
         return "line-" + r.line();
     }
 

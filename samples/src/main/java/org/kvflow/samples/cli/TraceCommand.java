@@ -18,6 +18,7 @@ import org.kvflow.traffic.TraceReplay;
 import org.kvflow.traffic.TraceRequest;
 import org.kvflow.traffic.TtftModel;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -51,6 +52,7 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "DIR", description = "write charts there as PNG: pool occupancy and cached prefix, hit ratio,"
             + " and time to first token (modelled with --cost-model) against the trace's time, both layouts") Path reportDir;
     @Option(names = "--json", description = "print one JSON document") boolean json;
+    @Mixin ClusterOptions cluster;
 
     @Override
     public Integer call() throws java.io.IOException {
@@ -83,8 +85,20 @@ final class TraceCommand implements Callable<Integer> {
             Flags.within("--head", head, 1, Integer.MAX_VALUE);
             trace = trace.subList(0, Math.min(head, trace.size()));
         }
-        double ideal = IdealHits.ratio(trace);
         TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch);
+        if (!cluster.simulate) {
+            for (String flag : ClusterOptions.FLAGS) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+                    throw new MalformedInputException(flag, "is a flag of --simulate-cluster, which was not given");
+                }
+            }
+        } else {
+            if (ttft == null) {
+                throw new MalformedInputException("--simulate-cluster", "needs --cost-model FILE: the simulation runs on modelled time");
+            }
+            return cluster.run(trace, replay, ttft.costs(), json, spec.commandLine().getOut());
+        }
+        double ideal = IdealHits.ratio(trace);
         LayoutReport shared = replay.replay(trace, true, paceSpeed, ttft);
         LayoutReport replicated = replay.replay(trace, false, paceSpeed, ttft);
         List<Path> charts = reportDir == null ? List.of() : TraceCharts.write(reportDir, trace, pageSize, List.of(shared, replicated));

@@ -78,6 +78,54 @@ class TraceCommandTest {
         assertThat(none.err().strip()).isEqualTo("kvflow: --cost-model: " + dir.resolve("none.json") + " is not a readable file");
     }
 
+    @Test
+    void aSimulatedClusterReportsEachLoadBothLayoutsAndTheGpusSharedKvSaves() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) { // six prompts, each twice, 0.2 s apart
+            lines.add("{\"timestamp\": " + 200 * i + ", \"input_length\": 4096, \"output_length\": 3, \"hash_ids\": [" + ids(10 * (i % 6), 10 * (i % 6) + 7)
+                    + "]}");
+        }
+        Files.write(trace, lines);
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "8192", "--cost-model", H200.toString(),
+                "--simulate-cluster", "--instances", "2", "--loads", "1,4", "--slo-s", "5", "--max-instances", "8", "--json");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertThat(doc.get("router").asText()).isEqualTo("prefix-aware");
+        assertThat(doc.get("loads")).hasSize(2);
+        for (JsonNode load : doc.get("loads")) {
+            for (String layout : List.of("shared", "replicated")) {
+                JsonNode l = load.get(layout);
+                assertThat(l.get("served").asInt() + l.get("refused").asInt()).isEqualTo(12);
+                assertThat(l.get("requestsPerInstance")).hasSize(2);
+                assertThat(l.get("instancesForSlo").isInt()).as(layout + " at " + load.get("load")).isTrue();
+            }
+            assertThat(load.get("prefillGpusSaved").asInt()).isEqualTo(
+                    2 * (load.get("replicated").get("instancesForSlo").asInt() - load.get("shared").get("instancesForSlo").asInt()));
+        }
+        JsonNode fast = doc.get("loads").get(1);
+        assertThat(fast.get("shared").get("ttftP99S").asDouble()).as("four times the load, longer queues")
+                .isGreaterThanOrEqualTo(doc.get("loads").get(0).get("shared").get("ttftP99S").asDouble());
+    }
+
+    @Test
+    void clusterFlagsAreRefusedWithoutTheSimulationAndTheSimulationWithoutACostModel() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 3, \"hash_ids\": [1]}"));
+        Cli.Result stray = Cli.run("trace", "--file", trace.toString(), "--instances", "3");
+        assertThat(stray.exit()).isEqualTo(2);
+        assertThat(stray.err().strip()).isEqualTo("kvflow: --instances: is a flag of --simulate-cluster, which was not given");
+        Cli.Result bare = Cli.run("trace", "--file", trace.toString(), "--simulate-cluster");
+        assertThat(bare.exit()).isEqualTo(2);
+        assertThat(bare.err().strip()).isEqualTo("kvflow: --simulate-cluster: needs --cost-model FILE: the simulation runs on modelled time");
+        Cli.Result router = Cli.run("trace", "--file", trace.toString(), "--simulate-cluster", "--cost-model", H200.toString(), "--router", "random");
+        assertThat(router.exit()).isEqualTo(2);
+        assertThat(router.err().strip()).isEqualTo("kvflow: --router: router \"random\" is not one of [round-robin, least-loaded, prefix-aware]");
+        Cli.Result slo = Cli.run("trace", "--file", trace.toString(), "--simulate-cluster", "--cost-model", H200.toString(), "--slo-attainment", "2");
+        assertThat(slo.exit()).isEqualTo(2);
+        assertThat(slo.err().strip()).isEqualTo("kvflow: --slo-attainment: must be in (0, 1], was 2.0");
+    }
+
     private static String ids(int from, int to) {
         return java.util.stream.IntStream.rangeClosed(from, to).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "));
     }
