@@ -2,7 +2,6 @@ package org.kvflow.dsl;
 
 import java.util.List;
 import org.kvflow.core.pool.PoolCapacity;
-import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.group.KvGroup;
 
 /**
@@ -58,14 +57,15 @@ public final class RunPools {
     }
 
     /**
-     * Tokens of the longest prefix the device cache holds for {@code request} now, as a router
-     * would ask before it sends the request here; the cache is only read.
+     * Tokens of the longest prefix the device cache holds for a request now, as a router would ask
+     * before it sends the request here; the cache is only read.
      *
-     * @param request a request
+     * @param probe the request's pages, hashed once for every instance asked
      * @return tokens, whole pages, at least one token short of the prompt
+     * @throws IllegalArgumentException if the probe hashed pages of another size than this run's
      */
-    public int cachedPrefixTokens(PrefillRequest request) {
-        return group.prefixMatchTokens(request);
+    public int cachedPrefixTokens(PromptProbe probe) {
+        return group.prefixMatchTokens(probe.probe);
     }
 
     /** {@return logical pages allocated but held by no live request and no cache entry: empty unless pages leaked} */

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
+import org.kvflow.dsl.PromptProbe;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 
@@ -102,15 +103,17 @@ public final class ClusterSimulation {
 
     private int route(Router router, int k, double now, PrefillRequest request, List<PrefillInstance> instances, ModelledInstance[] clocks,
                       boolean shared) {
+        if (router == Router.ROUND_ROBIN) {
+            return k % clocks.length;
+        }
+        PromptProbe probe = router == Router.PREFIX_AWARE ? new PromptProbe(request, sizes.pageSize()) : null;
         int best = 0;
         double bestCost = Double.POSITIVE_INFINITY;
         for (int i = 0; i < clocks.length; i++) {
-            double cost = switch (router) {
-                case ROUND_ROBIN -> i == k % clocks.length ? 0 : 1;
-                case LEAST_LOADED -> clocks[i].backlog(now);
-                case PREFIX_AWARE -> clocks[i].backlog(now)
-                        + costs.prefillSeconds(request.seqLen(), instances.get(i).cachedPrefixTokens(request), sizes.cp(), shared);
-            };
+            double cost = clocks[i].backlog(now);
+            if (probe != null) {
+                cost += costs.prefillSeconds(request.seqLen(), instances.get(i).cachedPrefixTokens(probe), sizes.cp(), shared);
+            }
             if (cost < bestCost) {
                 best = i;
                 bestCost = cost;

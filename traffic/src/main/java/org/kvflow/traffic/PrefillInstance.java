@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
+import org.kvflow.dsl.PromptProbe;
 import org.kvflow.dsl.RunPools;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
@@ -53,10 +54,10 @@ final class PrefillInstance implements AutoCloseable {
         return await(result, "request " + request.id());
     }
 
-    /** Tokens of the longest prefix this instance's device cache holds for {@code request} now (0 before its first request). */
-    int cachedPrefixTokens(PrefillRequest request) {
+    /** Tokens of the longest prefix this instance's device cache holds for a probed request now (0 before its first request). */
+    int cachedPrefixTokens(PromptProbe probe) {
         RunPools pools = run.pools();
-        return pools == null ? 0 : pools.cachedPrefixTokens(request);
+        return pools == null ? 0 : pools.cachedPrefixTokens(probe);
     }
 
     /** {@return this instance's pools, or null before its first request} */

@@ -7,6 +7,9 @@ import static org.assertj.core.api.Assertions.within;
 import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.kvflow.dsl.PromptProbe;
+import org.kvflow.operators.PrefillRequest;
+import org.kvflow.operators.PrefillResult;
 
 /**
  * The cluster simulation: one instance agrees with the replay's modelled times, routers route as
@@ -121,5 +124,17 @@ class ClusterSimulationTest {
         assertThat(r.refused()).isEqualTo(1);
         assertThat(r.served()).isEqualTo(2);
         assertThat(r.sloAttainment()).as("the refused one counts against the bound").isCloseTo(2.0 / 3, within(1e-12));
+    }
+
+    @Test
+    void aProbeHashedForAnotherPageSizeIsRefusedNamingTheRequest() {
+        try (PrefillInstance instance = new PrefillInstance(new TraceReplay(2, 64, 64).pipeline(true))) {
+            PrefillRequest first = new PrefillRequest("first", TraceTokens.of(prompt(1, 0, 1, 2)), 1);
+            assertThat(instance.prefill(first)).isInstanceOf(PrefillResult.Completed.class);
+            assertThat(instance.cachedPrefixTokens(new PromptProbe(first, 64))).as("its pages, less the last, are cached").isEqualTo(1_024 - 64);
+            PromptProbe other = new PromptProbe(new PrefillRequest("other", TraceTokens.of(prompt(2, 0, 1, 2)), 1), 32);
+            assertThatThrownBy(() -> instance.cachedPrefixTokens(other)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("a probe of request other hashed pages of 32 tokens; the group's are 64");
+        }
     }
 }

@@ -317,14 +317,15 @@ public final class KvGroup implements AutoCloseable {
     }
 
     /**
-     * Tokens of the longest cached prefix {@code request} could reuse if it came now (what a router
+     * Tokens of the longest cached prefix a probed request could reuse if it came now (what a router
      * asks of each instance); it is not tracked and nothing is locked or touched.
      *
-     * @param request a request
+     * @param probe the request's hashed pages
      * @return tokens, whole pages
+     * @throws IllegalArgumentException if the probe hashed pages of another size
      */
-    public int prefixMatchTokens(PrefillRequest request) {
-        return accounting.prefixMatchPages(request) * config.pageSize();
+    public int prefixMatchTokens(PrefixProbe probe) {
+        return accounting.prefixMatchPages(probe.state(config.pageSize())) * config.pageSize();
     }
 
     /**

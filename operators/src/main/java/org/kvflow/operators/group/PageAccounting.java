@@ -64,15 +64,6 @@ final class PageAccounting {
         return prefix == null || state.started() ? 0 : prefix.matchPages(state);
     }
 
-    /** Pages of the longest cached prefix {@code request} would reuse if it came now; touches nothing. */
-    int prefixMatchPages(PrefillRequest request) {
-        if (prefix == null) {
-            return 0;
-        }
-        RequestState probe = new RequestState(request, pageSize, hashPages); // hashed outside the lock
-        return prefixMatchPages(probe);
-    }
-
     /** See {@link KvGroup#reserve(RequestState, long, long)}. */
     synchronized boolean reserve(RequestState state, long hostTokens, long chunkTokens) {
         if (hostTokens != 0 && (state.started() || hostTokens % pageSize != 0)) {
