@@ -1,5 +1,7 @@
 package org.kvflow.samples.cli;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,9 +9,10 @@ import java.util.List;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import org.kvflow.traffic.IdealHits;
@@ -56,8 +59,29 @@ final class TraceCharts {
             data.addSeries(held);
             data.addSeries(cached);
         }
-        return ChartFactory.createXYLineChart("Pool occupancy and cached prefix over the trace", "trace seconds", "tokens", data,
+        JFreeChart chart = ChartFactory.createXYLineChart("Pool occupancy and cached prefix over the trace", "trace seconds", "tokens", data,
                 PlotOrientation.VERTICAL, true, false, false);
+        XYLineAndShapeRenderer lines = colored(data);
+        for (int s = 1; s < data.getSeriesCount(); s += 2) { // held solid, cached dashed
+            lines.setSeriesStroke(s, new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+        }
+        ((XYPlot) chart.getPlot()).setRenderer(lines);
+        return chart;
+    }
+
+    /** Shared KV blue, replicated red, anything else green: the same in every chart. */
+    private static Color color(String series) {
+        return series.startsWith("shared") ? new Color(0x1f77b4) : series.startsWith("replicated") ? new Color(0xd62728) : new Color(0x2ca02c);
+    }
+
+    /** Lines in the layouts' colours. */
+    private static XYLineAndShapeRenderer colored(XYSeriesCollection data) {
+        XYLineAndShapeRenderer lines = new XYLineAndShapeRenderer(true, false);
+        for (int s = 0; s < data.getSeriesCount(); s++) {
+            lines.setSeriesPaint(s, color(data.getSeriesKey(s).toString()));
+            lines.setSeriesStroke(s, new BasicStroke(2f));
+        }
+        return lines;
     }
 
     private static JFreeChart hits(List<TraceRequest> trace, List<LayoutReport> layouts) {
@@ -78,8 +102,10 @@ final class TraceCharts {
             ideal.add((trace.get(i).timestampMs() - first) / 1e3, (double) hit / input);
         }
         data.addSeries(ideal);
-        return ChartFactory.createXYLineChart("Prefix-hit ratio of the requests so far", "trace seconds", "hit tokens / prompt tokens", data,
-                PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createXYLineChart("Prefix-hit ratio of the requests so far", "trace seconds", "hit tokens / prompt tokens",
+                data, PlotOrientation.VERTICAL, true, false, false);
+        ((XYPlot) chart.getPlot()).setRenderer(colored(data));
+        return chart;
     }
 
     private static JFreeChart ttft(List<LayoutReport> layouts) {
@@ -97,7 +123,11 @@ final class TraceCharts {
         String what = modelled ? "Time to first token, modelled (" + layouts.getFirst().modelled().costModel() + ")"
                 : "Arrival to result on this machine (pages only: not a time to first token)";
         JFreeChart chart = ChartFactory.createXYLineChart(what, "seconds", "fraction of requests", data, PlotOrientation.VERTICAL, true, false, false);
-        ((XYPlot) chart.getPlot()).setDomainAxis(new LogAxis("seconds (log)"));
+        XYPlot plot = (XYPlot) chart.getPlot();
+        LogarithmicAxis log = new LogarithmicAxis("seconds (log scale)");
+        log.setAllowNegativesFlag(false);
+        plot.setDomainAxis(log);
+        plot.setRenderer(colored(data));
         return chart;
     }
 }
