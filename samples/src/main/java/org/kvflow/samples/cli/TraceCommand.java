@@ -40,6 +40,8 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--cp", defaultValue = "8", description = "CP size") int cp;
     @Option(names = "--page-size", defaultValue = "64", description = "tokens per page") int pageSize;
     @Option(names = "--pool-tokens", defaultValue = "262144", description = "pool tokens per rank (the same for both layouts)") long poolTokens;
+    @Option(names = "--budget-bytes", description = "instead of --pool-tokens: each rank's pool budget in bytes of DeepSeek V3.2 fp8 KV"
+            + " (61 layers), whole pages") Long budgetBytes;
     @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
     @Option(names = "--max-batch", defaultValue = "16", description = "requests admitted together (a request hits prefixes of requests finished"
             + " before its batch)") int maxBatch;
@@ -58,6 +60,14 @@ final class TraceCommand implements Callable<Integer> {
     public Integer call() throws java.io.IOException {
         Flags.within("--cp", cp, 1, 1024);
         Flags.within("--page-size", pageSize, 1, 1024);
+        if (budgetBytes != null) {
+            if (spec.commandLine().getParseResult().hasMatchedOption("--pool-tokens")) {
+                throw new MalformedInputException("--budget-bytes", "give it or --pool-tokens, not both");
+            }
+            long perPage = ClusterOptions.V32_KV_BYTES_PER_TOKEN * pageSize;
+            Flags.within("--budget-bytes", budgetBytes, perPage, perPage * Integer.MAX_VALUE);
+            poolTokens = budgetBytes / perPage * pageSize;
+        }
         Flags.within("--pool-tokens", poolTokens, pageSize, (long) Integer.MAX_VALUE * pageSize);
         Flags.within("--max-batch", maxBatch, 1, 4096);
         if (!pace.equals("max") && !pace.equals("trace")) {

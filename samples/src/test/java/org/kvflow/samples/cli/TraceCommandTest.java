@@ -126,6 +126,22 @@ class TraceCommandTest {
         assertThat(slo.err().strip()).isEqualTo("kvflow: --slo-attainment: must be in (0, 1], was 2.0");
     }
 
+    @Test
+    void aByteBudgetGivesEachRankTheWholePagesOfV32KvItHolds() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 3, \"hash_ids\": [1]}"));
+        long perPage = 48_068L * 64; // DeepSeek V3.2 fp8 KV, 61 layers, a page of 64 tokens
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--budget-bytes", Long.toString(100 * perPage + 5), "--json");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(new ObjectMapper().readTree(r.out()).get("poolTokensPerRank").asLong()).isEqualTo(100 * 64);
+        Cli.Result both = Cli.run("trace", "--file", trace.toString(), "--budget-bytes", "1000000000", "--pool-tokens", "4096");
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.err().strip()).isEqualTo("kvflow: --budget-bytes: give it or --pool-tokens, not both");
+        Cli.Result small = Cli.run("trace", "--file", trace.toString(), "--budget-bytes", "1000");
+        assertThat(small.exit()).isEqualTo(2);
+        assertThat(small.err().strip()).isEqualTo("kvflow: --budget-bytes: must be in [" + perPage + ", " + perPage * Integer.MAX_VALUE + "], was 1000");
+    }
+
     private static String ids(int from, int to) {
         return java.util.stream.IntStream.rangeClosed(from, to).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "));
     }
