@@ -21,9 +21,10 @@ import org.kvflow.core.pool.PoolLayout;
  * @param warmJournal   a HiCache journal each run's prefix cache starts from, or null
  * @param warmPrompts   the prompts whose full pages are restored from it at the start of each run
  * @param rankProcesses whether each CP rank's pool lives in a rank process of its own, opened in place here
+ * @param hostTierPages pages of a pages-only host tier beside the device prefix cache, or 0 for none
  */
 public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullable Long budgetBytes, boolean prefixCaching,
-                      @Nullable Path warmJournal, List<int[]> warmPrompts, boolean rankProcesses) implements StageSpec {
+                      @Nullable Path warmJournal, List<int[]> warmPrompts, boolean rankProcesses, int hostTierPages) implements StageSpec {
     /** Checks that the layout is given; copies the prompts. */
     public OwnSpec {
         Objects.requireNonNull(layout, "layout");
@@ -32,7 +33,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
 
     /** Pools of {@code layout}, unsized, with or without a prefix cache, and no warm start. */
     OwnSpec(PoolLayout layout, boolean prefixCaching) {
-        this(layout, null, null, prefixCaching, null, List.of(), false);
+        this(layout, null, null, prefixCaching, null, List.of(), false, 0);
     }
 
     /**
@@ -42,7 +43,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec pagesPerRank(int pages) {
-        return new OwnSpec(layout, pages, null, prefixCaching, warmJournal, warmPrompts, rankProcesses);
+        return new OwnSpec(layout, pages, null, prefixCaching, warmJournal, warmPrompts, rankProcesses, hostTierPages);
     }
 
     /**
@@ -52,7 +53,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec budgetBytes(long bytes) {
-        return new OwnSpec(layout, null, bytes, prefixCaching, warmJournal, warmPrompts, rankProcesses);
+        return new OwnSpec(layout, null, bytes, prefixCaching, warmJournal, warmPrompts, rankProcesses, hostTierPages);
     }
 
     /**
@@ -62,7 +63,7 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec prefixCaching(boolean on) {
-        return new OwnSpec(layout, pagesPerRank, budgetBytes, on, warmJournal, warmPrompts, rankProcesses);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, on, warmJournal, warmPrompts, rankProcesses, hostTierPages);
     }
 
     /**
@@ -77,7 +78,8 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec warmStartFrom(Path journal, List<int[]> prompts) {
-        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, Objects.requireNonNull(journal, "journal"), prompts, rankProcesses);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, Objects.requireNonNull(journal, "journal"), prompts, rankProcesses,
+                hostTierPages);
     }
 
     /**
@@ -90,7 +92,22 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
      * @return the new stage
      */
     public OwnSpec inRankProcesses() {
-        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, warmJournal, warmPrompts, true);
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, warmJournal, warmPrompts, true, hostTierPages);
+    }
+
+    /**
+     * A host (L2) tier of {@code pages} pages beside the device prefix cache, for flows that plan
+     * pages only (no model): the pages the device cache evicts go there, the least recently used
+     * leaving first when it is full, and a later request loads the pages right after its device
+     * prefix from it instead of computing them ({@link RunPools#hostTokensServed()}). One tier for
+     * the whole CP group, as host memory is the instance's. A flow with KV bytes takes its host
+     * pages from a journal instead ({@link #warmStartFrom}).
+     *
+     * @param pages pages the tier holds, {@code >= 1}
+     * @return the new stage
+     */
+    public OwnSpec hostTier(int pages) {
+        return new OwnSpec(layout, pagesPerRank, budgetBytes, prefixCaching, warmJournal, warmPrompts, rankProcesses, pages);
     }
 
     /** The per-rank capacity at page size {@code pageSize}; {@code kv} is needed for a byte budget. */
@@ -109,6 +126,6 @@ public record OwnSpec(PoolLayout layout, @Nullable Integer pagesPerRank, @Nullab
         String size = pagesPerRank != null ? pagesPerRank + " pages per rank" : budgetBytes != null ? budgetBytes + " B per rank" : "no size";
         return "own(" + (layout == PoolLayout.SHARED ? "byPageId" : "replicated") + ", " + size + (prefixCaching ? ", prefix cache" : "")
                 + (warmJournal == null ? "" : ", warm start of " + warmPrompts.size() + " prompts from " + warmJournal)
-                + (rankProcesses ? ", in rank processes" : "") + ")";
+                + (rankProcesses ? ", in rank processes" : "") + (hostTierPages > 0 ? ", host tier of " + hostTierPages + " pages" : "") + ")";
     }
 }

@@ -266,6 +266,17 @@ public final class PrefillFlow {
         if (own != null && own.warmJournal() != null) {
             warmStartProblems(own, problems);
         }
+        if (own != null && own.hostTierPages() != 0) {
+            if (own.hostTierPages() < 0) {
+                problems.add("own: hostTier=" + own.hostTierPages() + " pages; give it at least one");
+            }
+            if (!own.prefixCaching()) {
+                problems.add("own: hostTier takes the device prefix cache's evicted pages, but prefix caching is off");
+            }
+            if (model.storesBytes()) {
+                problems.add("own: hostTier plans pages only; a flow with a model loads host pages from a journal (warmStartFrom)");
+            }
+        }
         if (own != null && own.rankProcesses() && !model.storesBytes()) {
             problems.add("own: rank processes hold KV pages; give the flow a model");
         }

@@ -11,6 +11,7 @@ import org.kvflow.pages.PageMemories;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.RankPools;
 import org.kvflow.pages.RankPoolsProvider;
+import org.kvflow.operators.group.HostPageTier;
 import org.kvflow.operators.group.KvGroup;
 import org.kvflow.model.KvModel;
 import org.kvflow.operators.PrefillRequest;
@@ -136,6 +137,9 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         PageMemory memory = resources.hold(DevicePools.memoryFor(device));
         KvGroup.Builder pools = KvGroup.builder(config, own.layout(), own.capacity(config.pageSize(), !model.storesBytes() ? null : model.layout()))
                 .prefixCaching(own.prefixCaching()).memory(memory);
+        if (own.hostTierPages() > 0) {
+            pools.hostCache(new HostPageTier(own.hostTierPages()));
+        }
         long pageBytes = !model.storesBytes() ? 0 : model.layout().mlaPageBytes(config.pageSize()) + model.layout().indexPageBytes(config.pageSize());
         KvflowMetrics metrics = new KvflowMetrics(registry, pageBytes * (!model.storesBytes() ? 0 : model.layerCount()),
                 own.layout() == org.kvflow.core.pool.PoolLayout.SHARED ? "shared" : "replicated", name);

@@ -68,6 +68,11 @@ public final class RunPools {
         return group.prefixMatchTokens(probe.probe);
     }
 
+    /** {@return tokens requests of this run took from the host cache instead of computing them} */
+    public long hostTokensServed() {
+        return group.hostTokensServed();
+    }
+
     /** {@return logical pages allocated but held by no live request and no cache entry: empty unless pages leaked} */
     public List<Integer> leakCheck() {
         return group.leakCheck();

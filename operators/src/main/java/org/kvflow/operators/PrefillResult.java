@@ -14,12 +14,13 @@ public sealed interface PrefillResult permits PrefillResult.Completed, PrefillRe
      *
      * @param request         the request
      * @param prefixHitTokens tokens served from the device prefix cache or loaded from the host cache instead of computed
+     * @param hostHitTokens   of those, the tokens loaded from the host cache
      * @param batches         prefill batches (chunks) the request took
      * @param pagesSent       pages the prefill ranks sent for it, over all ranks
      * @param attention       attention outputs of the sampled query positions, keyed
      *                        {@code layer · seqLen + position}; empty without a KV model
      */
-    record Completed(PrefillRequest request, int prefixHitTokens, int batches, int pagesSent,
+    record Completed(PrefillRequest request, int prefixHitTokens, int hostHitTokens, int batches, int pagesSent,
                      Map<Long, float[]> attention) implements PrefillResult {
         /** Copies the attention outputs. */
         public Completed {

@@ -40,11 +40,16 @@ public final class KvGroup implements AutoCloseable {
         if (capacity.pageSize() != config.pageSize()) {
             throw new IllegalArgumentException("pool page size " + capacity.pageSize() + " != config page size " + config.pageSize());
         }
-        if (hostCache != null && !model.storesBytes()) {
+        HostPageTier tier = hostCache instanceof HostPageTier t ? t : null;
+        if (tier != null && (model.storesBytes() || !prefixCaching)) {
+            throw new IllegalArgumentException("a host page tier holds page keys, not bytes, and is fed by the device prefix cache: it needs a"
+                    + " pages-only model and prefix caching on (a group with KV bytes loads host pages from a replayed journal)");
+        }
+        if (hostCache != null && tier == null && !model.storesBytes()) {
             throw new IllegalArgumentException("loading host pages needs KV bytes: give the group a model that stores them");
         }
         this.pools = layout == PoolLayout.SHARED ? KvPools.shared(config.cpSize(), capacity) : KvPools.replicated(config.cpSize(), capacity);
-        this.accounting = new PageAccounting(pools, prefixCaching, prefixCaching || hostCache != null);
+        this.accounting = new PageAccounting(pools, prefixCaching, prefixCaching || hostCache != null, tier);
         this.model = model;
         this.hostCache = hostCache;
         this.stores = !model.storesBytes() ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
@@ -404,7 +409,12 @@ public final class KvGroup implements AutoCloseable {
         accounting.releaseAll();
     }
 
-    /** Frees every unlocked cached page. */
+    /** {@return tokens requests took from the host cache instead of computing them, since the group was made} */
+    public long hostTokensServed() {
+        return accounting.hostPagesServed() * config.pageSize();
+    }
+
+    /** Frees every unlocked cached page (a host tier is not told: they are dropped, not pushed out). */
     public void evictCache() {
         accounting.evictCache();
     }

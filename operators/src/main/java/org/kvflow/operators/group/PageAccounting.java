@@ -33,17 +33,24 @@ final class PageAccounting {
     private final Set<RequestState> live = new LinkedHashSet<>();
     private final List<Runnable> freeListeners = new CopyOnWriteArrayList<>();
     private long reservedPages;
+    /** Pages requests took from the host cache instead of computing them. */
+    private long hostPagesServed;
 
     /**
      * @param pools         the group's pools
      * @param prefixCaching keep finished requests' full pages as a device prefix cache
      * @param hashPages     hash requests' full pages (either cache is on)
+     * @param tier          a pages-only host tier that takes the device cache's evicted pages, or null
      */
-    PageAccounting(KvPools pools, boolean prefixCaching, boolean hashPages) {
+    PageAccounting(KvPools pools, boolean prefixCaching, boolean hashPages, @Nullable HostPageTier tier) {
         this.pools = pools;
         this.pageSize = pools.capacity().pageSize();
-        this.prefix = prefixCaching ? new PrefixIndex(pools) : null;
+        this.prefix = prefixCaching ? new PrefixIndex(pools, tier) : null;
         this.hashPages = hashPages;
+    }
+
+    synchronized long hostPagesServed() {
+        return hostPagesServed;
     }
 
     synchronized RequestState track(PrefillRequest request) {
@@ -81,6 +88,7 @@ final class PageAccounting {
         }
         if (first) {
             state.start(locked, (int) (hostTokens / pageSize));
+            hostPagesServed += hostTokens / pageSize;
         }
         state.admit(hostTokens + chunkTokens, needed);
         reservedPages += needed;
@@ -157,7 +165,7 @@ final class PageAccounting {
     void evictCache() {
         synchronized (this) {
             if (prefix != null) {
-                prefix.evict(Integer.MAX_VALUE);
+                prefix.evictAll();
             }
         }
         pagesFreed();

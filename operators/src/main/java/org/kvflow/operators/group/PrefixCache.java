@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Device prefix cache over whole pages (contract §3.5): chained page hash → logical page. A match
@@ -117,8 +118,8 @@ final class PrefixCache {
         return evictable.size();
     }
 
-    /** Removes up to {@code count} unlocked pages, least recently used first, and returns them. */
-    int[] evict(int count) {
+    /** Removes up to {@code count} unlocked pages, least recently used first, tells {@code evicted} each one's key, and returns the pages. */
+    int[] evict(int count, Consumer<String> evicted) {
         int n = Math.min(count, evictable.size());
         int[] pages = new int[n];
         Iterator<Map.Entry<String, Entry>> it = evictable.entrySet().iterator();
@@ -127,6 +128,7 @@ final class PrefixCache {
             it.remove();
             byKey.remove(oldest.getKey());
             pages[i] = oldest.getValue().page;
+            evicted.accept(oldest.getKey());
         }
         return pages;
     }

@@ -2,7 +2,9 @@ package org.kvflow.operators.group;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.IntPredicate;
+import org.jspecify.annotations.Nullable;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.pool.KvPools;
 
@@ -16,10 +18,13 @@ final class PrefixIndex {
     private final PrefixCache cache = new PrefixCache();
     private final KvPools pools;
     private final int pageSize;
+    /** Where evicted pages go: a host tier's write-back, or nowhere. */
+    private final Consumer<String> spill;
 
-    PrefixIndex(KvPools pools) {
+    PrefixIndex(KvPools pools, @Nullable HostPageTier tier) {
         this.pools = pools;
         this.pageSize = pools.capacity().pageSize();
+        this.spill = tier == null ? key -> { } : tier::spill;
     }
 
     /** Leading pages of {@code state}'s prompt the cache holds and it may reuse. */
@@ -44,11 +49,16 @@ final class PrefixIndex {
         return pos < state.pageKeys().size() && cache.insert(state.pageKeys().get(pos), page);
     }
 
-    /** Evicts unlocked pages, least recently used first, until {@code shortBy} more are free (if it can). */
+    /** Evicts unlocked pages, least recently used first, until {@code shortBy} more are free (if it can); a host tier takes them. */
     void evict(long shortBy) {
         if (shortBy > 0) {
-            pools.free(cache.evict((int) Math.min(shortBy, Integer.MAX_VALUE)));
+            pools.free(cache.evict((int) Math.min(shortBy, Integer.MAX_VALUE), spill));
         }
+    }
+
+    /** Drops every unlocked page, telling no host tier: the pages are given up, not pushed out by others. */
+    void evictAll() {
+        pools.free(cache.evict(Integer.MAX_VALUE, key -> { }));
     }
 
     /** Forgets every cached page {@code lost} names (its bytes are gone); unlocked ones are freed now. */

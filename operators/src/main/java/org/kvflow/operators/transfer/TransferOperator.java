@@ -122,7 +122,8 @@ public final class TransferOperator implements Function<Flux<PrefillBatch>, Flux
                     undelivered.add(entry.id());
                     group.release(entry.state(), true);
                     entry.state().claimResult();
-                    results.add(new PrefillResult.Completed(entry.state().request(), entry.state().reusedTokens(), session.chunks,
+                    results.add(new PrefillResult.Completed(entry.state().request(), entry.state().reusedTokens(),
+                            entry.state().hostPages() * group.config().pageSize(), session.chunks,
                             session.pagesSent, session.attention));
                 }
             } // else released while in flight: cancelled, nothing to report

@@ -25,9 +25,11 @@ class PrefixCacheTest {
         cache.insert("c", 3);
         cache.lock(List.of("a"), 1);
         assertThat(cache.evictablePages()).isEqualTo(2);
-        assertThat(cache.evict(1)).containsExactly(2);
+        List<String> told = new java.util.ArrayList<>();
+        assertThat(cache.evict(1, told::add)).containsExactly(2);
         cache.unlock(List.of("a"), 1);
-        assertThat(cache.evict(5)).containsExactly(3, 1);
+        assertThat(cache.evict(5, told::add)).containsExactly(3, 1);
+        assertThat(told).as("each evicted page's key, in eviction order").containsExactly("b", "c", "a");
         assertThat(cache.size()).isZero();
     }
 
@@ -56,7 +58,7 @@ class PrefixCacheTest {
         assertThat(cache.unlock(List.of("a", "b"), 2)).as("a lock remains").isEmpty();
         assertThat(cache.unlock(List.of("a", "b"), 2)).as("the last lock frees the forgotten page").containsExactly(2);
         assertThat(cache.pages()).containsExactlyInAnyOrder(1, 3);
-        assertThat(cache.evict(9)).containsExactly(3, 1);
+        assertThat(cache.evict(9, key -> { })).containsExactly(3, 1);
         assertThat(cache.insert("b", 9)).isTrue();
     }
 }
