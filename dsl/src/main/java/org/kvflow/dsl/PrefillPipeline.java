@@ -153,9 +153,11 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
         run.started(group, memory.hostTraffic());
         TransferSpec transfer = find(TransferSpec.class).orElse(null);
         RunShape shape = new RunShape(config.pageSize(), config.cpSize(), !model.storesBytes() ? null : model.layout());
+        // Without a transfer stage a local receiver (pages only) stands in for decode. It frees a request when its result passes
+        // downstream, while the pools already hold the next batches: room for the pools' pages several times over, so it never refuses.
         TransferBackend backend = transfer != null ? transfer.backend().apply(shape)
-                : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(group.capacity().logicalPages(own.layout(), config.cpSize())) + 1,
-                config.pageSize(), null));
+                : new InMemoryTransferBackend(new DecodeReceiver(Math.toIntExact(Math.min(Integer.MAX_VALUE - 1,
+                        DEFAULT_RECEIVER_POOLS * group.capacity().logicalPages(own.layout(), config.cpSize()))) + 1, config.pageSize(), null));
         if (backend instanceof AutoCloseable closeable) {
             resources.hold(closeable);
         }
@@ -194,6 +196,9 @@ public final class PrefillPipeline implements Function<Flux<PrefillRequest>, Flu
                     }, 1);
                 }));
     }
+
+    /** The local stand-in receiver's room, in the pools' logical pages (see where it is made). */
+    private static final long DEFAULT_RECEIVER_POOLS = 4;
 
     private <S extends StageSpec> java.util.Optional<S> find(Class<S> type) {
         return stages.stream().filter(type::isInstance).map(type::cast).findFirst();
