@@ -73,7 +73,7 @@ public final class ClusterSimulation {
                 int at = route(spec.router(), k, arrival, request, instances, clocks, shared);
                 routed[at]++;
                 if (instances.get(at).prefill(request) instanceof PrefillResult.Completed c) {
-                    double done = arrival + clocks[at].serve(arrival, r.inputLength(), c.prefixHitTokens());
+                    double done = arrival + clocks[at].serve(arrival, r.inputLength(), c.prefixHitTokens() - c.hostHitTokens(), c.hostHitTokens());
                     if (spec.pdBytesPerSecond() > 0) {
                         int d = nextDecode++ % linkFree.length;
                         linkFree[d] = Math.max(done, linkFree[d]) + (double) r.inputLength() * spec.kvBytesPerToken() / spec.pdBytesPerSecond();

@@ -20,9 +20,12 @@ import org.kvflow.core.json.MalformedInputException;
  * chunk's queries against every key so far: the indexer's scores grow with context). The second
  * is what the layout adds on each rank: shared KV gathers the full view of every key so far,
  * the replicated baseline writes every row of the chunk into its own pool. A request all of whose
- * tokens hit still computes its last one. The file is JSON with exactly these fields and a
- * {@code name}; {@code docs/benchmarks.md} derives the committed calibration from our own H200
- * measurements.
+ * tokens hit still computes its last one. Tokens loaded from the host tier cost
+ * {@code hostSecondsPerToken} each (their KV over one host link), before the first chunk: shared KV
+ * loads each page on its owner, the ranks in parallel ({@code / cp}); the replicated baseline loads
+ * every page on every rank. The file is JSON with exactly these fields and a {@code name}
+ * ({@code secondsPerChunk} and {@code hostSecondsPerToken} may be left out: 0);
+ * {@code docs/benchmarks.md} derives the committed calibration from our own H200 measurements.
  *
  * @param name                            what the numbers describe
  * @param layers                          layers of the model
@@ -32,11 +35,12 @@ import org.kvflow.core.json.MalformedInputException;
  * @param sharedSecondsPerContextToken    shared KV: one rank's full-view gather per key, per layer and chunk
  * @param replicatedSecondsPerToken       the replicated baseline: one rank's write of a chunk row, per layer
  * @param secondsPerChunk                 fixed cost of a chunk (launches, the step's host work)
+ * @param hostSecondsPerToken             loading one token's KV, all layers, from the host tier over one link
  */
 public record CostModel(String name, int layers, int chunkTokens, double secondsPerToken, double secondsPerTokenPerContextToken,
-                        double sharedSecondsPerContextToken, double replicatedSecondsPerToken, double secondsPerChunk) {
+                        double sharedSecondsPerContextToken, double replicatedSecondsPerToken, double secondsPerChunk, double hostSecondsPerToken) {
     private static final List<String> FIELDS = List.of("name", "layers", "chunkTokens", "secondsPerToken", "secondsPerTokenPerContextToken",
-            "sharedSecondsPerContextToken", "replicatedSecondsPerToken", "secondsPerChunk");
+            "sharedSecondsPerContextToken", "replicatedSecondsPerToken", "secondsPerChunk", "hostSecondsPerToken");
 
     /**
      * Checks the values.
@@ -48,7 +52,7 @@ public record CostModel(String name, int layers, int chunkTokens, double seconds
             throw new IllegalArgumentException("layers " + layers + " and chunkTokens " + chunkTokens + " must be >= 1");
         }
         for (double cost : new double[] {secondsPerToken, secondsPerTokenPerContextToken, sharedSecondsPerContextToken, replicatedSecondsPerToken,
-                secondsPerChunk}) {
+                secondsPerChunk, hostSecondsPerToken}) {
             if (!(cost >= 0) || !Double.isFinite(cost)) {
                 throw new IllegalArgumentException("cost model " + name + ": every cost must be finite and >= 0, one was " + cost);
             }
@@ -76,24 +80,39 @@ public record CostModel(String name, int layers, int chunkTokens, double seconds
         return new CostModel(f.requireString("name"), (int) f.requireInteger("layers", 1, 10_000),
                 (int) f.requireInteger("chunkTokens", 1, Integer.MAX_VALUE), f.requireNumber("secondsPerToken", 0, max),
                 f.requireNumber("secondsPerTokenPerContextToken", 0, max), f.requireNumber("sharedSecondsPerContextToken", 0, max),
-                f.requireNumber("replicatedSecondsPerToken", 0, max), f.number("secondsPerChunk", 0, 0, max));
+                f.requireNumber("replicatedSecondsPerToken", 0, max), f.number("secondsPerChunk", 0, 0, max), f.number("hostSecondsPerToken", 0, 0, max));
     }
 
     /**
-     * The modelled prefill time of one request.
+     * The modelled prefill time of one request whose hits all come from the device cache.
      *
      * @param seqLen    prompt tokens
-     * @param hitTokens leading tokens served from a cache instead of computed
+     * @param hitTokens leading tokens served from the device cache instead of computed
      * @param cp        CP size
      * @param shared    shared KV ({@code true}) or the replicated baseline
      * @return seconds from the request's start on the instance to its first token
      */
     public double prefillSeconds(int seqLen, int hitTokens, int cp, boolean shared) {
-        if (seqLen < 1 || hitTokens < 0 || cp < 1) {
-            throw new IllegalArgumentException("seqLen " + seqLen + " and cp " + cp + " must be >= 1, hitTokens " + hitTokens + " >= 0");
+        return prefillSeconds(seqLen, hitTokens, 0, cp, shared);
+    }
+
+    /**
+     * The modelled prefill time of one request.
+     *
+     * @param seqLen     prompt tokens
+     * @param hitTokens  leading tokens served from the device cache
+     * @param hostTokens the tokens after them loaded from the host tier
+     * @param cp         CP size
+     * @param shared     shared KV ({@code true}) or the replicated baseline
+     * @return seconds from the request's start on the instance to its first token
+     */
+    public double prefillSeconds(int seqLen, int hitTokens, int hostTokens, int cp, boolean shared) {
+        if (seqLen < 1 || hitTokens < 0 || hostTokens < 0 || cp < 1) {
+            throw new IllegalArgumentException("seqLen " + seqLen + " and cp " + cp + " must be >= 1, hitTokens " + hitTokens + " and hostTokens "
+                    + hostTokens + " >= 0");
         }
-        int from = Math.min(hitTokens, seqLen - 1);
-        double seconds = 0;
+        int from = (int) Math.min((long) hitTokens + hostTokens, seqLen - 1);
+        double seconds = hostTokens * hostSecondsPerToken / (shared ? cp : 1);
         for (int start = from; start < seqLen; start += chunkTokens) {
             int end = (int) Math.min((long) start + chunkTokens, seqLen);
             seconds += chunkSeconds(end - start, end, cp, shared);

@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param completed         requests served
  * @param refused           requests refused, by error code
  * @param inputTokens       prompt tokens of the whole trace
- * @param hitTokens         prompt tokens served from the device prefix cache
+ * @param deviceHitTokens   prompt tokens served from the device prefix cache
+ * @param hostHitTokens     prompt tokens loaded from the host tier instead of computed
  * @param recomputedTokens  prompt tokens of served requests that were computed
  * @param peakPagesPerRank  the most physical pages one rank held at once (the ranks' peak over their count)
  * @param seconds           wall time of the replay
@@ -21,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param timeline          the pools and hits as each request was served, in the order results came
  * @param modelled          time to first token under a cost model, or null when none was given
  */
-public record LayoutReport(String layout, int requests, int completed, Map<String, Long> refused, long inputTokens, long hitTokens,
+public record LayoutReport(String layout, int requests, int completed, Map<String, Long> refused, long inputTokens, long deviceHitTokens, long hostHitTokens,
                            long recomputedTokens, long peakPagesPerRank, double seconds, Latencies latency,
                            List<Double> latencySeconds, List<TracePoint> timeline, @Nullable ModelledTtft modelled) {
     /** Copies the lists. */
@@ -31,9 +32,14 @@ public record LayoutReport(String layout, int requests, int completed, Map<Strin
         timeline = List.copyOf(timeline);
     }
 
-    /** {@return prompt tokens served from the device prefix cache over all prompt tokens} */
+    /** {@return prompt tokens served from a cache, device or host} */
+    public long hitTokens() {
+        return deviceHitTokens + hostHitTokens;
+    }
+
+    /** {@return prompt tokens served from a cache, device or host, over all prompt tokens} */
     public double hitRatio() {
-        return inputTokens == 0 ? 0 : (double) hitTokens / inputTokens;
+        return inputTokens == 0 ? 0 : (double) hitTokens() / inputTokens;
     }
 
     /** {@return requests replayed per second of wall time} */

@@ -40,16 +40,30 @@ public final class ModelledInstance {
      *
      * @param arrival   seconds on the modelled clock, not before the previous request's
      * @param seqLen    prompt tokens
-     * @param hitTokens leading tokens the caches served
+     * @param hitTokens leading tokens the device cache served
      * @return its time to first token, in seconds
      * @throws IllegalArgumentException if {@code arrival} goes back
      */
     public double serve(double arrival, int seqLen, int hitTokens) {
+        return serve(arrival, seqLen, hitTokens, 0);
+    }
+
+    /**
+     * Serves one request after every earlier one.
+     *
+     * @param arrival    seconds on the modelled clock, not before the previous request's
+     * @param seqLen     prompt tokens
+     * @param hitTokens  leading tokens the device cache served
+     * @param hostTokens the tokens after them the host tier served
+     * @return its time to first token, in seconds
+     * @throws IllegalArgumentException if {@code arrival} goes back
+     */
+    public double serve(double arrival, int seqLen, int hitTokens, int hostTokens) {
         if (arrival < lastArrival || Double.isNaN(arrival)) {
             throw new IllegalArgumentException("arrival " + arrival + " s is before the previous request's " + lastArrival + " s");
         }
         lastArrival = arrival;
-        double seconds = costs.prefillSeconds(seqLen, hitTokens, cp, shared);
+        double seconds = costs.prefillSeconds(seqLen, hitTokens, hostTokens, cp, shared);
         freeAt = Math.max(freeAt, arrival) + seconds;
         double first = freeAt - arrival;
         ttft.add(first);

@@ -28,15 +28,17 @@ import reactor.core.publisher.Mono;
 /**
  * A trace replayed through prefill pipelines planning pages only (no KV bytes, so a whole trace runs
  * on a laptop), as fast as the pipeline takes it: shared KV and the replicated baseline, each on a
- * fresh pipeline with the same per-rank pool and the device prefix cache on. Each request's prompt
- * comes from its hash ids ({@link TraceTokens}), so the prefix cache sees the trace's reuse.
+ * fresh pipeline with the same per-rank pool and the device prefix cache on, and optionally a host
+ * tier behind it. Each request's prompt comes from its hash ids ({@link TraceTokens}), so the caches
+ * see the trace's reuse.
  *
  * @param cp           CP size
  * @param pageSize     tokens per page
  * @param pagesPerRank pool pages on each rank
  * @param maxBatch     requests admitted together (a request hits only prefixes of requests finished before its batch)
+ * @param hostPages    pages of the instance's host tier, which takes what the device cache evicts ({@code OwnSpec.hostTier}), or 0 for none
  */
-public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) {
+public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, int hostPages) {
     /** Requests admitted together unless said otherwise. */
     public static final int BATCH = 16;
 
@@ -48,18 +50,33 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
      * @param pagesPerRank pool pages on each rank
      */
     public TraceReplay(int cp, int pageSize, int pagesPerRank) {
-        this(cp, pageSize, pagesPerRank, BATCH);
+        this(cp, pageSize, pagesPerRank, BATCH, 0);
+    }
+
+    /**
+     * A replay with no host tier.
+     *
+     * @param cp           CP size
+     * @param pageSize     tokens per page
+     * @param pagesPerRank pool pages on each rank
+     * @param maxBatch     requests admitted together
+     */
+    public TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) {
+        this(cp, pageSize, pagesPerRank, maxBatch, 0);
     }
 
     /**
      * Checks the sizes.
      *
-     * @throws IllegalArgumentException naming a size below 1
+     * @throws IllegalArgumentException naming a size below 1, or host pages below 0
      */
     public TraceReplay {
         if (cp < 1 || pageSize < 1 || pagesPerRank < 1 || maxBatch < 1) {
             throw new IllegalArgumentException("cp " + cp + ", page size " + pageSize + ", pages per rank " + pagesPerRank + " and batch " + maxBatch
                     + " must all be >= 1");
+        }
+        if (hostPages < 0) {
+            throw new IllegalArgumentException("host tier pages " + hostPages + " must be >= 0");
         }
     }
 
@@ -112,8 +129,8 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
             arrivals.put(id, System.nanoTime());
             return new PrefillRequest(id, TraceTokens.of(r), r.outputLength());
         }));
-        Map<String, Integer> hitsById = new ConcurrentHashMap<>();
-        long[] counts = new long[3]; // completed, hit tokens, recomputed tokens
+        Map<String, Hits> hitsById = new ConcurrentHashMap<>();
+        long[] counts = new long[4]; // completed, device hit tokens, recomputed tokens, host hit tokens
         Map<String, Long> refused = new TreeMap<>();
         List<Double> latencies = new ArrayList<>();
         List<TracePoint> timeline = new ArrayList<>();
@@ -124,12 +141,13 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
             }
             if (result instanceof PrefillResult.Completed c) {
                 counts[0]++;
-                counts[1] += c.prefixHitTokens();
+                counts[1] += c.prefixHitTokens() - c.hostHitTokens();
                 counts[2] += c.request().seqLen() - c.prefixHitTokens();
-                hitsById.put(c.request().id(), c.prefixHitTokens());
+                counts[3] += c.hostHitTokens();
+                hitsById.put(c.request().id(), new Hits(c.prefixHitTokens() - c.hostHitTokens(), c.hostHitTokens()));
                 RunPools live = Objects.requireNonNull(run.pools(), "a run that serves has its pools");
                 timeline.add(new TracePoint(traceSeconds.get(c.request().id()), (double) live.physicalPagesInUse() / live.ranks(),
-                        (long) live.cachedPages() * pageSize, counts[1], counts[1] + counts[2]));
+                        (long) live.cachedPages() * pageSize, counts[1] + counts[3], counts[1] + counts[2] + counts[3]));
             } else if (result instanceof PrefillResult.Failed f) {
                 refused.merge(code(f.error()), 1L, Long::sum);
             }
@@ -137,32 +155,38 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) 
         double seconds = (System.nanoTime() - start) / 1e9;
         long input = trace.stream().mapToLong(TraceRequest::inputLength).sum();
         RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
-        return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[2],
+        return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[3], counts[2],
                 pools.peakPhysicalPages() / pools.ranks(), seconds, Latencies.of(latencies), latencies, timeline,
                 ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
     }
 
-    /** A pages-only pipeline of this replay's sizes with the device prefix cache on: shared KV or the replicated baseline. */
+    /** A pages-only pipeline of this replay's sizes with the device prefix cache on (and the host tier): shared KV or the replicated baseline. */
     PrefillPipeline pipeline(boolean shared) {
         CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
                 .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
         OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
+        if (hostPages > 0) {
+            own = own.hostTier(hostPages);
+        }
         return KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
                 .materialize(Materialize.fullView()).build();
     }
 
     /** The served requests of {@code trace} through one modelled instance, in trace order. */
-    private ModelledTtft modelled(List<TraceRequest> trace, Map<String, Double> traceSeconds, Map<String, Integer> hitsById, boolean shared,
+    private ModelledTtft modelled(List<TraceRequest> trace, Map<String, Double> traceSeconds, Map<String, Hits> hitsById, boolean shared,
                                   TtftModel ttft) {
         ModelledInstance instance = new ModelledInstance(ttft.costs(), cp, shared);
         for (TraceRequest r : trace) {
-            Integer hits = hitsById.get(id(r));
+            Hits hits = hitsById.get(id(r));
             if (hits != null) {
-                instance.serve(traceSeconds.get(id(r)) / ttft.speed(), r.inputLength(), hits);
+                instance.serve(traceSeconds.get(id(r)) / ttft.speed(), r.inputLength(), hits.device(), hits.host());
             }
         }
         return instance.report();
     }
+
+    /** A served request's hit tokens by tier. */
+    private record Hits(int device, int host) {}
 
     static String id(TraceRequest r) {
         return "line-" + r.line();

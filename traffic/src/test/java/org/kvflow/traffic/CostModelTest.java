@@ -17,7 +17,7 @@ class CostModelTest {
     /** The committed calibration (H200, kvflow's own attention step). */
     static final Path H200 = Path.of("cost-models/h200-v32-attention.json");
 
-    private static final CostModel SMALL = new CostModel("small", 2, 4, 1, 0.5, 0.25, 0.125, 10);
+    private static final CostModel SMALL = new CostModel("small", 2, 4, 1, 0.5, 0.25, 0.125, 10, 0.75);
 
     @TempDir
     Path dir;
@@ -32,6 +32,9 @@ class CostModelTest {
         // every token hit: the last is computed, one token with keys to 10: 2 · (0.5 · 6 + 2.5) + 10
         assertThat(SMALL.prefillSeconds(10, 10, 2, true)).isCloseTo(21, within(1e-12));
         assertThat(SMALL.prefillSeconds(10, 0, 1, true)).as("more hits, less time").isGreaterThan(SMALL.prefillSeconds(10, 4, 1, true));
+        // 3 from the device, 4 loaded from the host at 0.75 a token, then [7, 10): shared loads on 2 ranks at once, replicated on each
+        assertThat(SMALL.prefillSeconds(10, 3, 4, 2, true)).isCloseTo(33 + 4 * 0.75 / 2, within(1e-12));
+        assertThat(SMALL.prefillSeconds(10, 3, 4, 2, false)).isCloseTo(28.75 + 4 * 0.75, within(1e-12));
     }
 
     @Test
@@ -40,7 +43,7 @@ class CostModelTest {
         assertThat(h200.layers()).isEqualTo(61);
         // the record it came from: one layer, one device, 131,072 tokens in 16 chunks of 8,192, attention step
         // 2,051.26 ms in all and 152.496 ms for the last chunk; the last chunk's full-view gather 0.321 ms
-        CostModel oneLayer = new CostModel("one layer", 1, h200.chunkTokens(), h200.secondsPerToken(), h200.secondsPerTokenPerContextToken(), 0, 0, 0);
+        CostModel oneLayer = new CostModel("one layer", 1, h200.chunkTokens(), h200.secondsPerToken(), h200.secondsPerTokenPerContextToken(), 0, 0, 0, 0);
         assertThat(oneLayer.prefillSeconds(131_072, 0, 1, true)).isCloseTo(2.05126, within(0.002));
         assertThat(oneLayer.prefillSeconds(131_072, 122_880, 1, true)).isCloseTo(0.152496, within(0.0002));
         assertThat(h200.sharedSecondsPerContextToken() * 131_072).isCloseTo(0.000321, within(1e-6));
@@ -60,7 +63,7 @@ class CostModelTest {
                 .hasMessage(f + " $.chunkTokens: must be an integer, was string \"8k\"");
         Files.writeString(f, "layers: 61");
         assertThatThrownBy(() -> CostModel.read(f)).isInstanceOf(MalformedInputException.class).hasMessageStartingWith(f + " $: invalid JSON at line 1");
-        assertThatThrownBy(() -> new CostModel("x", 0, 1, 0, 0, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new CostModel("x", 0, 1, 0, 0, 0, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("layers 0 and chunkTokens 1 must be >= 1");
     }
 

@@ -137,4 +137,19 @@ class TraceTest {
         assertThatThrownBy(() -> new TraceReplay(2, 64, 64, 4).replay(trace, true, -1, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("speed -1.0 must be > 0 (the trace's pace times it) or 0 (as fast as possible)");
     }
+
+    @Test
+    void aHostTierServesWhatTheDeviceCacheHadToLetGo() {
+        List<TraceRequest> trace = TraceFile.read(mooncake()).subList(0, 400);
+        LayoutReport deviceOnly = new TraceReplay(2, 64, 1_600, 16, 0).replay(trace, true);
+        LayoutReport withHost = new TraceReplay(2, 64, 1_600, 16, 20_000).replay(trace, true);
+        assertThat(withHost.refused()).as("a pool that takes every request of the prefix").isEmpty();
+        assertThat(deviceOnly.hostHitTokens()).isZero();
+        assertThat(withHost.hostHitTokens()).as("tokens loaded from the host tier").isPositive();
+        assertThat(withHost.hitTokens()).isEqualTo(withHost.deviceHitTokens() + withHost.hostHitTokens());
+        assertThat(withHost.recomputedTokens()).as("the host tier saves computing").isLessThan(deviceOnly.recomputedTokens());
+        assertThat(withHost.deviceHitTokens() + withHost.hostHitTokens() + withHost.recomputedTokens()).isEqualTo(withHost.inputTokens());
+        assertThatThrownBy(() -> new TraceReplay(2, 64, 256, 16, -1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("host tier pages -1 must be >= 0");
+    }
 }

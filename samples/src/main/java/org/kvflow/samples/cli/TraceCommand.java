@@ -43,6 +43,8 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--budget-bytes", description = "instead of --pool-tokens: each rank's pool budget in bytes of DeepSeek V3.2 fp8 KV"
             + " (61 layers), whole pages") Long budgetBytes;
     @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
+    @Option(names = "--host-bytes", description = "a host tier of this many bytes of DeepSeek V3.2 fp8 KV for the instance (all its ranks),"
+            + " fed by the device prefix cache's evictions; 0: none") long hostBytes;
     @Option(names = "--max-batch", defaultValue = "16", description = "requests admitted together (a request hits prefixes of requests finished"
             + " before its batch)") int maxBatch;
     @Option(names = "--pace", defaultValue = "max", description = "max: as fast as the pipeline takes requests; trace: at the trace's"
@@ -95,7 +97,9 @@ final class TraceCommand implements Callable<Integer> {
             Flags.within("--head", head, 1, Integer.MAX_VALUE);
             trace = trace.subList(0, Math.min(head, trace.size()));
         }
-        TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch);
+        long pageBytes = ClusterOptions.V32_KV_BYTES_PER_TOKEN * pageSize;
+        Flags.within("--host-bytes", hostBytes, 0, pageBytes * Integer.MAX_VALUE);
+        TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch, (int) (hostBytes / pageBytes));
         if (!cluster.simulate) {
             for (String flag : ClusterOptions.FLAGS) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
@@ -116,7 +120,7 @@ final class TraceCommand implements Callable<Integer> {
         if (json) {
             ObjectNode o = JsonNodeFactory.instance.objectNode().put("file", file.toString()).put("requests", trace.size())
                     .put("inputTokens", shared.inputTokens()).put("idealHitRatio", ideal).put("cp", cp).put("pageSize", pageSize)
-                    .put("poolTokensPerRank", poolTokens).put("maxBatch", maxBatch).put("pace", pace).put("speed", paceSpeed).put("peakHeapMb", peakHeapMb());
+                    .put("poolTokensPerRank", poolTokens).put("hostTierTokens", (long) replay.hostPages() * pageSize).put("maxBatch", maxBatch).put("pace", pace).put("speed", paceSpeed).put("peakHeapMb", peakHeapMb());
             if (ttft != null) {
                 o.put("costModel", ttft.costs().name()).put("modelledSpeed", ttft.speed());
             }
@@ -127,11 +131,13 @@ final class TraceCommand implements Callable<Integer> {
         } else {
             out.printf(Locale.ROOT, "trace %s: %d requests, %d prompt tokens; ideal prefix hits %.2f %%%n", file, trace.size(), shared.inputTokens(),
                     100 * ideal);
-            out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), pages only%n", cp, poolTokens, pageSize);
+            out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), host tier of %d tokens, pages only%n", cp, poolTokens, pageSize,
+                    (long) replay.hostPages() * pageSize);
             for (LayoutReport r : List.of(shared, replicated)) {
-                out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d recomputed; %d served, %d refused %s;"
+                out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d from the host tier, %d recomputed;"
+                                + " %d served, %d refused %s;"
                                 + " peak %d pages a rank; %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
-                        100 * r.hitRatio(), r.hitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
+                        100 * r.hitRatio(), r.deviceHitTokens(), r.hostHitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
                         r.peakPagesPerRank(), r.seconds(), r.requestsPerSecond(), r.latency().p50(), r.latency().p99());
                 if (r.modelled() != null) {
                     ModelledTtft m = r.modelled();
@@ -157,6 +163,7 @@ final class TraceCommand implements Callable<Integer> {
 
     private static ObjectNode layout(LayoutReport r) {
         ObjectNode o = JsonNodeFactory.instance.objectNode().put("hitRatio", r.hitRatio()).put("hitTokens", r.hitTokens())
+                .put("deviceHitTokens", r.deviceHitTokens()).put("hostHitTokens", r.hostHitTokens())
                 .put("recomputedTokens", r.recomputedTokens()).put("completed", r.completed()).put("peakPagesPerRank", r.peakPagesPerRank())
                 .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", r.latency().p50())
                 .put("latencyP90S", r.latency().p90()).put("latencyP99S", r.latency().p99());

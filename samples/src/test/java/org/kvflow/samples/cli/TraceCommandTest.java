@@ -142,6 +142,33 @@ class TraceCommandTest {
         assertThat(small.err().strip()).isEqualTo("kvflow: --budget-bytes: must be in [" + perPage + ", " + perPage * Integer.MAX_VALUE + "], was 1000");
     }
 
+    @Test
+    void aHostTierReportsTheTokensItServedBesideTheDeviceCache() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        lines.add("{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 3, \"hash_ids\": [1, 2]}");
+        for (int i = 1; i <= 6; i++) { // others that push the first out of a 4,096-token device cache
+            lines.add("{\"timestamp\": " + i + ", \"input_length\": 1024, \"output_length\": 3, \"hash_ids\": [" + (10 * i) + ", " + (10 * i + 1) + "]}");
+        }
+        lines.add("{\"timestamp\": 9, \"input_length\": 1024, \"output_length\": 3, \"hash_ids\": [1, 2]}");
+        Files.write(trace, lines);
+        String hundredPages = Long.toString(100L * 48_068 * 64);
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "2048", "--max-batch", "1", "--host-bytes",
+                hundredPages, "--json");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertThat(doc.get("hostTierTokens").asLong()).isEqualTo(6_400);
+        JsonNode shared = doc.get("shared");
+        assertThat(shared.get("hostHitTokens").asLong()).as("the first prompt's pages, back from the host tier").isEqualTo(1_024 - 64);
+        assertThat(shared.get("hitTokens").asLong()).isEqualTo(shared.get("deviceHitTokens").asLong() + shared.get("hostHitTokens").asLong());
+        Cli.Result text = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "2048", "--max-batch", "1", "--host-bytes",
+                hundredPages);
+        assertThat(text.out()).contains("960 from the host tier");
+        Cli.Result negative = Cli.run("trace", "--file", trace.toString(), "--host-bytes", "-1");
+        assertThat(negative.exit()).isEqualTo(2);
+        assertThat(negative.err().strip()).startsWith("kvflow: --host-bytes: must be in [0, ");
+    }
+
     private static String ids(int from, int to) {
         return java.util.stream.IntStream.rangeClosed(from, to).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "));
     }
