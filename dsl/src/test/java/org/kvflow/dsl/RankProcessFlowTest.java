@@ -105,6 +105,33 @@ class RankProcessFlowTest {
         assertThat(run.pools().leakCheck()).isEmpty();
     }
 
+    @Test
+    void requestsThatComeWhileALostRankRestartsWaitForItAndAreServed() throws Exception {
+        List<PrefillRequest> all = DslTest.requests(8);
+        int ps = DslTest.CONFIG.pageSize();
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        DecodeReceiver processes = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
+        reactor.core.publisher.Sinks.Many<PrefillRequest> input = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        PrefillRun run = flow("java", Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView(), processes).metrics(registry)
+                .build().start(input.asFlux());
+        java.util.concurrent.BlockingQueue<PrefillResult> results = new java.util.concurrent.LinkedBlockingQueue<>();
+        reactor.core.publisher.Mono<Void> done = run.results().doOnNext(results::add).then().cache();
+        done.subscribe();
+        input.tryEmitNext(all.getFirst());
+        assertThat(results.poll(2, java.util.concurrent.TimeUnit.MINUTES)).isInstanceOf(PrefillResult.Completed.class);
+        rankProcess(1).destroyForcibly();
+        await(() -> registry.find("kvflow.ranks.lost").tag("rank", "1").counter() != null);
+        assertThat(registry.find("kvflow.ranks.restarted").tag("rank", "1").counter()).as("the restart takes a JVM's start").isNull();
+        all.subList(1, all.size()).forEach(input::tryEmitNext); // while rank 1 starts again
+        input.tryEmitComplete();
+        done.block(Duration.ofMinutes(2));
+        List<PrefillResult> later = new ArrayList<>();
+        results.drainTo(later);
+        assertThat(later).hasSize(all.size() - 1).allSatisfy(r -> assertThat(r).as(r.request().id()).isInstanceOf(PrefillResult.Completed.class));
+        assertThat(registry.get("kvflow.ranks.restarted").tag("rank", "1").counter().count()).isEqualTo(1.0);
+        assertThat(run.pools().leakCheck()).isEmpty();
+    }
+
     /** The live rank process of rank {@code rank} this JVM started (its command line from /proc: the JDK drops long ones). */
     private static ProcessHandle rankProcess(int rank) {
         return ProcessHandle.current().children().filter(ProcessHandle::isAlive).filter(p -> {

@@ -85,4 +85,30 @@ class RankLossTest {
             assertThat(Arrays.stream(new int[] {0, 1, 2, 3}).map(group::physicalPagesOnRank).sum()).isZero();
         }
     }
+
+    @Test
+    void aRankBeingRestartedIsSeenUntilItIsBackOrGivenUpAndEachEndWakesTheWaiters() {
+        CpSharedKvConfig config = Workloads.sharedBsGt1(2, 16, 8, null);
+        AnnouncedPools pools = new AnnouncedPools();
+        try (KvGroup group = KvGroup.builder(config, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16)).model(MODEL).rankPools(pools).build()) {
+            java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+            group.onPagesFreed(woken::incrementAndGet);
+            assertThat(group.rankRestarting()).isFalse();
+            RuntimeException loss = new IllegalStateException("rank 1 went away");
+            pools.listeners.forEach(l -> l.lost(1, loss));
+            assertThat(group.rankRestarting()).as("lost, and nobody restarts it").isFalse();
+            pools.listeners.forEach(l -> l.restarting(1));
+            assertThat(group.rankRestarting()).isTrue();
+            int before = woken.get();
+            pools.listeners.forEach(l -> l.replaced(1, PageStore.onHeap("fresh rank 1", MODEL.layout(), 16, 8)));
+            assertThat(group.rankRestarting()).isFalse();
+            assertThat(woken.get() - before).as("the restart's end wakes admission").isEqualTo(1);
+            pools.listeners.forEach(l -> l.lost(1, loss));
+            pools.listeners.forEach(l -> l.restarting(1));
+            before = woken.get();
+            pools.listeners.forEach(l -> l.gaveUp(1, new IllegalStateException("no JVM")));
+            assertThat(group.rankRestarting()).as("given up: nothing to wait for").isFalse();
+            assertThat(woken.get() - before).isEqualTo(1);
+        }
+    }
 }

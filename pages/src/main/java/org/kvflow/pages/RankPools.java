@@ -55,6 +55,24 @@ public interface RankPools extends AutoCloseable {
          * @param fresh its new store
          */
         void replaced(int rank, PageStore fresh);
+
+        /**
+         * Rank {@code rank}, lost, is being started again in the background: {@link #replaced} or
+         * {@link #gaveUp} follows. Nothing by default.
+         *
+         * @param rank the rank
+         */
+        default void restarting(int rank) {
+        }
+
+        /**
+         * The background restart of rank {@code rank} stopped trying; the rank stays lost. Nothing by default.
+         *
+         * @param rank the rank
+         * @param why  the last attempt's failure
+         */
+        default void gaveUp(int rank, RuntimeException why) {
+        }
     }
 
     /**

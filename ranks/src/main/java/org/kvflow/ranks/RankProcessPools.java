@@ -93,6 +93,7 @@ public final class RankProcessPools implements RankPools {
             closeView(loss);
             listeners.forEach(l -> l.lost(loss.rank(), loss));
             if (restartLost) {
+                listeners.forEach(l -> l.restarting(loss.rank()));
                 Thread.ofVirtual().name("kvflow-rank-restart-" + loss.rank()).start(() -> restartInBackground(started, loss.rank()));
             }
         });
@@ -123,6 +124,8 @@ public final class RankProcessPools implements RankPools {
                 return;
             }
         }
+        RuntimeException last = restartFailures.get(rank);
+        listeners.forEach(l -> l.gaveUp(rank, last));
     }
 
     /**

@@ -1,11 +1,13 @@
 package org.kvflow.operators.admission;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.jspecify.annotations.Nullable;
@@ -17,10 +19,12 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.operators.group.RequestState;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The credit gate behind {@link AdmissionOperator}: composition cannot express "emit when the
@@ -29,6 +33,9 @@ import reactor.core.publisher.Operators;
  * {@link AdmissionSubscriber#drain()}; only the thread that wins the work-in-progress counter runs it.
  */
 final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
+    /** The longest admission holds new work for a lost rank being started again (a restart takes a few seconds). */
+    static final Duration RESTART_HOLD = Duration.ofSeconds(30);
+
     private final KvGroup group;
     private final PrefillAdder adder;
     private final int queueCapacity;
@@ -60,6 +67,9 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
 
         private @Nullable Subscription s;
         private @Nullable Runnable unregister;
+        /** When admission began holding work for a restarting rank (0: it is not), and the wake-up at the end of the hold. */
+        private long holdingSince;
+        private @Nullable Disposable holdEnd;
         private volatile boolean done;
         private @Nullable Throwable error;
         private volatile boolean cancelled;
@@ -220,6 +230,9 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
             if (chunked == null && waiting.isEmpty()) {
                 return null;
             }
+            if (holdingForRestart()) {
+                return null;
+            }
             List<PrefillBatch.Entry> entries = group.withAccountingHeld(this::formEntries);
             if (entries.isEmpty()) {
                 return null;
@@ -298,11 +311,34 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
             }
         }
 
+        /**
+         * Whether to hold new work while a lost rank is started again: work admitted now would
+         * only fail on the lost pool. The restart's end wakes admission; past {@link #RESTART_HOLD}
+         * it admits anyway, and what the rank cannot serve fails fast.
+         */
+        private boolean holdingForRestart() {
+            if (!group.rankRestarting()) {
+                holdingSince = 0;
+                return false;
+            }
+            long now = System.nanoTime();
+            if (holdingSince == 0) {
+                holdingSince = now;
+                holdEnd = Schedulers.parallel().schedule(this::drain, RESTART_HOLD.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            return now - holdingSince < RESTART_HOLD.toNanos();
+        }
+
         private void unregisterListener() {
             Runnable r = unregister;
             unregister = null;
             if (r != null) {
                 r.run();
+            }
+            Disposable hold = holdEnd;
+            holdEnd = null;
+            if (hold != null) {
+                hold.dispose();
             }
         }
 

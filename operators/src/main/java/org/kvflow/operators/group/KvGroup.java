@@ -55,6 +55,7 @@ public final class KvGroup implements AutoCloseable {
         this.stores = !model.storesBytes() ? null : RankStores.open(rankPools, memory, model.layout(), pools.ownership(), layout, capacity.pagesPerRank());
         if (stores != null) {
             stores.onLoss(new RankLoss(stores, accounting)::handle);
+            stores.onRestartEnded(accounting::pagesFreed); // admission waits for it
         }
     }
 
@@ -407,6 +408,11 @@ public final class KvGroup implements AutoCloseable {
     /** Releases every request still tracked (cancellation or a failed stream); nothing is cached. */
     public void releaseAll() {
         accounting.releaseAll();
+    }
+
+    /** {@return whether a lost rank is being started again now: admission holds new work until it is back, for a while} */
+    public boolean rankRestarting() {
+        return stores != null && stores.restarting();
     }
 
     /** {@return tokens requests took from the host cache instead of computing them, since the group was made} */

@@ -28,6 +28,9 @@ public final class RankStores implements AutoCloseable {
     private final PoolLayout layout;
     private final java.util.concurrent.atomic.AtomicReferenceArray<PageStore> stores;
     private final List<java.util.function.BiConsumer<Integer, RuntimeException>> lossListeners;
+    /** Lost ranks being started again in the background. */
+    private final java.util.Set<Integer> restarting;
+    private final List<Runnable> restartListeners;
     private final @Nullable PageStore reference;
     private final RankPools pools;
     /** The stage this view counts under ({@link HostTraffic#UNATTRIBUTED} for the stores themselves). */
@@ -70,6 +73,8 @@ public final class RankStores implements AutoCloseable {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.pools = Objects.requireNonNull(pools, "pools");
         this.lossListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+        this.restarting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        this.restartListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
         this.ownership = ownership;
         this.layout = layout;
         int ps = ownership.pageSize();
@@ -96,6 +101,17 @@ public final class RankStores implements AutoCloseable {
             @Override
             public void replaced(int rank, PageStore fresh) {
                 stores.set(rank, fresh);
+                restartEnded(rank);
+            }
+
+            @Override
+            public void restarting(int rank) {
+                restarting.add(rank);
+            }
+
+            @Override
+            public void gaveUp(int rank, RuntimeException why) {
+                restartEnded(rank);
             }
         });
         this.reference = layout == PoolLayout.SHARED && DebugMode.enabled()
@@ -111,6 +127,8 @@ public final class RankStores implements AutoCloseable {
         this.layout = of.layout;
         this.stores = of.stores;
         this.lossListeners = of.lossListeners;
+        this.restarting = of.restarting;
+        this.restartListeners = of.restartListeners;
         this.reference = of.reference;
         this.stage = stage;
     }
@@ -174,6 +192,26 @@ public final class RankStores implements AutoCloseable {
      */
     public void onLoss(java.util.function.BiConsumer<Integer, RuntimeException> listener) {
         lossListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** {@return whether a lost rank is being started again now} */
+    public boolean restarting() {
+        return !restarting.isEmpty();
+    }
+
+    /**
+     * Runs {@code listener} each time a lost rank's restart ends, back or given up.
+     *
+     * @param listener what to run
+     */
+    public void onRestartEnded(Runnable listener) {
+        restartListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    private void restartEnded(int rank) {
+        if (restarting.remove(rank)) {
+            restartListeners.forEach(Runnable::run);
+        }
     }
 
     /**
