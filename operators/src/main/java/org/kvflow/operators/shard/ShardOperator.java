@@ -24,7 +24,6 @@ public final class ShardOperator implements Function<Flux<PrefillBatch>, Flux<Pr
      *
 
      * @param group the group whose pages it allocates
-
      */
     public ShardOperator(KvGroup group) {
         this.group = Objects.requireNonNull(group, "group");
