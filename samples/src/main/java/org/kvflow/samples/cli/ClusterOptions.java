@@ -81,15 +81,16 @@ final class ClusterOptions {
         ClusterSpec spec = spec();
         ClusterSimulation sim = new ClusterSimulation(sizes, costs);
         ObjectNode doc = JsonNodeFactory.instance.objectNode().put("requests", trace.size()).put("cp", sizes.cp())
-                .put("poolTokensPerRank", (long) sizes.pagesPerRank() * sizes.pageSize()).put("costModel", costs.name())
+                .put("poolTokensPerRank", (long) sizes.pagesPerRank() * sizes.pageSize()).put("hostTierTokens", (long) sizes.hostPages() * sizes.pageSize())
+                .put("costModel", costs.name())
                 .put("prefillInstances", spec.prefillInstances()).put("decodeInstances", spec.decodeInstances()).put("router", spec.router().flag())
                 .put("pdGbps", pdGbps).put("kvBytesPerToken", spec.kvBytesPerToken()).put("sloS", sloSeconds).put("sloAttainment", attainment);
         ArrayNode byLoad = doc.putArray("loads");
         if (!json) {
-            out.printf(Locale.ROOT, "cluster: %d prefill instances of CP %d (%d pool tokens a rank), %d decode instances at %s GB/s, %s router,"
-                            + " cost model %s; SLO: TTFT <= %s s for %.0f %% of requests%n", spec.prefillInstances(), sizes.cp(),
-                    (long) sizes.pagesPerRank() * sizes.pageSize(), spec.decodeInstances(), pdGbps, spec.router().flag(), costs.name(), sloSeconds,
-                    100 * attainment);
+            out.printf(Locale.ROOT, "cluster: %d prefill instances of CP %d (%d pool tokens a rank, a host tier of %d tokens each), %d decode"
+                            + " instances at %s GB/s, %s router, cost model %s; SLO: TTFT <= %s s for %.0f %% of requests%n", spec.prefillInstances(),
+                    sizes.cp(), (long) sizes.pagesPerRank() * sizes.pageSize(), (long) sizes.hostPages() * sizes.pageSize(), spec.decodeInstances(),
+                    pdGbps, spec.router().flag(), costs.name(), sloSeconds, 100 * attainment);
         }
         for (double load : loads) {
             ObjectNode l = byLoad.addObject().put("load", load);
