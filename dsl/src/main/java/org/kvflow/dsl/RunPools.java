@@ -68,6 +68,11 @@ public final class RunPools {
         return group.prefixMatchTokens(probe.probe);
     }
 
+    /** {@return cached prefix pages the device cache pushed out to make room for others in this run} */
+    public long evictedPages() {
+        return group.evictedPages();
+    }
+
     /** {@return tokens requests of this run took from the host cache instead of computing them} */
     public long hostTokensServed() {
         return group.hostTokensServed();

@@ -46,6 +46,7 @@ class HostPageTierTest {
         assertThat(group.reserve(b, 208)).isTrue();
         group.allocate(b, 208);
         assertThat(tier.spilledPages()).isEqualTo(2);
+        assertThat(group.evictedPages()).as("each spilled page was evicted").isEqualTo(2);
         assertThat(group.cachedPages()).isEqualTo(2);
         group.release(b, false);
 

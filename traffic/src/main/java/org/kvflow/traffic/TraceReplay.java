@@ -156,7 +156,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
         long input = trace.stream().mapToLong(TraceRequest::inputLength).sum();
         RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
         return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[3], counts[2],
-                pools.peakPhysicalPages() / pools.ranks(), seconds, Latencies.of(latencies), latencies, timeline,
+                pools.peakPhysicalPages() / pools.ranks(), pools.evictedPages(), seconds, Latencies.of(latencies), latencies, timeline,
                 ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
     }
 

@@ -146,6 +146,7 @@ class TraceTest {
         assertThat(withHost.refused()).as("a pool that takes every request of the prefix").isEmpty();
         assertThat(deviceOnly.hostHitTokens()).isZero();
         assertThat(withHost.hostHitTokens()).as("tokens loaded from the host tier").isPositive();
+        assertThat(deviceOnly.evictedPages()).as("the device cache had to let pages go").isPositive();
         assertThat(withHost.hitTokens()).isEqualTo(withHost.deviceHitTokens() + withHost.hostHitTokens());
         assertThat(withHost.recomputedTokens()).as("the host tier saves computing").isLessThan(deviceOnly.recomputedTokens());
         assertThat(withHost.deviceHitTokens() + withHost.hostHitTokens() + withHost.recomputedTokens()).isEqualTo(withHost.inputTokens());

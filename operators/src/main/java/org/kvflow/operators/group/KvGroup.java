@@ -415,6 +415,11 @@ public final class KvGroup implements AutoCloseable {
         return stores != null && stores.restarting();
     }
 
+    /** {@return cached prefix pages the device cache pushed out to make room for others, since the group was made} */
+    public long evictedPages() {
+        return accounting.evictedPages();
+    }
+
     /** {@return tokens requests took from the host cache instead of computing them, since the group was made} */
     public long hostTokensServed() {
         return accounting.hostPagesServed() * config.pageSize();

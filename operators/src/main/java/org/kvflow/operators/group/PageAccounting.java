@@ -53,6 +53,10 @@ final class PageAccounting {
         return hostPagesServed;
     }
 
+    synchronized long evictedPages() {
+        return prefix == null ? 0 : prefix.evictedPages();
+    }
+
     synchronized RequestState track(PrefillRequest request) {
         RequestState state = new RequestState(request, pageSize, hashPages);
         live.add(state);

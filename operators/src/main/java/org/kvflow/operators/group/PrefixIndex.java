@@ -20,6 +20,7 @@ final class PrefixIndex {
     private final int pageSize;
     /** Where evicted pages go: a host tier's write-back, or nowhere. */
     private final Consumer<String> spill;
+    private long evicted;
 
     PrefixIndex(KvPools pools, @Nullable HostPageTier tier) {
         this.pools = pools;
@@ -52,8 +53,15 @@ final class PrefixIndex {
     /** Evicts unlocked pages, least recently used first, until {@code shortBy} more are free (if it can); a host tier takes them. */
     void evict(long shortBy) {
         if (shortBy > 0) {
-            pools.free(cache.evict((int) Math.min(shortBy, Integer.MAX_VALUE), spill));
+            int[] pages = cache.evict((int) Math.min(shortBy, Integer.MAX_VALUE), spill);
+            evicted += pages.length;
+            pools.free(pages);
         }
+    }
+
+    /** {@return pages pushed out to make room for others, since the index was made} */
+    long evictedPages() {
+        return evicted;
     }
 
     /** Drops every unlocked page, telling no host tier: the pages are given up, not pushed out by others. */
