@@ -50,6 +50,19 @@ class CostModelTest {
     }
 
     @Test
+    void theFasterKernelsCalibrationGivesBackItsRecord() throws IOException {
+        CostModel b512 = CostModel.read(Path.of("cost-models/h200-v32-attention-b512.json"));
+        com.fasterxml.jackson.databind.JsonNode record = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(Path.of("../bench/results/cost-model.json").toFile()).get("figures");
+        CostModel oneLayer = new CostModel("one layer", 1, b512.chunkTokens(), b512.secondsPerToken(), b512.secondsPerTokenPerContextToken(), 0, 0, 0, 0);
+        assertThat(oneLayer.prefillSeconds(131_072, 0, 1, true)).isCloseTo(record.get("attention_total_ms_b512").asDouble() / 1e3, within(0.001));
+        assertThat(oneLayer.prefillSeconds(131_072, 122_880, 1, true))
+                .isCloseTo(record.get("attention_last_chunk_ms_b512").asDouble() / 1e3, within(0.0001));
+        assertThat(b512.prefillSeconds(131_072, 0, 8, true)).as("faster than the committed default's kernels")
+                .isLessThan(CostModel.read(H200).prefillSeconds(131_072, 0, 8, true) / 2);
+    }
+
+    @Test
     void aFileIsReadStrictlyAndEachBadFieldIsNamedWithTheFile() throws IOException {
         Path f = dir.resolve("m.json");
         Files.writeString(f, Files.readString(H200).replace("\"secondsPerChunk\": 0", "\"secondsPerChunk\": 0, \"secondsPerTokn\": 1"));
