@@ -84,6 +84,22 @@ public record CostModel(String name, int layers, int chunkTokens, double seconds
     }
 
     /**
+     * The same model with host loads over a link of another speed.
+     *
+     * @param bytesPerToken KV bytes of one token, all layers
+     * @param bytesPerSecond the host link's speed
+     * @return the model with {@code hostSecondsPerToken = bytesPerToken / bytesPerSecond}
+     * @throws IllegalArgumentException for a speed that is not a positive number
+     */
+    public CostModel withHostLink(long bytesPerToken, double bytesPerSecond) {
+        if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
+            throw new IllegalArgumentException("host link " + bytesPerSecond + " B/s must be a finite number > 0");
+        }
+        return new CostModel(name, layers, chunkTokens, secondsPerToken, secondsPerTokenPerContextToken, sharedSecondsPerContextToken,
+                replicatedSecondsPerToken, secondsPerChunk, bytesPerToken / bytesPerSecond);
+    }
+
+    /**
      * The modelled prefill time of one request whose hits all come from the device cache.
      *
      * @param seqLen    prompt tokens

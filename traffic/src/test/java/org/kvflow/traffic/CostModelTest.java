@@ -50,6 +50,15 @@ class CostModelTest {
     }
 
     @Test
+    void aHostLinkOfAGivenSpeedPricesEachLoadedToken() {
+        CostModel h200 = CostModel.read(H200);
+        assertThat(h200.withHostLink(48_068, 55e9).hostSecondsPerToken()).as("the committed figure: V3.2 fp8 over 55 GB/s")
+                .isCloseTo(h200.hostSecondsPerToken(), within(1e-9));
+        assertThatThrownBy(() -> h200.withHostLink(48_068, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("host link 0.0 B/s must be a finite number > 0");
+    }
+
+    @Test
     void theFasterKernelsCalibrationGivesBackItsRecord() throws IOException {
         CostModel b512 = CostModel.read(Path.of("cost-models/h200-v32-attention-b512.json"));
         com.fasterxml.jackson.databind.JsonNode record = new com.fasterxml.jackson.databind.ObjectMapper()

@@ -45,6 +45,8 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
     @Option(names = "--host-bytes", description = "a host tier of this many bytes of DeepSeek V3.2 fp8 KV for the instance (all its ranks),"
             + " fed by the device prefix cache's evictions; 0: none") long hostBytes;
+    @Option(names = "--host-gbps", description = "with --cost-model: the host tier's link to the device, GB/s, instead of the model's"
+            + " hostSecondsPerToken (V3.2 fp8 KV, 61 layers, a token)") Double hostGbps;
     @Option(names = "--max-batch", defaultValue = "16", description = "requests admitted together (a request hits prefixes of requests finished"
             + " before its batch)") int maxBatch;
     @Option(names = "--pace", defaultValue = "max", description = "max: as fast as the pipeline takes requests; trace: at the trace's"
@@ -87,7 +89,16 @@ final class TraceCommand implements Callable<Integer> {
             if (!Files.isReadable(costModel)) {
                 throw new MalformedInputException("--cost-model", costModel + " is not a readable file");
             }
-            ttft = new TtftModel(CostModel.read(costModel), speed);
+            CostModel costs = CostModel.read(costModel);
+            if (hostGbps != null) {
+                if (!(hostGbps > 0) || hostGbps > 1e6) {
+                    throw new MalformedInputException("--host-gbps", "must be in (0, 1e6], was " + hostGbps);
+                }
+                costs = costs.withHostLink(ClusterOptions.V32_KV_BYTES_PER_TOKEN, hostGbps * 1e9);
+            }
+            ttft = new TtftModel(costs, speed);
+        } else if (hostGbps != null) {
+            throw new MalformedInputException("--host-gbps", "prices host loads in the cost model: give --cost-model too");
         }
         if (reportDir != null) { // before the replay: a folder that cannot be made costs nothing
             Flags.folder("--report", reportDir);

@@ -164,6 +164,15 @@ class TraceCommandTest {
         Cli.Result text = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "2048", "--max-batch", "1", "--host-bytes",
                 hundredPages);
         assertThat(text.out()).contains("960 from the host tier");
+        JsonNode fast = new ObjectMapper().readTree(Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "2048", "--max-batch",
+                "1", "--host-bytes", hundredPages, "--cost-model", H200.toString(), "--host-gbps", "1000", "--json").out());
+        JsonNode slow = new ObjectMapper().readTree(Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "2048", "--max-batch",
+                "1", "--host-bytes", hundredPages, "--cost-model", H200.toString(), "--host-gbps", "0.001", "--json").out());
+        assertThat(slow.get("shared").get("prefillP99S").asDouble()).as("loading 960 tokens over 1 MB/s dominates")
+                .isGreaterThan(10).isGreaterThan(fast.get("shared").get("prefillP99S").asDouble());
+        Cli.Result noModel = Cli.run("trace", "--file", trace.toString(), "--host-gbps", "10");
+        assertThat(noModel.exit()).isEqualTo(2);
+        assertThat(noModel.err().strip()).isEqualTo("kvflow: --host-gbps: prices host loads in the cost model: give --cost-model too");
         Cli.Result negative = Cli.run("trace", "--file", trace.toString(), "--host-bytes", "-1");
         assertThat(negative.exit()).isEqualTo(2);
         assertThat(negative.err().strip()).startsWith("kvflow: --host-bytes: must be in [0, ");
