@@ -65,14 +65,13 @@ class RankProcessFlowTest {
         Flux.fromIterable(all).transform(flow("java", Ownership.byPageId().pagesPerRank(64), Materialize.fullView(), own).build())
                 .blockLast(Duration.ofMinutes(2));
 
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        DecodeReceiver processes = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
-        reactor.core.publisher.Sinks.Many<PrefillRequest> input = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
-        PrefillRun run = flow("java", Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView(), processes).metrics(registry)
-                .build().start(input.asFlux());
-        java.util.concurrent.BlockingQueue<PrefillResult> results = new java.util.concurrent.LinkedBlockingQueue<>();
-        reactor.core.publisher.Mono<Void> done = run.results().doOnNext(results::add).then().cache();
-        done.subscribe();
+        LiveRun live = LiveRun.onRankProcesses(ps);
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = live.registry();
+        DecodeReceiver processes = live.receiver();
+        reactor.core.publisher.Sinks.Many<PrefillRequest> input = live.input();
+        PrefillRun run = live.run();
+        java.util.concurrent.BlockingQueue<PrefillResult> results = live.results();
+        reactor.core.publisher.Mono<Void> done = live.done();
         before.subList(0, 2).forEach(input::tryEmitNext);
         java.util.List<PrefillResult> seen = new ArrayList<>();
         seen.add(java.util.Objects.requireNonNull(results.poll(2, java.util.concurrent.TimeUnit.MINUTES)));
@@ -109,14 +108,13 @@ class RankProcessFlowTest {
     void requestsThatComeWhileALostRankRestartsWaitForItAndAreServed() throws Exception {
         List<PrefillRequest> all = DslTest.requests(8);
         int ps = DslTest.CONFIG.pageSize();
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        DecodeReceiver processes = new DecodeReceiver(8192, ps, DslTest.MODEL.layout());
-        reactor.core.publisher.Sinks.Many<PrefillRequest> input = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
-        PrefillRun run = flow("java", Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView(), processes).metrics(registry)
-                .build().start(input.asFlux());
-        java.util.concurrent.BlockingQueue<PrefillResult> results = new java.util.concurrent.LinkedBlockingQueue<>();
-        reactor.core.publisher.Mono<Void> done = run.results().doOnNext(results::add).then().cache();
-        done.subscribe();
+        LiveRun live = LiveRun.onRankProcesses(ps);
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = live.registry();
+        DecodeReceiver processes = live.receiver();
+        reactor.core.publisher.Sinks.Many<PrefillRequest> input = live.input();
+        PrefillRun run = live.run();
+        java.util.concurrent.BlockingQueue<PrefillResult> results = live.results();
+        reactor.core.publisher.Mono<Void> done = live.done();
         input.tryEmitNext(all.getFirst());
         assertThat(results.poll(2, java.util.concurrent.TimeUnit.MINUTES)).isInstanceOf(PrefillResult.Completed.class);
         rankProcess(1).destroyForcibly();
@@ -130,6 +128,23 @@ class RankProcessFlowTest {
         assertThat(later).hasSize(all.size() - 1).allSatisfy(r -> assertThat(r).as(r.request().id()).isInstanceOf(PrefillResult.Completed.class));
         assertThat(registry.get("kvflow.ranks.restarted").tag("rank", "1").counter().count()).isEqualTo(1.0);
         assertThat(run.pools().leakCheck()).isEmpty();
+    }
+
+    /** A run on four rank processes fed request by request, its results queued as they come and its end awaitable. */
+    private record LiveRun(io.micrometer.core.instrument.simple.SimpleMeterRegistry registry, DecodeReceiver receiver,
+                           reactor.core.publisher.Sinks.Many<PrefillRequest> input, PrefillRun run,
+                           java.util.concurrent.BlockingQueue<PrefillResult> results, reactor.core.publisher.Mono<Void> done) {
+        static LiveRun onRankProcesses(int pageSize) {
+            io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+            DecodeReceiver receiver = new DecodeReceiver(8192, pageSize, DslTest.MODEL.layout());
+            reactor.core.publisher.Sinks.Many<PrefillRequest> input = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+            PrefillRun run = flow("java", Ownership.byPageId().pagesPerRank(64).inRankProcesses(), Materialize.fullView(), receiver).metrics(registry)
+                    .build().start(input.asFlux());
+            java.util.concurrent.BlockingQueue<PrefillResult> results = new java.util.concurrent.LinkedBlockingQueue<>();
+            reactor.core.publisher.Mono<Void> done = run.results().doOnNext(results::add).then().cache();
+            done.subscribe();
+            return new LiveRun(registry, receiver, input, run, results, done);
+        }
     }
 
     /** The live rank process of rank {@code rank} this JVM started (its command line from /proc: the JDK drops long ones). */
