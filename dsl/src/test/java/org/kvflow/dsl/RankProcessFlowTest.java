@@ -66,42 +66,36 @@ class RankProcessFlowTest {
                 .blockLast(Duration.ofMinutes(2));
 
         LiveRun live = LiveRun.onRankProcesses(ps);
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = live.registry();
-        DecodeReceiver processes = live.receiver();
-        reactor.core.publisher.Sinks.Many<PrefillRequest> input = live.input();
-        PrefillRun run = live.run();
-        java.util.concurrent.BlockingQueue<PrefillResult> results = live.results();
-        reactor.core.publisher.Mono<Void> done = live.done();
-        before.subList(0, 2).forEach(input::tryEmitNext);
+        before.subList(0, 2).forEach(live.input()::tryEmitNext);
         java.util.List<PrefillResult> seen = new ArrayList<>();
-        seen.add(java.util.Objects.requireNonNull(results.poll(2, java.util.concurrent.TimeUnit.MINUTES)));
+        seen.add(java.util.Objects.requireNonNull(live.results().poll(2, java.util.concurrent.TimeUnit.MINUTES)));
         ProcessHandle victim = rankProcess(2);
         victim.destroyForcibly();
-        before.subList(2, 5).forEach(input::tryEmitNext);
-        await(() -> registry.find("kvflow.ranks.restarted").tag("rank", "2").counter() != null);
+        before.subList(2, 5).forEach(live.input()::tryEmitNext);
+        await(() -> live.registry().find("kvflow.ranks.restarted").tag("rank", "2").counter() != null);
         long restarted = rankProcess(2).pid();
-        after.forEach(input::tryEmitNext);
-        input.tryEmitComplete();
-        done.block(Duration.ofMinutes(2));
-        results.drainTo(seen);
+        after.forEach(live.input()::tryEmitNext);
+        live.input().tryEmitComplete();
+        live.done().block(Duration.ofMinutes(2));
+        live.results().drainTo(seen);
 
         assertThat(seen).hasSize(all.size());
         assertThat(seen.stream().map(r -> r.request().id())).as("one result per request, none twice").doesNotHaveDuplicates();
-        assertThat(registry.get("kvflow.ranks.lost").tag("rank", "2").counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("kvflow.ranks.restarted").tag("rank", "2").counter().count()).isEqualTo(1.0);
+        assertThat(live.registry().get("kvflow.ranks.lost").tag("rank", "2").counter().count()).isEqualTo(1.0);
+        assertThat(live.registry().get("kvflow.ranks.restarted").tag("rank", "2").counter().count()).isEqualTo(1.0);
         assertThat(restarted).as("a new process serves rank 2").isNotEqualTo(victim.pid());
         for (PrefillResult r : seen) {
             if (r instanceof PrefillResult.Failed f) {
                 assertThat(before).as("only requests sent before the restart fail").contains(r.request());
                 assertThat(f.error()).isInstanceOf(org.kvflow.ranks.RankLostException.class).hasMessageStartingWith("rank 2 is lost: ");
             } else {
-                assertThat(processes.digest(r.request().id(), r.request().seqLen())).as(r.request().id())
+                assertThat(live.receiver().digest(r.request().id(), r.request().seqLen())).as(r.request().id())
                         .isEqualTo(own.digest(r.request().id(), r.request().seqLen()));
             }
         }
         assertThat(seen).filteredOn(r -> after.contains(r.request())).hasSize(after.size())
                 .allSatisfy(r -> assertThat(r).isInstanceOf(PrefillResult.Completed.class));
-        assertThat(run.pools().leakCheck()).isEmpty();
+        assertThat(live.run().pools().leakCheck()).isEmpty();
     }
 
     @Test
@@ -109,25 +103,19 @@ class RankProcessFlowTest {
         List<PrefillRequest> all = DslTest.requests(8);
         int ps = DslTest.CONFIG.pageSize();
         LiveRun live = LiveRun.onRankProcesses(ps);
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = live.registry();
-        DecodeReceiver processes = live.receiver();
-        reactor.core.publisher.Sinks.Many<PrefillRequest> input = live.input();
-        PrefillRun run = live.run();
-        java.util.concurrent.BlockingQueue<PrefillResult> results = live.results();
-        reactor.core.publisher.Mono<Void> done = live.done();
-        input.tryEmitNext(all.getFirst());
-        assertThat(results.poll(2, java.util.concurrent.TimeUnit.MINUTES)).isInstanceOf(PrefillResult.Completed.class);
+        live.input().tryEmitNext(all.getFirst());
+        assertThat(live.results().poll(2, java.util.concurrent.TimeUnit.MINUTES)).isInstanceOf(PrefillResult.Completed.class);
         rankProcess(1).destroyForcibly();
-        await(() -> registry.find("kvflow.ranks.lost").tag("rank", "1").counter() != null);
-        assertThat(registry.find("kvflow.ranks.restarted").tag("rank", "1").counter()).as("the restart takes a JVM's start").isNull();
-        all.subList(1, all.size()).forEach(input::tryEmitNext); // while rank 1 starts again
-        input.tryEmitComplete();
-        done.block(Duration.ofMinutes(2));
+        await(() -> live.registry().find("kvflow.ranks.lost").tag("rank", "1").counter() != null);
+        assertThat(live.registry().find("kvflow.ranks.restarted").tag("rank", "1").counter()).as("the restart takes a JVM's start").isNull();
+        all.subList(1, all.size()).forEach(live.input()::tryEmitNext); // while rank 1 starts again
+        live.input().tryEmitComplete();
+        live.done().block(Duration.ofMinutes(2));
         List<PrefillResult> later = new ArrayList<>();
-        results.drainTo(later);
+        live.results().drainTo(later);
         assertThat(later).hasSize(all.size() - 1).allSatisfy(r -> assertThat(r).as(r.request().id()).isInstanceOf(PrefillResult.Completed.class));
-        assertThat(registry.get("kvflow.ranks.restarted").tag("rank", "1").counter().count()).isEqualTo(1.0);
-        assertThat(run.pools().leakCheck()).isEmpty();
+        assertThat(live.registry().get("kvflow.ranks.restarted").tag("rank", "1").counter().count()).isEqualTo(1.0);
+        assertThat(live.run().pools().leakCheck()).isEmpty();
     }
 
     /** A run on four rank processes fed request by request, its results queued as they come and its end awaitable. */
