@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param recomputedTokens  prompt tokens of served requests that were computed
  * @param peakPagesPerRank  the most physical pages one rank held at once (the ranks' peak over their count)
  * @param evictedPages      cached prefix pages the device cache pushed out to make room (logical pages)
+ * @param queued            paced requests the pipeline took later than they arrived (backpressure held them); 0 unpaced
+ * @param queueWait         how long each paced request waited past its arrival for the pipeline to take it; empty unpaced
  * @param seconds           wall time of the replay
  * @param latency           seconds from each request's arrival to its result (queueing included), wall time of this run
  * @param latencySeconds    each served request's seconds from arrival to result, in the order results came
@@ -24,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * @param modelled          time to first token under a cost model, or null when none was given
  */
 public record LayoutReport(String layout, int requests, int completed, Map<String, Long> refused, long inputTokens, long deviceHitTokens, long hostHitTokens,
-                           long recomputedTokens, long peakPagesPerRank, long evictedPages, double seconds, Latencies latency,
+                           long recomputedTokens, long peakPagesPerRank, long evictedPages, int queued, Latencies queueWait, double seconds, Latencies latency,
                            List<Double> latencySeconds, List<TracePoint> timeline, @Nullable ModelledTtft modelled) {
     /** Copies the lists. */
     public LayoutReport {

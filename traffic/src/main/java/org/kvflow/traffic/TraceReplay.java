@@ -39,6 +39,9 @@ import reactor.core.publisher.Mono;
  * @param hostPages    pages of the instance's host tier, which takes what the device cache evicts ({@code OwnSpec.hostTier}), or 0 for none
  */
 public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, int hostPages) {
+    /** A paced request the pipeline took this much later than its arrival counts as queued (seconds). */
+    static final double QUEUED = 1e-3;
+
     /** Requests admitted together unless said otherwise. */
     public static final int BATCH = 16;
 
@@ -95,7 +98,8 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
      * Replays {@code trace} with one layout. With {@code speed > 0} each request is submitted at its
      * timestamp divided by {@code speed}, or later when the pipeline has not asked for it yet
      * (backpressure: nothing is dropped); {@code 0} submits as fast as the pipeline takes them. Each
-     * request's latency runs from that arrival time to its result.
+     * request's latency runs from that arrival time to its result, so it includes the time
+     * backpressure held the request; a paced request held more than {@link #QUEUED} s counts as queued.
      *
      * <p>With a {@code ttft} model, the served requests are also put, in trace order, through one
      * {@link ModelledInstance} of this CP size, arriving at their timestamps divided by the model's
@@ -118,15 +122,19 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
         long start = System.nanoTime();
         Map<String, Long> arrivals = new ConcurrentHashMap<>();
         Flux<TraceRequest> paced = Flux.fromIterable(trace);
+        java.util.function.ToLongFunction<TraceRequest> due = r -> start + (long) ((r.timestampMs() - first) / speed * 1e6);
         if (speed > 0) {
-            paced = paced.delayUntil(r -> {
-                long due = start + (long) ((r.timestampMs() - first) / speed * 1e6);
-                return Mono.delay(Duration.ofNanos(Math.max(0, due - System.nanoTime())));
-            });
+            paced = paced.delayUntil(r -> Mono.delay(Duration.ofNanos(Math.max(0, due.applyAsLong(r) - System.nanoTime()))));
         }
+        List<Double> waits = new ArrayList<>(); // paced: how long each request waited past its arrival for the pipeline to ask for it
         PrefillRun run = pipeline.start(paced.map(r -> {
             String id = id(r);
-            arrivals.put(id, System.nanoTime());
+            long now = System.nanoTime();
+            long arrival = speed > 0 ? Math.min(now, due.applyAsLong(r)) : now;
+            arrivals.put(id, arrival); // a paced request arrived when the trace says, however long backpressure held it
+            if (speed > 0) {
+                waits.add((now - arrival) / 1e9);
+            }
             return new PrefillRequest(id, TraceTokens.of(r), r.outputLength());
         }));
         Map<String, Hits> hitsById = new ConcurrentHashMap<>();
@@ -156,7 +164,8 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
         long input = trace.stream().mapToLong(TraceRequest::inputLength).sum();
         RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
         return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[3], counts[2],
-                pools.peakPhysicalPages() / pools.ranks(), pools.evictedPages(), seconds, Latencies.of(latencies), latencies, timeline,
+                pools.peakPhysicalPages() / pools.ranks(), pools.evictedPages(), (int) waits.stream().filter(w -> w > QUEUED).count(),
+                Latencies.of(waits), seconds, Latencies.of(latencies), latencies, timeline,
                 ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
     }
 

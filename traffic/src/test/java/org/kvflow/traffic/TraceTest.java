@@ -139,6 +139,22 @@ class TraceTest {
     }
 
     @Test
+    void requestsBackpressureHeldPastTheirArrivalAreCountedQueuedAndTheirWaitIsInTheirLatency() {
+        List<TraceRequest> trace = new ArrayList<>();
+        for (int i = 0; i < 300; i++) { // all at once: more than the admission queue and the pools take
+            trace.add(new TraceRequest(i + 1, 0, 700, 1, new long[] {1_000 + i, 2_000 + i}));
+        }
+        LayoutReport paced = new TraceReplay(2, 64, 64, 4).replay(trace, true, 1, null);
+        assertThat(paced.completed()).isEqualTo(trace.size());
+        assertThat(paced.queued()).as("requests the pipeline took later than they arrived").isGreaterThan(100);
+        assertThat(paced.queueWait().count()).isEqualTo(trace.size());
+        assertThat(paced.latency().max()).as("a request's latency runs from its arrival").isGreaterThanOrEqualTo(paced.queueWait().max());
+        LayoutReport unpaced = new TraceReplay(2, 64, 64, 4).replay(trace, true, 0, null);
+        assertThat(unpaced.queued()).isZero();
+        assertThat(unpaced.queueWait().count()).isZero();
+    }
+
+    @Test
     void aHostTierServesWhatTheDeviceCacheHadToLetGo() {
         List<TraceRequest> trace = TraceFile.read(mooncake()).subList(0, 400);
         LayoutReport deviceOnly = new TraceReplay(2, 64, 1_600, 16, 0).replay(trace, true);

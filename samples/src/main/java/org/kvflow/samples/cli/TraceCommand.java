@@ -147,9 +147,9 @@ final class TraceCommand implements Callable<Integer> {
             for (LayoutReport r : List.of(shared, replicated)) {
                 out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d from the host tier, %d recomputed;"
                                 + " %d served, %d refused %s;"
-                                + " peak %d pages a rank, %d evicted; %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
+                                + " peak %d pages a rank, %d evicted; %d queued (wait p99 %.3f s); %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
                         100 * r.hitRatio(), r.deviceHitTokens(), r.hostHitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
-                        r.peakPagesPerRank(), r.evictedPages(), r.seconds(), r.requestsPerSecond(), r.latency().p50(), r.latency().p99());
+                        r.peakPagesPerRank(), r.evictedPages(), r.queued(), r.queueWait().p99(), r.seconds(), r.requestsPerSecond(), r.latency().p50(), r.latency().p99());
                 if (r.modelled() != null) {
                     ModelledTtft m = r.modelled();
                     out.printf(Locale.ROOT, "%-10s modelled (%s, arrivals at %sx the trace's pace): TTFT p50 %.3f s, p90 %.3f s, p99 %.3f s;"
@@ -176,7 +176,8 @@ final class TraceCommand implements Callable<Integer> {
         ObjectNode o = JsonNodeFactory.instance.objectNode().put("hitRatio", r.hitRatio()).put("hitTokens", r.hitTokens())
                 .put("deviceHitTokens", r.deviceHitTokens()).put("hostHitTokens", r.hostHitTokens())
                 .put("recomputedTokens", r.recomputedTokens()).put("completed", r.completed()).put("peakPagesPerRank", r.peakPagesPerRank())
-                .put("evictedPages", r.evictedPages())
+                .put("evictedPages", r.evictedPages()).put("queued", r.queued()).put("queueWaitP50S", r.queueWait().p50())
+                .put("queueWaitP99S", r.queueWait().p99())
                 .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", r.latency().p50())
                 .put("latencyP90S", r.latency().p90()).put("latencyP99S", r.latency().p99());
         if (r.modelled() != null) {
