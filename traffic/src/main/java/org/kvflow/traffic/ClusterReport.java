@@ -15,7 +15,7 @@ import java.util.List;
  * @param sloAttainment        served requests whose time to first token met the bound, over all requests
  * @param ttft                 arrival to first token on the decode side, served requests
  * @param requestsPerSecond    served requests over the modelled time from the first arrival to the last first token
- * @param hitRatio             prompt tokens the instances' device caches served, over the served requests' prompt tokens
+ * @param hitRatio             prompt tokens the instances' caches served (device cache and host tier), over the served requests' prompt tokens
  * @param hitRatioPerInstance  the same for each prefill instance's requests (0 for one that got none)
  * @param requestsPerInstance  requests routed to each prefill instance
  */

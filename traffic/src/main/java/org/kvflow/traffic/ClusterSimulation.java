@@ -68,7 +68,7 @@ public final class ClusterSimulation {
             }
             for (int k = 0; k < trace.size(); k++) {
                 TraceRequest r = trace.get(k);
-                double arrival = (r.timestampMs() - first) / 1e3 / speed;
+                double arrival = r.secondsAfter(first) / speed;
                 PrefillRequest request = new PrefillRequest(TraceReplay.id(r), TraceTokens.of(r), r.outputLength());
                 int at = route(spec.router(), k, arrival, request, instances, clocks, shared);
                 routed[at]++;

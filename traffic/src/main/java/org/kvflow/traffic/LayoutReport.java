@@ -20,19 +20,23 @@ import org.jspecify.annotations.Nullable;
  * @param queued            paced requests the pipeline took later than they arrived (backpressure held them); 0 unpaced
  * @param queueWait         how long each paced request waited past its arrival for the pipeline to take it; empty unpaced
  * @param seconds           wall time of the replay
- * @param latency           seconds from each request's arrival to its result (queueing included), wall time of this run
- * @param latencySeconds    each served request's seconds from arrival to result, in the order results came
+ * @param latencySeconds    each request's seconds from arrival to its result (queueing included), wall time of this run, in the order results came
  * @param timeline          the pools and hits as each request was served, in the order results came
  * @param modelled          time to first token under a cost model, or null when none was given
  */
 public record LayoutReport(String layout, int requests, int completed, Map<String, Long> refused, long inputTokens, long deviceHitTokens, long hostHitTokens,
-                           long recomputedTokens, long peakPagesPerRank, long evictedPages, int queued, Latencies queueWait, double seconds, Latencies latency,
+                           long recomputedTokens, long peakPagesPerRank, long evictedPages, int queued, Latencies queueWait, double seconds,
                            List<Double> latencySeconds, List<TracePoint> timeline, @Nullable ModelledTtft modelled) {
     /** Copies the lists. */
     public LayoutReport {
         refused = Map.copyOf(refused);
         latencySeconds = List.copyOf(latencySeconds);
         timeline = List.copyOf(timeline);
+    }
+
+    /** {@return the percentiles of {@link #latencySeconds}} */
+    public Latencies latency() {
+        return Latencies.of(latencySeconds);
     }
 
     /** {@return prompt tokens served from a cache, device or host} */

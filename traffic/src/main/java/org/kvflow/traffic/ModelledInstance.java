@@ -38,19 +38,6 @@ public final class ModelledInstance {
     /**
      * Serves one request after every earlier one.
      *
-     * @param arrival   seconds on the modelled clock, not before the previous request's
-     * @param seqLen    prompt tokens
-     * @param hitTokens leading tokens the device cache served
-     * @return its time to first token, in seconds
-     * @throws IllegalArgumentException if {@code arrival} goes back
-     */
-    public double serve(double arrival, int seqLen, int hitTokens) {
-        return serve(arrival, seqLen, hitTokens, 0);
-    }
-
-    /**
-     * Serves one request after every earlier one.
-     *
      * @param arrival    seconds on the modelled clock, not before the previous request's
      * @param seqLen     prompt tokens
      * @param hitTokens  leading tokens the device cache served
@@ -83,6 +70,6 @@ public final class ModelledInstance {
 
     /** {@return the served requests' modelled times: to first token, and of prefill alone} */
     public ModelledTtft report() {
-        return new ModelledTtft(costs.name(), Latencies.of(ttft), Latencies.of(prefill), freeAt, ttft);
+        return new ModelledTtft(costs.name(), Latencies.of(prefill), freeAt, ttft);
     }
 }

@@ -60,11 +60,6 @@ final class PrefillInstance implements AutoCloseable {
         return pools == null ? 0 : pools.cachedPrefixTokens(probe);
     }
 
-    /** {@return this instance's pools, or null before its first request} */
-    RunPools pools() {
-        return run.pools();
-    }
-
     @Override
     public void close() {
         requests.emitComplete(Sinks.EmitFailureHandler.FAIL_FAST);

@@ -118,11 +118,11 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
         PrefillPipeline pipeline = pipeline(shared);
         long first = trace.isEmpty() ? 0 : trace.getFirst().timestampMs();
         Map<String, Double> traceSeconds = new HashMap<>();
-        trace.forEach(r -> traceSeconds.put(id(r), (r.timestampMs() - first) / 1e3));
+        trace.forEach(r -> traceSeconds.put(id(r), r.secondsAfter(first)));
         long start = System.nanoTime();
         Map<String, Long> arrivals = new ConcurrentHashMap<>();
         Flux<TraceRequest> paced = Flux.fromIterable(trace);
-        java.util.function.ToLongFunction<TraceRequest> due = r -> start + (long) ((r.timestampMs() - first) / speed * 1e6);
+        java.util.function.ToLongFunction<TraceRequest> due = r -> start + (long) (r.secondsAfter(first) / speed * 1e9);
         if (speed > 0) {
             paced = paced.delayUntil(r -> Mono.delay(Duration.ofNanos(Math.max(0, due.applyAsLong(r) - System.nanoTime()))));
         }
@@ -165,7 +165,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
         RunPools pools = Objects.requireNonNull(run.pools(), "a run that ran has its pools");
         return new LayoutReport(shared ? "shared" : "replicated", trace.size(), (int) counts[0], refused, input, counts[1], counts[3], counts[2],
                 pools.peakPhysicalPages() / pools.ranks(), pools.evictedPages(), (int) waits.stream().filter(w -> w > QUEUED).count(),
-                Latencies.of(waits), seconds, Latencies.of(latencies), latencies, timeline,
+                Latencies.of(waits), seconds, latencies, timeline,
                 ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
     }
 

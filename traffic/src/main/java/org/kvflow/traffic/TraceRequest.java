@@ -14,4 +14,14 @@ package org.kvflow.traffic;
 public record TraceRequest(int line, long timestampMs, int inputLength, int outputLength, long[] hashIds) {
     /** Tokens per hash block. */
     public static final int BLOCK = 512;
+
+    /**
+     * When the request arrived, in seconds after a moment of the trace.
+     *
+     * @param startMs the moment, milliseconds from the trace's start (its first request's, usually)
+     * @return seconds from it to this request's arrival
+     */
+    public double secondsAfter(long startMs) {
+        return (timestampMs - startMs) / 1e3;
+    }
 }

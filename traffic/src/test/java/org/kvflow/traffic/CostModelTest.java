@@ -92,14 +92,14 @@ class CostModelTest {
     @Test
     void anInstanceServesInArrivalOrderAndALaterRequestWaitsForEarlierOnes() {
         ModelledInstance instance = new ModelledInstance(SMALL, 2, true);
-        assertThat(instance.serve(0, 10, 3)).isCloseTo(64.5, within(1e-12));
-        assertThat(instance.serve(0, 10, 3)).as("behind the first").isCloseTo(129, within(1e-12));
-        assertThat(instance.serve(1_000, 10, 3)).as("the instance idle again").isCloseTo(64.5, within(1e-12));
+        assertThat(instance.serve(0, 10, 3, 0)).isCloseTo(64.5, within(1e-12));
+        assertThat(instance.serve(0, 10, 3, 0)).as("behind the first").isCloseTo(129, within(1e-12));
+        assertThat(instance.serve(1_000, 10, 3, 0)).as("the instance idle again").isCloseTo(64.5, within(1e-12));
         ModelledTtft report = instance.report();
         assertThat(report.ttft().max()).isCloseTo(129, within(1e-12));
         assertThat(report.prefill().max()).isCloseTo(64.5, within(1e-12));
         assertThat(report.endSeconds()).isCloseTo(1_064.5, within(1e-9));
-        assertThatThrownBy(() -> instance.serve(999, 10, 3)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> instance.serve(999, 10, 3, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("arrival 999.0 s is before the previous request's 1000.0 s");
     }
 

@@ -99,7 +99,7 @@ final class TraceCharts {
         for (int i = 0; i < perRequest.length; i++) {
             hit += perRequest[i];
             input += trace.get(i).inputLength();
-            ideal.add((trace.get(i).timestampMs() - first) / 1e3, (double) hit / input);
+            ideal.add(trace.get(i).secondsAfter(first), (double) hit / input);
         }
         data.addSeries(ideal);
         JFreeChart chart = ChartFactory.createXYLineChart("Prefix-hit ratio of the requests so far", "trace seconds", "hit tokens / prompt tokens",

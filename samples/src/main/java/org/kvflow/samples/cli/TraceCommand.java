@@ -12,6 +12,7 @@ import org.kvflow.core.json.MalformedInputException;
 import org.kvflow.traffic.CostModel;
 import org.kvflow.traffic.IdealHits;
 import org.kvflow.traffic.LayoutReport;
+import org.kvflow.traffic.Latencies;
 import org.kvflow.traffic.ModelledTtft;
 import org.kvflow.traffic.TraceFile;
 import org.kvflow.traffic.TraceReplay;
@@ -145,16 +146,18 @@ final class TraceCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), host tier of %d tokens, pages only%n", cp, poolTokens, pageSize,
                     (long) replay.hostPages() * pageSize);
             for (LayoutReport r : List.of(shared, replicated)) {
+                Latencies latency = r.latency();
                 out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d from the host tier, %d recomputed;"
                                 + " %d served, %d refused %s;"
                                 + " peak %d pages a rank, %d evicted; %d queued (wait p99 %.3f s); %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
                         100 * r.hitRatio(), r.deviceHitTokens(), r.hostHitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
-                        r.peakPagesPerRank(), r.evictedPages(), r.queued(), r.queueWait().p99(), r.seconds(), r.requestsPerSecond(), r.latency().p50(), r.latency().p99());
+                        r.peakPagesPerRank(), r.evictedPages(), r.queued(), r.queueWait().p99(), r.seconds(), r.requestsPerSecond(), latency.p50(), latency.p99());
                 if (r.modelled() != null) {
                     ModelledTtft m = r.modelled();
+                    Latencies first = m.ttft();
                     out.printf(Locale.ROOT, "%-10s modelled (%s, arrivals at %sx the trace's pace): TTFT p50 %.3f s, p90 %.3f s, p99 %.3f s;"
-                                    + " prefill alone p50 %.3f s, p99 %.3f s%n", "", m.costModel(), ttft.speed(), m.ttft().p50(), m.ttft().p90(),
-                            m.ttft().p99(), m.prefill().p50(), m.prefill().p99());
+                                    + " prefill alone p50 %.3f s, p99 %.3f s%n", "", m.costModel(), ttft.speed(), first.p50(), first.p90(),
+                            first.p99(), m.prefill().p50(), m.prefill().p99());
                 }
             }
             if (!charts.isEmpty()) {
@@ -173,16 +176,18 @@ final class TraceCommand implements Callable<Integer> {
     }
 
     private static ObjectNode layout(LayoutReport r) {
+        Latencies latency = r.latency();
         ObjectNode o = JsonNodeFactory.instance.objectNode().put("hitRatio", r.hitRatio()).put("hitTokens", r.hitTokens())
                 .put("deviceHitTokens", r.deviceHitTokens()).put("hostHitTokens", r.hostHitTokens())
                 .put("recomputedTokens", r.recomputedTokens()).put("completed", r.completed()).put("peakPagesPerRank", r.peakPagesPerRank())
                 .put("evictedPages", r.evictedPages()).put("queued", r.queued()).put("queueWaitP50S", r.queueWait().p50())
                 .put("queueWaitP99S", r.queueWait().p99())
-                .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", r.latency().p50())
-                .put("latencyP90S", r.latency().p90()).put("latencyP99S", r.latency().p99());
+                .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", latency.p50())
+                .put("latencyP90S", latency.p90()).put("latencyP99S", latency.p99());
         if (r.modelled() != null) {
             ModelledTtft m = r.modelled();
-            o.put("ttftP50S", m.ttft().p50()).put("ttftP90S", m.ttft().p90()).put("ttftP99S", m.ttft().p99()).put("ttftMaxS", m.ttft().max())
+            Latencies first = m.ttft();
+            o.put("ttftP50S", first.p50()).put("ttftP90S", first.p90()).put("ttftP99S", first.p99()).put("ttftMaxS", first.max())
                     .put("prefillP50S", m.prefill().p50()).put("prefillP90S", m.prefill().p90()).put("prefillP99S", m.prefill().p99());
         }
         ObjectNode refused = o.putObject("refused");
