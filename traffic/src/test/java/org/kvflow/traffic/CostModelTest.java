@@ -87,6 +87,13 @@ class CostModelTest {
         assertThatThrownBy(() -> CostModel.read(f)).isInstanceOf(MalformedInputException.class).hasMessageStartingWith(f + " $: invalid JSON at line 1");
         assertThatThrownBy(() -> new CostModel("x", 0, 1, 0, 0, 0, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("layers 0 and chunkTokens 1 must be >= 1");
+        assertThatThrownBy(() -> SMALL.prefillSeconds(0, 0, 2, true)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("seqLen 0 and cp 2 must be >= 1, hitTokens 0 and hostTokens 0 >= 0");
+        assertThatThrownBy(() -> SMALL.prefillSeconds(10, 0, -1, 2, true)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("seqLen 10 and cp 2 must be >= 1, hitTokens 0 and hostTokens -1 >= 0");
+        assertThatThrownBy(() -> new ModelledInstance(SMALL, 0, true)).isInstanceOf(IllegalArgumentException.class).hasMessage("cp 0 must be >= 1");
+        assertThatThrownBy(() -> new TtftModel(SMALL, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("modelled arrival speed 0.0 must be a finite number > 0");
     }
 
     @Test

@@ -124,6 +124,14 @@ class TraceCommandTest {
         Cli.Result slo = Cli.run("trace", "--file", trace.toString(), "--simulate-cluster", "--cost-model", H200.toString(), "--slo-attainment", "2");
         assertThat(slo.exit()).isEqualTo(2);
         assertThat(slo.err().strip()).isEqualTo("kvflow: --slo-attainment: must be in (0, 1], was 2.0");
+        for (String[] bad : List.of(new String[] {"--pd-gbps", "-1", "kvflow: --pd-gbps: must be in [0, 1e6], was -1.0"},
+                new String[] {"--slo-s", "0", "kvflow: --slo-s: must be in (0, 1e9], was 0.0"},
+                new String[] {"--loads", "1,-4", "kvflow: --loads: each must be in (0, 1e6], was -4.0"},
+                new String[] {"--instances", "0", "kvflow: --instances: must be in [1, 4096], was 0"})) {
+            Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--simulate-cluster", "--cost-model", H200.toString(), bad[0], bad[1]);
+            assertThat(r.exit()).as(bad[0]).isEqualTo(2);
+            assertThat(r.err().strip()).isEqualTo(bad[2]);
+        }
     }
 
     @Test
@@ -175,7 +183,10 @@ class TraceCommandTest {
         assertThat(noModel.err().strip()).isEqualTo("kvflow: --host-gbps: prices host loads in the cost model: give --cost-model too");
         Cli.Result negative = Cli.run("trace", "--file", trace.toString(), "--host-bytes", "-1");
         assertThat(negative.exit()).isEqualTo(2);
-        assertThat(negative.err().strip()).startsWith("kvflow: --host-bytes: must be in [0, ");
+        assertThat(negative.err().strip()).isEqualTo("kvflow: --host-bytes: must be in [0, " + 48_068L * 64 * Integer.MAX_VALUE + "], was -1");
+        Cli.Result link = Cli.run("trace", "--file", trace.toString(), "--cost-model", H200.toString(), "--host-gbps", "0");
+        assertThat(link.exit()).isEqualTo(2);
+        assertThat(link.err().strip()).isEqualTo("kvflow: --host-gbps: must be in (0, 1e6], was 0.0");
     }
 
     private static String ids(int from, int to) {
