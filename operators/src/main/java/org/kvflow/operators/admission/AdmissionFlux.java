@@ -319,6 +319,7 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
         private boolean holdingForRestart() {
             if (!group.rankRestarting()) {
                 holdingSince = 0;
+                endHold();
                 return false;
             }
             long now = System.nanoTime();
@@ -335,6 +336,11 @@ final class AdmissionFlux extends FluxOperator<PrefillRequest, PrefillBatch> {
             if (r != null) {
                 r.run();
             }
+            endHold();
+        }
+
+        /** Cancels the wake-up at the end of a hold that is over. */
+        private void endHold() {
             Disposable hold = holdEnd;
             holdEnd = null;
             if (hold != null) {
