@@ -30,7 +30,8 @@ import org.kvflow.kernels.api.KernelCompileException;
  * device's primary context, which the hand-written page copies share. A task runs its twin's
  * kernel compiled for CUDA from the twin's one Java source ({@link CudaTwinSource}, modules from
  * {@link TwinModules}); page gather and scatter run the hand-written {@code page_move} kernel
- * instead. A plan's arrays live in device memory for the life of the plan, persisted ones beyond
+ * instead, and the indexer's scores the prebuilt tensor-core kernel ({@link IndexScoreLaunch}) for
+ * the dims it takes. A plan's arrays live in device memory for the life of the plan, persisted ones beyond
  * it; see {@link CudaSession} for what one execution does.
  */
 public final class CudaBackend implements KernelBackend {
@@ -122,6 +123,13 @@ public final class CudaBackend implements KernelBackend {
         if (PageMoveLaunch.KERNELS.containsKey(kernel)) {
             return new PageMoveLaunch(label, kernel, t.args(), buffers, PageMoveModule.in(context));
         }
+        TwinLaunch twin = twinLaunch(label, t, device, context, buffers);
+        return kernel.equals(IndexScoreLaunch.KERNEL) ? new IndexScoreLaunch(label, t.args(), buffers, context, twin) : twin;
+    }
+
+    /** The task run by its twin's translated kernel. */
+    private static TwinLaunch twinLaunch(String label, ImmutableTaskGraph.Task t, Device device, CudaContext context, DeviceArrays buffers) {
+        String kernel = t.kernel().toString();
         Twin twin = Twins.forCuda(t.kernel()).orElseThrow(() -> new KernelCompileException(kernel, device,
                 "it has no Aparapi twin (task " + label + ")", null));
         twin.bind(t.args());

@@ -48,6 +48,11 @@ final class CudaContext {
         return device.ordinal();
     }
 
+    /** The device's streaming multiprocessors. */
+    int multiprocessors() {
+        return device.multiprocessors();
+    }
+
     /** Entry {@code entry} of the module {@code name}, loading {@code fatbin} the first time. */
     CUfunction function(String name, String entry, Supplier<byte[]> fatbin) {
         return device.function(name, entry, fatbin);

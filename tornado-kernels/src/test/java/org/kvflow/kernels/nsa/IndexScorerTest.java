@@ -71,10 +71,15 @@ class IndexScorerTest {
         }
     }
 
-    /** Key counts not a multiple of the work-group, tails of a 128-wide scale block, no keys at all. */
+    /**
+     * Key counts not a multiple of the work-group, tails of a 128-wide scale block, no keys at all,
+     * odd key counts, query counts past one block of 128; on cuda the dims that are a multiple of 16
+     * up to 128 run the prebuilt tensor-core kernel, the others the twin.
+     */
     @Tag("accelerator")
     @ParameterizedTest
-    @CsvSource({"128, 3, 1000, 64", "200, 2, 257, 16", "7, 4, 1, 1", "128, 2, 0, 8", "576, 1, 300, 300"})
+    @CsvSource({"128, 3, 1000, 64", "200, 2, 257, 16", "7, 4, 1, 1", "128, 2, 0, 8", "576, 1, 300, 300",
+            "16, 5, 1001, 32", "48, 17, 333, 20", "112, 130, 517, 100", "128, 129, 2051, 300", "144, 3, 40, 8"})
     void openClScoresAndTopKMatchTheJavaReference(int dim, int queries, int keys, int topK) {
         Device cl = AcceleratorUnderTest.get();
         Random rnd = new Random(dim * 1000L + keys);
@@ -95,6 +100,54 @@ class IndexScorerTest {
             assertSameTopK(java, opencl, q, k, topK, dim);
             Keys fewer = keys(rnd, Math.max(0, keys / 2), dim); // a smaller shape reuses the same buffers and kernel
             assertSameTopK(java, opencl, Arrays.copyOf(q, dim), fewer, topK, dim);
+        }
+    }
+
+    /**
+     * Every fp8 code but the two NaNs, key scales from 2⁻²⁰ to 2¹⁰, and query rows from 10⁻³⁰ to
+     * 10³⁰: the device's scores stay within the tolerance of the reference's (the cuda kernel scales
+     * each row by a power of two before it splits it into fp16 parts, so no row leaves their range).
+     */
+    @Tag("accelerator")
+    @ParameterizedTest
+    @CsvSource({"128", "32", "200"})
+    void everyCodeAndEveryMagnitudeScoresWithinTheTolerance(int dim) {
+        Device device = AcceleratorUnderTest.get();
+        int keys = 254;
+        int blocks = KvLayout.tiles(dim);
+        byte[] codes = new byte[keys * dim];
+        float[] scales = new float[keys * blocks];
+        for (int j = 0; j < keys; j++) {
+            for (int d = 0; d < dim; d++) {
+                int code = (j + 7 * d) % 254;
+                codes[j * dim + d] = (byte) (code < 0x7F ? code : code + 1); // skips 0x7F; 254 codes end before 0xFF
+            }
+            for (int b = 0; b < blocks; b++) {
+                scales[j * blocks + b] = (float) Math.scalb(1.0 + (j % 10) / 10.0, -20 + j % 31);
+            }
+        }
+        Random rnd = new Random(dim);
+        int queries = 7;
+        float[] q = new float[queries * dim];
+        for (int i = 0; i < queries; i++) {
+            for (int d = 0; d < dim; d++) {
+                q[i * dim + d] = (float) (rnd.nextGaussian() * Math.pow(10, -30 + 10 * i));
+            }
+        }
+        try (IndexScorer java = new IndexScorer(dim, Devices.java());
+             IndexScorer other = new IndexScorer(dim, device)) {
+            float[] expected = java.scores(q, codes, scales).clone();
+            float[] actual = other.scores(q, codes, scales);
+            for (int i = 0; i < expected.length; i++) {
+                int qi = i / keys;
+                int j = i % keys;
+                float magnitude = 0;
+                for (int d = 0; d < dim; d++) {
+                    magnitude += Math.abs(q[qi * dim + d] * TileQuant.dequantize(codes[j * dim + d], scales[j * blocks + d / KvLayout.QUANT_TILE]));
+                }
+                assertThat(actual[i]).as("query %d key %d on %s", qi, j, device)
+                        .isCloseTo(expected[i], org.assertj.core.data.Offset.offset(RELATIVE * magnitude + Float.MIN_NORMAL));
+            }
         }
     }
 

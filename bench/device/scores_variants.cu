@@ -1,0 +1,104 @@
+// On the GPU machine: the prebuilt indexer-score kernel (cuda-fallback/src/main/cuda/index_scores.cu)
+// alone, outside the JVM: each shape's largest error against a double-precision reference on sampled
+// scores (relative to sum |q*k|), and its time at several key spans per block (median of 20 after 3,
+// CUDA events), with the achieved TFLOP/s and output write bandwidth. Used to choose the span that
+// IndexScoreLaunch asks for.
+// nvcc -arch=sm_90 -O3 -o /tmp/sv bench/device/scores_variants.cu && /tmp/sv NQ NK [DIM]
+#include "../../cuda-fallback/src/main/cuda/index_scores.cu"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#define CHECK(x)                                                                       \
+    do {                                                                               \
+        cudaError_t err = (x);                                                         \
+        if (err != cudaSuccess) {                                                      \
+            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(err));             \
+            std::exit(1);                                                              \
+        }                                                                              \
+    } while (0)
+
+static float e4m3(uint8_t c) {
+    int s = c >> 7, e = (c >> 3) & 15, m = c & 7;
+    if (e == 15 && m == 7) return NAN;
+    float v = e == 0 ? std::ldexp(m / 8.0f, -6) : std::ldexp(1.0f + m / 8.0f, e - 7);
+    return s ? -v : v;
+}
+
+int main(int argc, char **argv) {
+    int nq = std::atoi(argv[1]), nk = std::atoi(argv[2]), dim = argc > 3 ? std::atoi(argv[3]) : 128;
+    int steps = dim / 16;
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal;
+    std::vector<float> q((size_t) nq * dim), scales(nk);
+    std::vector<uint8_t> keys((size_t) nk * dim);
+    for (auto &x : q) x = normal(rng);
+    for (int j = 0; j < nk; j++) {
+        scales[j] = std::ldexp(1.0f + (rng() % 1000) / 1000.0f, -9);
+        for (int d = 0; d < dim; d++) {
+            uint8_t c = rng() & 0xFF;
+            if ((c & 0x7F) == 0x7F) c ^= 1;  // no NaN codes
+            keys[(size_t) j * dim + d] = c;
+        }
+    }
+    float *dq, *ds, *dout;
+    uint8_t *dk;
+    size_t outBytes = (size_t) nq * nk * 4;
+    CHECK(cudaMalloc(&dq, q.size() * 4));
+    CHECK(cudaMalloc(&ds, scales.size() * 4));
+    CHECK(cudaMalloc(&dk, keys.size()));
+    CHECK(cudaMalloc(&dout, outBytes));
+    CHECK(cudaMemcpy(dq, q.data(), q.size() * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(ds, scales.data(), scales.size() * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dk, keys.data(), keys.size(), cudaMemcpyHostToDevice));
+    void (*kernels[])(const float *, const uint8_t *, const float *, float *, int, int, int) = {
+        index_scores_d1, index_scores_d2, index_scores_d3, index_scores_d4,
+        index_scores_d5, index_scores_d6, index_scores_d7, index_scores_d8};
+    auto kernel = kernels[steps - 1];
+    int tiles = (nk + 7) / 8, qBlocks = (nq + ROWS - 1) / ROWS;
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    std::vector<float> out((size_t) nq * nk);
+    for (int span : {8, 16, 32, 64, 128, 256, 512}) {
+        int spans = (tiles + span - 1) / span;
+        if (spans > 65535) continue;
+        dim3 grid(qBlocks, spans);
+        CHECK(cudaMemset(dout, 0xFF, outBytes));  // NaN: an unwritten score fails the check
+        std::vector<float> ms;
+        for (int i = 0; i < 23; i++) {
+            CHECK(cudaEventRecord(a));
+            kernel<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
+            CHECK(cudaEventRecord(b));
+            CHECK(cudaEventSynchronize(b));
+            CHECK(cudaGetLastError());
+            float t;
+            CHECK(cudaEventElapsedTime(&t, a, b));
+            if (i >= 3) ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        CHECK(cudaMemcpy(out.data(), dout, outBytes, cudaMemcpyDeviceToHost));
+        double worst = 0;
+        std::mt19937 pick(span);
+        for (int s = 0; s < 20000; s++) {
+            size_t i = pick() % nq, j = pick() % nk;
+            double ref = 0, mag = 0;
+            for (int d = 0; d < dim; d++) {
+                double p = (double) q[i * dim + d] * ((double) e4m3(keys[j * dim + d]) * scales[j]);
+                ref += p;
+                mag += std::fabs(p);
+            }
+            double err = std::fabs(out[i * nk + j] - ref) / mag;
+            worst = std::isnan(err) ? INFINITY : std::max(worst, err);
+        }
+        double med = ms[ms.size() / 2];
+        std::printf("{\"name\":\"scores_variant\",\"nq\":%d,\"nk\":%d,\"dim\":%d,\"span_tiles\":%d,\"blocks\":%d,\"median_ms\":%.4f,"
+                    "\"tflops\":%.1f,\"write_tbs\":%.2f,\"max_rel_err\":%.3g}\n",
+                    nq, nk, dim, span, qBlocks * spans, med, 2.0 * nq * nk * dim / (med * 1e9), outBytes / (med * 1e9), worst);
+    }
+    return 0;
+}
