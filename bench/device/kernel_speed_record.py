@@ -23,6 +23,10 @@ for r in kvflow:
         figures[f"scores_{shape}_vs_torch"] = round(r["kernel_median_ms"] / base, 3)
         figures[f"scores_{shape}_ms"] = r["kernel_median_ms"]
         figures[f"scores_{shape}_tflops"] = r["tflops"]
+        fp32_out = torch.get(f"torch_scores_bf16_fp32out_{shape}")
+        if fp32_out and "median_ms" in fp32_out:
+            figures[f"scores_{shape}_vs_torch_bf16_fp32_out"] = round(r["kernel_median_ms"] / fp32_out["median_ms"], 3)
+        figures[f"scores_{shape}_torch_ms"] = base
         figures[f"scores_{shape}_vs_torch_fp32"] = round(r["kernel_median_ms"] / torch[f"torch_scores_fp32_{shape}"]["median_ms"], 3)
         figures[f"scores_{shape}_max_rel_err"] = r["max_rel_err"]
     elif r["name"] == "kvflow_topk":

@@ -8,8 +8,8 @@
 //  - each query row is scaled by a power of two so that its largest magnitude lies in [2^13, 2^14),
 //    then split into a high fp16 part and the fp16 rounding of the rest: hi + lo carries 22 bits of
 //    the 24, so each product is off by at most 2^-22 of itself;
-//  - two mma.sync (hi, then lo) accumulate into one fp32 accumulator; the epilogue multiplies by the
-//    key's scale and undoes the row's power of two (exact).
+//  - the hi and lo products accumulate in fp32 (two accumulators, added at the end); the epilogue
+//    multiplies by the key's scale and undoes the row's power of two (exact).
 //
 // Shape of the work: a block is 8 warps, each owning 16 query rows whose fragments stay in registers;
 // every warp sweeps the block's span of keys 8 at a time (one m16n8 tile), so the block's warps read
@@ -143,14 +143,18 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
 #pragma unroll
         for (int s = 0; s < STEPS; s++) w[s] = next[s];
         if (tile + 1 < end) load_key<STEPS>(keys, (long long) (tile + 1) * 8 + g, nk, t, next);
+        // two accumulators, so the high and low products form two independent chains of mma
         float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
         for (int s = 0; s < STEPS; s++) {
             const uint32_t b0 = codes(w[s]);
             const uint32_t b1 = codes(w[s] >> 16);
             mma(c, hi[s], b0, b1);
-            mma(c, lo[s], b0, b1);
+            mma(d, lo[s], b0, b1);
         }
+#pragma unroll
+        for (int i = 0; i < 4; i++) c[i] += d[i];
         const int j = tile * 8 + 2 * t;
         if (j < nk) {
             const bool second = j + 1 < nk;
