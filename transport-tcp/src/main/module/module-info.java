@@ -9,6 +9,7 @@ module org.kvflow.transport.tcp {
     requires io.netty.codec;
     requires org.reactivestreams;
     requires org.slf4j;
+    requires java.naming;
 
     exports org.kvflow.transport.tcp;
 

@@ -78,7 +78,7 @@ class MutualTlsTest {
             long[] d = prefill.open("a", 2, 1).block();
             prefill.send("a", 0, new PageRun(0, d[0], 2), source).block();
             prefill.complete("a", 0).block();
-            assertThat(receiver.isReady("a")).isTrue();
+            assertThat(receiver.isReady("kvflow prefill/a")).as("the id under the client certificate's name").isTrue();
             assertThat(receiver.store().readBytes(0, KvComponent.MLA, (int) d[0] * receiver.store().mlaPageBytes() + 9, 1)[0]).isEqualTo((byte) 77);
 
             TransferTls stranger = new TransferTls(tls("stranger.crt"), tls("stranger.key"), tls("ca.crt"));
@@ -102,7 +102,7 @@ class MutualTlsTest {
             StepVerifier.create(Flux.fromIterable(requests).transform(pipeline))
                     .thenConsumeWhile(r -> r instanceof PrefillResult.Completed).verifyComplete();
             for (PrefillRequest r : requests) {
-                assertThat(receiver.isReady(r.id())).as(r.id()).isTrue();
+                assertThat(receiver.isReady("kvflow prefill/" + r.id())).as(r.id()).isTrue();
             }
             PrefillPipeline plain = DslTest.modelFlow()
                     .transfer(PdTransfer.via(TcpTarget.of("127.0.0.1", server.port()).timeout(TIMEOUT))).build();

@@ -45,7 +45,10 @@ import reactor.netty.tcp.TcpServer;
  * allocated. A request belongs to the prefill client that opened it until it is ready: every
  * connection whose HELLO carried the same client id may send its PAGES, COMPLETE and ABORT (a
  * client sends each CP rank's pages on a connection of its own), and any other connection is
- * refused ({@code E-PD-OWNER}); once ready it is decode's, and whoever consumes it may release it
+ * refused ({@code E-PD-OWNER}). Under mutual TLS a client is also its certificate: a HELLO joins
+ * the connections of the same client id and the same certificate, and a request id must begin with
+ * the certificate's name and a slash ({@code "tenant-a/req-7"}, the name being the subject's CN), so
+ * no client can open, or squat, another certificate's ids. Once ready a request is decode's, and whoever consumes it may release it
  * with RELEASE (or ABORT); a ready request nobody releases within {@link Limits#readyTtl()} is freed
  * and counted. DIGEST and STATS are read-only and open to any connection. When a client's last
  * connection closes, every request it opened that is not ready is released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
@@ -184,7 +187,7 @@ public final class DecodeServer implements AutoCloseable {
                     DecodeSession[] session = new DecodeSession[1];
                     ScheduledFuture<?>[] deadline = new ScheduledFuture<?>[1];
                     in.withConnection(c -> {
-                        session[0] = new DecodeSession(this, peer(c));
+                        session[0] = new DecodeSession(this, peer(c), () -> CertificateNames.ofPeer(c.channel()));
                         int waiting = pending.incrementAndGet();
                         if (waiting > limits.maxPending()) {
                             refusals.refused(session[0].peer, "connection", waiting - 1 + " connections have not said HELLO yet, at most "

@@ -20,16 +20,20 @@ final class DecodeSession {
     final String peer;
     private DecodeServer.@Nullable Client client;
     private @Nullable String clientId;
+    /** The name of the certificate the peer showed (read at HELLO, after the TLS handshake); null on plain TCP. */
+    private final java.util.function.Supplier<@Nullable String> peerCertificate;
+    private @Nullable String certificate;
     volatile boolean hello;
     private int layers;
     private int prefillCp;
     /** The engine this connection's HELLO chose: {@code tcp}, or the server's landing's. */
     private String engine = Frames.TCP;
 
-    DecodeSession(DecodeServer server, String peer) {
+    DecodeSession(DecodeServer server, String peer, java.util.function.Supplier<@Nullable String> peerCertificate) {
         this.server = server;
         this.receiver = server.receiver();
         this.peer = peer;
+        this.peerCertificate = peerCertificate;
     }
 
     byte[] answer(ByteBuf frame) {
@@ -122,6 +126,10 @@ final class DecodeSession {
 
     private byte[] open(Frames.Reader r) {
         String id = r.id();
+        if (certificate != null && !id.startsWith(certificate + "/")) {
+            throw new Refusal("E-PD-OWNER", "request " + id + " is not certificate " + certificate + "'s: under mutual TLS its ids begin with '"
+                    + certificate + "/'");
+        }
         int pageCount = r.i32();
         int senders = r.i32();
         if (senders < 1 || senders > prefillCp) {
@@ -181,15 +189,18 @@ final class DecodeSession {
     }
 
     /** This connection speaks for client {@code id} from now on. */
-    private void join(String id) {
+    /** Joins the client of id {@code hexId} (and, under mutual TLS, of this peer's certificate). */
+    private void join(String hexId) {
         if (client != null) {
             throw new Refusal("E-PD-0", "HELLO twice on one connection");
         }
+        certificate = peerCertificate.get();
+        String id = certificate == null ? hexId : certificate + "|" + hexId;
         synchronized (server.clients) {
             DecodeServer.Client c = server.clients.computeIfAbsent(id, k -> new DecodeServer.Client());
             int cap = server.limits.connectionsPerClient();
             if (c.connections >= cap) {
-                throw new Refusal("E-PD-QUOTA", "client " + id.substring(0, 8) + "… holds " + c.connections + " connections, at most " + cap);
+                throw new Refusal("E-PD-QUOTA", "client " + hexId.substring(0, 8) + "… holds " + c.connections + " connections, at most " + cap);
             }
             c.connections++;
             client = c;

@@ -32,7 +32,8 @@ import reactor.netty.tcp.TcpClient;
  * side by side (as Mooncake sends per rank), each rank's pages and completion on its own, and the
  * request-wide calls (OPEN, ABORT, DIGEST, STATS) on rank 0's. Every connection's HELLO carries the
  * same random client id, so the decode side lets all of them act on the requests this backend
- * opened and no other peer. Runs are split into frames of at most
+ * opened and no other peer; under mutual TLS each request id goes out prefixed with this client's
+ * certificate name ({@link #wire}), as the server requires. Runs are split into frames of at most
  * {@link #FRAME_BYTES}, each built (its pages copied out of the store and checksummed) where the
  * machine has cores to spare on a worker of Reactor's bounded-elastic scheduler, so the
  * connection's event loop only writes (see {@code FrameWorkers}); at most {@value #WINDOW} frames are built or
@@ -66,6 +67,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
     private final int prefillCp;
     private final Duration timeout;
     private final @Nullable SslContext tls;
+    /** What this client's request ids begin with on the decode side: its certificate's name and a slash under mutual TLS, else nothing. */
+    private final String idPrefix;
     /** One connection per CP rank: rank {@code r} sends on lane {@code r}; request-wide calls use lane 0. */
     private final List<AtomicReference<@Nullable Mono<DecodeConnection>>> lanes;
     private final byte[] clientId = new byte[Frames.CLIENT_ID_BYTES];
@@ -109,6 +112,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                               @Nullable TransferTls tls, @Nullable PagePlacer placer) {
         this.placer = placer;
         this.tls = tls == null ? null : tls.clientContext();
+        this.idPrefix = tls == null ? "" : tls.certificateName() + "/";
         this.host = Objects.requireNonNull(host, "host");
         this.port = port;
         this.pageSize = pageSize;
@@ -138,10 +142,18 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                 .timeout(timeout, Mono.error(() -> unreachable("HELLO", null)));
     }
 
+    /**
+     * {@code requestId} as the decode side knows it: under mutual TLS prefixed with this client's
+     * certificate name ({@link TransferTls#certificateName()}), which the server requires.
+     */
+    public String wire(String requestId) {
+        return idPrefix + requestId;
+    }
+
     /** Connects every rank's connection that is not up yet (the ranks send right after), then opens the request on rank 0's. */
     @Override
     public Mono<long[]> open(String requestId, int pageCount, int senders) {
-        return connectLanes(1).then(call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.OPEN, 64).str(requestId).i32(pageCount).i32(senders).bytes()),
+        return connectLanes(1).then(call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.OPEN, 64).str(wire(requestId)).i32(pageCount).i32(senders).bytes()),
                 "OPEN " + requestId).map(r -> {
                     long[] pages = new long[r.i32()];
                     for (int i = 0; i < pages.length; i++) {
@@ -169,7 +181,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                     // built on a worker (FrameWorkers), not the connection's event loop: the window's frames are copied and
                     // checksummed side by side while the loop writes
                     return call(lane(rank), session(lane(rank)).publishOn(frameWork),
-                            () -> pagesFrame(requestId, rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
+                            () -> pagesFrame(wire(requestId), rank, run.dstStart() + done, length, (int) (run.srcStart() + done), data ? source : null),
                             what).map(reply -> Optional.<TransferRejectedException>empty())
                             .onErrorResume(TransferRejectedException.class, e -> Mono.just(Optional.of(e)));
                 }, WINDOW, 1)
@@ -197,7 +209,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                             .onErrorMap(IllegalArgumentException.class, e -> new TransferRejectedException(requestId, e.getMessage()))
                             .onErrorMap(e -> !(e instanceof DecodeUnreachableException || e instanceof TransferRejectedException), e -> unreachable(what, e))
                             .map(crcs -> {
-                                Frames.Writer w = new Frames.Writer(Frames.PLACED, 64 + 4 * length).str(requestId).i32(rank).i64(dstStart).i32(length);
+                                Frames.Writer w = new Frames.Writer(Frames.PLACED, 64 + 4 * length).str(wire(requestId)).i32(rank).i64(dstStart).i32(length);
                                 for (int crc : crcs) {
                                     w.i32(crc);
                                 }
@@ -210,13 +222,13 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     @Override
     public Mono<Void> complete(String requestId, int rank) {
-        return call(lane(rank), () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.COMPLETE, 64).str(requestId).i32(rank).bytes()),
+        return call(lane(rank), () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.COMPLETE, 64).str(wire(requestId)).i32(rank).bytes()),
                 "COMPLETE " + requestId + " rank " + rank).then();
     }
 
     @Override
     public Mono<Void> abort(String requestId) {
-        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.ABORT, 64).str(requestId).bytes()), "ABORT " + requestId).then()
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.ABORT, 64).str(wire(requestId)).bytes()), "ABORT " + requestId).then()
                 // the decode side is gone: nothing of this request is left to free there
                 .onErrorResume(DecodeUnreachableException.class, e -> Mono.empty());
     }
@@ -260,7 +272,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
 
     /** The decode side's digest of a request's valid rows ({@code DecodeReceiver#digest}), and whether it is ready. */
     public Mono<Digest> digest(String requestId, long seqLen) {
-        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.DIGEST, 64).str(requestId).i64(seqLen).bytes()), "DIGEST " + requestId)
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.DIGEST, 64).str(wire(requestId)).i64(seqLen).bytes()), "DIGEST " + requestId)
                 .map(r -> new Digest(r.i64(), r.i32(), r.u8() == 1));
     }
 
@@ -278,7 +290,7 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      * @return completes when the decode side acknowledged; fails with its refusal when the request is not ready
      */
     public Mono<Void> release(String requestId) {
-        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.RELEASE, 64).str(requestId).bytes()), "RELEASE " + requestId).then();
+        return call(0, () -> Unpooled.wrappedBuffer(new Frames.Writer(Frames.RELEASE, 64).str(wire(requestId)).bytes()), "RELEASE " + requestId).then();
     }
 
     /** Frame bytes sent so far (KV, checksums and headers). */

@@ -24,6 +24,18 @@ public record TransferTls(Path certificate, Path privateKey, Path trustedCa) {
         Objects.requireNonNull(trustedCa, "trustedCa");
     }
 
+    /**
+     * The name this side's certificate gives it: its subject's common name (CN), or the whole
+     * subject where it has none. A decode server under mutual TLS takes a prefill client's request
+     * ids only when they begin with this name and a slash; the tcp backend adds the prefix itself,
+     * so a request {@code req-7} is {@code <name>/req-7} on the decode side.
+     *
+     * @throws IllegalArgumentException naming the file when it holds no readable certificate
+     */
+    public String certificateName() {
+        return CertificateNames.ofPem(certificate);
+    }
+
     /** @throws IllegalArgumentException naming the files when they cannot be read as a certificate, a key and a CA, or the provider asked for */
     SslContext serverContext() {
         return build(() -> SslContextBuilder.forServer(certificate.toFile(), privateKey.toFile()).trustManager(trustedCa.toFile())

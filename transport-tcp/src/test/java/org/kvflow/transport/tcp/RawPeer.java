@@ -16,9 +16,18 @@ final class RawPeer implements AutoCloseable {
     private final Connection connection;
 
     RawPeer(int port) {
-        connection = TcpClient.create().host("127.0.0.1").port(port)
-                .doOnConnected(c -> c.addHandlerLast(new FrameReader(Frames.MAX_FRAME + 16)))
-                .connectNow(Duration.ofSeconds(2));
+        this(port, null);
+    }
+
+    /** A peer over mutual TLS with {@code tls}'s certificate (plain TCP when null). */
+    RawPeer(int port, @Nullable TransferTls tls) {
+        TcpClient client = TcpClient.create().host("127.0.0.1").port(port)
+                .doOnConnected(c -> c.addHandlerLast(new FrameReader(Frames.MAX_FRAME + 16)));
+        if (tls != null) {
+            io.netty.handler.ssl.SslContext context = tls.clientContext();
+            client = client.secure(spec -> spec.sslContext(context));
+        }
+        connection = client.connectNow(Duration.ofSeconds(2));
         connection.inbound().receive().asByteArray().subscribe(replies::offer);
     }
 
