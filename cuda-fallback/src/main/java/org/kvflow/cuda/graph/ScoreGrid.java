@@ -24,7 +24,12 @@ record ScoreGrid(int steps, int queryBlocks, int spans, int span) {
     /** Keys per tile, one m16n8 product's columns. */
     static final int TILE = 8;
     static final int MAX_SPAN = 256;
-    static final int BLOCKS_PER_MULTIPROCESSOR = 4;
+    /**
+     * Blocks a span length aims at per multiprocessor: two, what its registers let one hold at once
+     * (one wave). bench/device/scores_variants.cu on an H100: 128 × 65,536 took 32.4 µs in 256 blocks,
+     * 39.5 in 512, 47.3 in 128.
+     */
+    static final int BLOCKS_PER_MULTIPROCESSOR = 2;
     private static final int MAX_GRID_Y = 65_535;
 
     /** The run of a call of shape {@code {dim, nq, nk}} on a device of {@code multiprocessors}. */

@@ -25,14 +25,14 @@ class ScoreGridTest {
 
     @Test
     void aLongChunkTakesSpansOfTheLongestLength() {
-        // 64 blocks of 128 queries: 8 spans would fill 132 multiprocessors 4 deep, but a span stops at 256 tiles
+        // 64 blocks of 128 queries: 4 spans would fill 132 multiprocessors 2 deep, but a span stops at 256 tiles
         assertThat(ScoreGrid.of(128, 8192, 131_072, 132)).isEqualTo(new ScoreGrid(8, 64, 64, 256));
     }
 
     @Test
     void aFewQueriesSpreadTheKeysOverEnoughBlocksToFillTheDevice() {
-        // one block of queries: 528 spans wanted, 8,192 tiles of keys → 16 tiles a block, 512 blocks
-        assertThat(ScoreGrid.of(128, 128, 65_536, 132)).isEqualTo(new ScoreGrid(8, 1, 512, 16));
+        // one block of queries: 264 spans wanted, 8,192 tiles of keys → 32 tiles a block, 256 blocks
+        assertThat(ScoreGrid.of(128, 128, 65_536, 132)).isEqualTo(new ScoreGrid(8, 1, 256, 32));
         assertThat(ScoreGrid.of(64, 1, 7, 132)).isEqualTo(new ScoreGrid(4, 1, 1, 1));
     }
 
