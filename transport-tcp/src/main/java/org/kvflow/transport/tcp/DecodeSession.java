@@ -74,6 +74,10 @@ final class DecodeSession {
                 }
                 case Frames.DIGEST -> {
                     String id = r.id();
+                    if (certificate != null && !id.startsWith(certificate + "/")) {
+                        throw new Refusal("E-PD-OWNER", "request " + id + " is not certificate " + certificate
+                                + "'s: under mutual TLS DIGEST reads only its own requests");
+                    }
                     long seqLen = r.i64();
                     yield new Frames.Writer(Frames.DIGESTED, 13).i64(receiver.digest(id, seqLen)).i32(receiver.writtenPages(id))
                             .u8(receiver.isReady(id) ? 1 : 0).bytes();

@@ -17,7 +17,7 @@ import org.kvflow.transfer.PageRun;
 
 /**
  * Under mutual TLS a request id belongs to the certificate that may open it: two tenants use the
- * same ids without meeting, and no tenant can open (squat) or join another's (certificates in
+ * same ids without meeting, and no tenant can open (squat), join or digest another's (certificates in
  * src/test/resources/tls-tenants, one CA, CNs tenant-a and tenant-b).
  */
 class CertificateIdsTest {
@@ -106,6 +106,10 @@ class CertificateIdsTest {
                     "request tenant-a/req-2 was opened by another client");
             assertRefused(tenantB.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("tenant-a/req-2").i32(0).bytes()), "E-PD-OWNER",
                     "request tenant-a/req-2 was opened by another client");
+            assertRefused(tenantB.exchange(new Frames.Writer(Frames.DIGEST, 16).str("tenant-a/req-2").i64(16).bytes()), "E-PD-OWNER",
+                    "request tenant-a/req-2 is not certificate tenant-b's: under mutual TLS DIGEST reads only its own requests");
+            assertThat(tenantA.exchange(new Frames.Writer(Frames.DIGEST, 16).str("tenant-a/req-2").i64(16).bytes()).type())
+                    .as("its own request").isEqualTo(Frames.DIGESTED);
             assertThat(receiver.pageCount("tenant-a/req-2")).isEqualTo(1);
         }
     }
