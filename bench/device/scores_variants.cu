@@ -6,6 +6,24 @@
 // nvcc -arch=sm_90 -O3 -o /tmp/sv bench/device/scores_variants.cu && /tmp/sv NQ NK [DIM]
 #include "../../cuda-fallback/src/main/cuda/index_scores.cu"
 
+// The kernel without its stores (each thread keeps a sum), and the stores without the kernel (the
+// same pattern: per warp and tile, 8 rows × 32 bytes for rows g and g + 8), to see which one bounds it.
+extern "C" __global__ void __launch_bounds__(256, 2) scores_no_stores(const float *q, const uint8_t *k, const float *s, float *out,
+                                                                      int nq, int nk, int span) {
+    scores_of<8, false>(q, k, s, out, nq, nk, span);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) stores_only(float *out, int nq, int nk, int span) {
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const long long q0 = (long long) blockIdx.x * ROWS + (threadIdx.x >> 5) * 16;
+    const int first = blockIdx.y * span, end = min((nk + 7) / 8, first + span);
+    for (int tile = first; tile < end; tile++) {
+        const int j = tile * 8 + 2 * t;
+        __stcs(reinterpret_cast<float2 *>(out + (q0 + g) * nk + j), make_float2(tile, j));
+        __stcs(reinterpret_cast<float2 *>(out + (q0 + g + 8) * nk + j), make_float2(j, tile));
+    }
+}
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -99,6 +117,27 @@ int main(int argc, char **argv) {
         std::printf("{\"name\":\"scores_variant\",\"nq\":%d,\"nk\":%d,\"dim\":%d,\"span_tiles\":%d,\"blocks\":%d,\"median_ms\":%.4f,"
                     "\"tflops\":%.1f,\"write_tbs\":%.2f,\"max_rel_err\":%.3g}\n",
                     nq, nk, dim, span, qBlocks * spans, med, 2.0 * nq * nk * dim / (med * 1e9), outBytes / (med * 1e9), worst);
+    }
+    if (dim == 128 && nq % ROWS == 0 && nk % 8 == 0) {
+        int span = 256, spans = (tiles + span - 1) / span;
+        dim3 grid(qBlocks, spans);
+        for (int variant = 0; variant < 2; variant++) {
+            std::vector<float> ms;
+            for (int i = 0; i < 23; i++) {
+                CHECK(cudaEventRecord(a));
+                if (variant == 0) scores_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
+                else stores_only<<<grid, 32 * WARPS>>>(dout, nq, nk, span);
+                CHECK(cudaEventRecord(b));
+                CHECK(cudaEventSynchronize(b));
+                CHECK(cudaGetLastError());
+                float t;
+                CHECK(cudaEventElapsedTime(&t, a, b));
+                if (i >= 3) ms.push_back(t);
+            }
+            std::sort(ms.begin(), ms.end());
+            std::printf("{\"name\":\"%s\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"median_ms\":%.4f}\n",
+                        variant == 0 ? "scores_without_stores" : "stores_alone", nq, nk, span, ms[ms.size() / 2]);
+        }
     }
     return 0;
 }

@@ -92,7 +92,9 @@ __device__ __forceinline__ void store(float *__restrict__ scores, long long at, 
     }
 }
 
-template <int STEPS>
+// WRITE false keeps the scores in a register sum, one float a thread (bench/device/scores_variants.cu
+// times the kernel without its stores that way); the entry points below write.
+template <int STEPS, bool WRITE = true>
 __device__ __forceinline__ void scores_of(const float *__restrict__ queries, const uint8_t *__restrict__ keys,
                                           const float *__restrict__ scales, float *__restrict__ scores, int nq, int nk,
                                           int tilesPerBlock) {
@@ -136,6 +138,7 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
     const int first = blockIdx.y * tilesPerBlock;
     const int end = min(tiles, first + tilesPerBlock);
     const bool pairs = (nk & 1) == 0;  // then every (row, 2t) entry is 8-byte aligned
+    float sink = 0.0f;
     uint32_t next[STEPS];
     if (first < end) load_key<STEPS>(keys, (long long) first * 8 + g, nk, t, next);
     for (int tile = first; tile < end; tile++) {
@@ -156,13 +159,18 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
 #pragma unroll
         for (int i = 0; i < 4; i++) c[i] += d[i];
         const int j = tile * 8 + 2 * t;
-        if (j < nk) {
+        if constexpr (!WRITE) {
+            sink += c[0] + c[1] + c[2] + c[3];
+        } else if (j < nk) {
             const bool second = j + 1 < nk;
             const float s0 = __ldg(scales + j);
             const float s1 = second ? __ldg(scales + j + 1) : 0.0f;
             if (q0 + g < nq) store(scores, (q0 + g) * nk + j, c[0] * s0 * undo[0], c[1] * s1 * undo[0], pairs, second);
             if (q0 + g + 8 < nq) store(scores, (q0 + g + 8) * nk + j, c[2] * s0 * undo[1], c[3] * s1 * undo[1], pairs, second);
         }
+    }
+    if constexpr (!WRITE) {
+        scores[(long long) blockIdx.y * gridDim.x * blockDim.x + blockIdx.x * blockDim.x + threadIdx.x] = sink;
     }
 }
 
