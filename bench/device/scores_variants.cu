@@ -1,8 +1,8 @@
 // On the GPU machine: the prebuilt indexer-score kernel (cuda-fallback/src/main/cuda/index_scores.cu)
 // alone, outside the JVM: each shape's largest error against a double-precision reference on sampled
 // scores (relative to sum |q*k|), and its time at several key spans per block (median of 20 after 3,
-// CUDA events), with the achieved TFLOP/s and output write bandwidth. Used to choose the span that
-// IndexScoreLaunch asks for.
+// CUDA events), with the achieved TFLOP/s and output write bandwidth (used to choose the span that
+// ScoreGrid asks for); then, at dim 128, the kernel without its stores and its stores alone.
 // nvcc -arch=sm_90 -O3 -o /tmp/sv bench/device/scores_variants.cu && /tmp/sv NQ NK [DIM]
 #include "../../cuda-fallback/src/main/cuda/index_scores.cu"
 
@@ -47,6 +47,29 @@ static float e4m3(uint8_t c) {
     return s ? -v : v;
 }
 
+/** The median of 20 timed launches after 3 warm-ups, in ms (CUDA events). */
+template <class Launch>
+static double median_ms(Launch launch) {
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    std::vector<float> ms;
+    for (int i = 0; i < 23; i++) {
+        CHECK(cudaEventRecord(a));
+        launch();
+        CHECK(cudaEventRecord(b));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaGetLastError());
+        float t;
+        CHECK(cudaEventElapsedTime(&t, a, b));
+        if (i >= 3) ms.push_back(t);
+    }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
 int main(int argc, char **argv) {
     int nq = std::atoi(argv[1]), nk = std::atoi(argv[2]), dim = argc > 3 ? std::atoi(argv[3]) : 128;
     int steps = dim / 16;
@@ -78,27 +101,13 @@ int main(int argc, char **argv) {
         index_scores_d5, index_scores_d6, index_scores_d7, index_scores_d8};
     auto kernel = kernels[steps - 1];
     int tiles = (nk + 7) / 8, qBlocks = (nq + ROWS - 1) / ROWS;
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
     std::vector<float> out((size_t) nq * nk);
     for (int span : {8, 16, 32, 64, 128, 256, 512}) {
         int spans = (tiles + span - 1) / span;
         if (spans > 65535) continue;
         dim3 grid(qBlocks, spans);
         CHECK(cudaMemset(dout, 0xFF, outBytes));  // NaN: an unwritten score fails the check
-        std::vector<float> ms;
-        for (int i = 0; i < 23; i++) {
-            CHECK(cudaEventRecord(a));
-            kernel<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
-            CHECK(cudaEventRecord(b));
-            CHECK(cudaEventSynchronize(b));
-            CHECK(cudaGetLastError());
-            float t;
-            CHECK(cudaEventElapsedTime(&t, a, b));
-            if (i >= 3) ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
+        double med = median_ms([&] { kernel<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
         CHECK(cudaMemcpy(out.data(), dout, outBytes, cudaMemcpyDeviceToHost));
         double worst = 0;
         std::mt19937 pick(span);
@@ -113,7 +122,6 @@ int main(int argc, char **argv) {
             double err = std::fabs(out[i * nk + j] - ref) / mag;
             worst = std::isnan(err) ? INFINITY : std::max(worst, err);
         }
-        double med = ms[ms.size() / 2];
         std::printf("{\"name\":\"scores_variant\",\"nq\":%d,\"nk\":%d,\"dim\":%d,\"span_tiles\":%d,\"blocks\":%d,\"median_ms\":%.4f,"
                     "\"tflops\":%.1f,\"write_tbs\":%.2f,\"max_rel_err\":%.3g}\n",
                     nq, nk, dim, span, qBlocks * spans, med, 2.0 * nq * nk * dim / (med * 1e9), outBytes / (med * 1e9), worst);
@@ -121,23 +129,10 @@ int main(int argc, char **argv) {
     if (dim == 128 && nq % ROWS == 0 && nk % 8 == 0) {
         int span = 256, spans = (tiles + span - 1) / span;
         dim3 grid(qBlocks, spans);
-        for (int variant = 0; variant < 2; variant++) {
-            std::vector<float> ms;
-            for (int i = 0; i < 23; i++) {
-                CHECK(cudaEventRecord(a));
-                if (variant == 0) scores_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
-                else stores_only<<<grid, 32 * WARPS>>>(dout, nq, nk, span);
-                CHECK(cudaEventRecord(b));
-                CHECK(cudaEventSynchronize(b));
-                CHECK(cudaGetLastError());
-                float t;
-                CHECK(cudaEventElapsedTime(&t, a, b));
-                if (i >= 3) ms.push_back(t);
-            }
-            std::sort(ms.begin(), ms.end());
-            std::printf("{\"name\":\"%s\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"median_ms\":%.4f}\n",
-                        variant == 0 ? "scores_without_stores" : "stores_alone", nq, nk, span, ms[ms.size() / 2]);
-        }
+        double without = median_ms([&] { scores_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
+        double alone = median_ms([&] { stores_only<<<grid, 32 * WARPS>>>(dout, nq, nk, span); });
+        std::printf("{\"name\":\"scores_without_stores\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"median_ms\":%.4f}\n", nq, nk, span, without);
+        std::printf("{\"name\":\"stores_alone\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"median_ms\":%.4f}\n", nq, nk, span, alone);
     }
     return 0;
 }
