@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -46,11 +45,7 @@ final class CertificateNames {
      */
     static String ofPem(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
-            Certificate c = CertificateFactory.getInstance("X.509").generateCertificate(in);
-            if (c instanceof X509Certificate x509) {
-                return of(x509);
-            }
-            throw new IllegalArgumentException("certificate " + file + " is not an X.509 certificate");
+            return of((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)); // an X.509 factory makes X.509 certificates
         } catch (IOException | CertificateException e) {
             throw new IllegalArgumentException("certificate " + file + " cannot be read: " + e.getMessage(), e);
         }

@@ -48,9 +48,11 @@ import reactor.netty.tcp.TcpServer;
  * refused ({@code E-PD-OWNER}). Under mutual TLS a client is also its certificate: a HELLO joins
  * the connections of the same client id and the same certificate, and a request id must begin with
  * the certificate's name and a slash ({@code "tenant-a/req-7"}, the name being the subject's CN), so
- * no client can open, or squat, another certificate's ids, nor DIGEST them. Once ready a request is decode's, and whoever consumes it may release it
- * with RELEASE (or ABORT); a ready request nobody releases within {@link Limits#readyTtl()} is freed
- * and counted. DIGEST and STATS are read-only and open to any connection (DIGEST, under mutual TLS, to the request's own certificate). When a client's last
+ * no client can open, or squat, another certificate's ids, nor DIGEST them. Once ready a request
+ * is decode's, and whoever consumes it may release it with RELEASE (or ABORT); a ready request
+ * nobody releases within {@link Limits#readyTtl()} is freed and counted. DIGEST and STATS are
+ * read-only and open to any connection (DIGEST, under mutual TLS, to the request's own
+ * certificate). When a client's last
  * connection closes, every request it opened that is not ready is released. A connection that has not said HELLO within {@link Limits#handshake()}, or sends
  * nothing for {@link Limits#idle()}, is closed; past {@link Limits#maxConnections()} a new
  * connection is closed at once. Each refusal is one rate-limited log line, and the peer gets a

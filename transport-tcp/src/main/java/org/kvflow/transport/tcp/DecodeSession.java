@@ -73,11 +73,7 @@ final class DecodeSession {
                     yield Frames.ack();
                 }
                 case Frames.DIGEST -> {
-                    String id = r.id();
-                    if (certificate != null && !id.startsWith(certificate + "/")) {
-                        throw new Refusal("E-PD-OWNER", "request " + id + " is not certificate " + certificate
-                                + "'s: under mutual TLS DIGEST reads only its own requests");
-                    }
+                    String id = certificates(r.id(), "DIGEST reads only its own requests");
                     long seqLen = r.i64();
                     yield new Frames.Writer(Frames.DIGESTED, 13).i64(receiver.digest(id, seqLen)).i32(receiver.writtenPages(id))
                             .u8(receiver.isReady(id) ? 1 : 0).bytes();
@@ -115,6 +111,17 @@ final class DecodeSession {
         return Frames.reject(code, sent);
     }
 
+    /**
+     * {@code id}, if it belongs to this connection's certificate (under mutual TLS, ids begin with its
+     * name and a slash; on plain TCP every id passes); else refused, saying {@code rule}.
+     */
+    private String certificates(String id, String rule) {
+        if (certificate != null && !id.startsWith(certificate + "/")) {
+            throw new Refusal("E-PD-OWNER", "request " + id + " is not certificate " + certificate + "'s: under mutual TLS " + rule);
+        }
+        return id;
+    }
+
     /** {@code id}, if this connection's client opened it; a request another client opened is refused. */
     private String owned(String id) {
         if (!owner().owned.contains(id) && receiver.pageCount(id) > 0) {
@@ -129,11 +136,7 @@ final class DecodeSession {
     }
 
     private byte[] open(Frames.Reader r) {
-        String id = r.id();
-        if (certificate != null && !id.startsWith(certificate + "/")) {
-            throw new Refusal("E-PD-OWNER", "request " + id + " is not certificate " + certificate + "'s: under mutual TLS its ids begin with '"
-                    + certificate + "/'");
-        }
+        String id = certificates(r.id(), "its ids begin with '" + certificate + "/'");
         int pageCount = r.i32();
         int senders = r.i32();
         if (senders < 1 || senders > prefillCp) {
@@ -192,8 +195,7 @@ final class DecodeSession {
         c.owned.clear();
     }
 
-    /** This connection speaks for client {@code id} from now on. */
-    /** Joins the client of id {@code hexId} (and, under mutual TLS, of this peer's certificate). */
+    /** Joins the client of id {@code hexId} (and, under mutual TLS, of this peer's certificate): this connection speaks for it from now on. */
     private void join(String hexId) {
         if (client != null) {
             throw new Refusal("E-PD-0", "HELLO twice on one connection");
