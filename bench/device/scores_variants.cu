@@ -6,8 +6,9 @@
 // nvcc -arch=sm_90 -O3 -o /tmp/sv bench/device/scores_variants.cu && /tmp/sv NQ NK [DIM]
 #include "../../cuda-fallback/src/main/cuda/index_scores.cu"
 
-// The kernel without its stores (each thread keeps a sum), and the stores without the kernel (the
-// same pattern: per warp and tile, 8 rows × 32 bytes for rows g and g + 8), to see which one bounds it.
+// The kernel without its stores (each thread keeps a sum of its scaled scores), and the stores
+// without the kernel (the same pattern: per warp and tile, 8 rows × 32 bytes for rows g and g + 8),
+// to see which one bounds it.
 extern "C" __global__ void __launch_bounds__(256, 2) scores_no_stores(const float *q, const uint8_t *k, const float *s, float *out,
                                                                       int nq, int nk, int span) {
     scores_of<8, false>(q, k, s, out, nq, nk, span);
@@ -127,12 +128,15 @@ int main(int argc, char **argv) {
                     nq, nk, dim, span, qBlocks * spans, med, 2.0 * nq * nk * dim / (med * 1e9), outBytes / (med * 1e9), worst);
     }
     if (dim == 128 && nq % ROWS == 0 && nk % 8 == 0) {
-        int span = 256, spans = (tiles + span - 1) / span;
-        dim3 grid(qBlocks, spans);
-        double without = median_ms([&] { scores_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
-        double alone = median_ms([&] { stores_only<<<grid, 32 * WARPS>>>(dout, nq, nk, span); });
-        std::printf("{\"name\":\"scores_without_stores\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"median_ms\":%.4f}\n", nq, nk, span, without);
-        std::printf("{\"name\":\"stores_alone\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"median_ms\":%.4f}\n", nq, nk, span, alone);
+        for (int span : {32, 256}) {
+            int spans = (tiles + span - 1) / span;
+            dim3 grid(qBlocks, spans);
+            double whole = median_ms([&] { index_scores_d8<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
+            double without = median_ms([&] { scores_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
+            double alone = median_ms([&] { stores_only<<<grid, 32 * WARPS>>>(dout, nq, nk, span); });
+            std::printf("{\"name\":\"scores_parts\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"kernel_ms\":%.4f,"
+                        "\"without_stores_ms\":%.4f,\"stores_alone_ms\":%.4f}\n", nq, nk, span, whole, without, alone);
+        }
     }
     return 0;
 }

@@ -83,6 +83,11 @@ __device__ __forceinline__ void load_key(const uint8_t *__restrict__ keys, long 
     }
 }
 
+/** The scales of keys j and j + 1, zero past the keys. */
+__device__ __forceinline__ float2 load_scales(const float *__restrict__ scales, int j, int nk) {
+    return make_float2(j < nk ? __ldg(scales + j) : 0.0f, j + 1 < nk ? __ldg(scales + j + 1) : 0.0f);
+}
+
 __device__ __forceinline__ void store(float *__restrict__ scores, long long at, float a, float b, bool pair, bool second) {
     if (pair) {
         __stcs(reinterpret_cast<float2 *>(scores + at), make_float2(a, b));
@@ -139,13 +144,23 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
     const int end = min(tiles, first + tilesPerBlock);
     const bool pairs = (nk & 1) == 0;  // then every (row, 2t) entry is 8-byte aligned
     float sink = 0.0f;
+    // the next tile's key words and this thread's two key scales load while this tile computes
     uint32_t next[STEPS];
-    if (first < end) load_key<STEPS>(keys, (long long) first * 8 + g, nk, t, next);
+    float2 nextScales = make_float2(0.0f, 0.0f);
+    if (first < end) {
+        load_key<STEPS>(keys, (long long) first * 8 + g, nk, t, next);
+        nextScales = load_scales(scales, first * 8 + 2 * t, nk);
+    }
     for (int tile = first; tile < end; tile++) {
         uint32_t w[STEPS];
 #pragma unroll
         for (int s = 0; s < STEPS; s++) w[s] = next[s];
-        if (tile + 1 < end) load_key<STEPS>(keys, (long long) (tile + 1) * 8 + g, nk, t, next);
+        const float s0 = nextScales.x;
+        const float s1 = nextScales.y;
+        if (tile + 1 < end) {
+            load_key<STEPS>(keys, (long long) (tile + 1) * 8 + g, nk, t, next);
+            nextScales = load_scales(scales, (tile + 1) * 8 + 2 * t, nk);
+        }
         // two accumulators, so the high and low products form two independent chains of mma
         float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -160,11 +175,9 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
         for (int i = 0; i < 4; i++) c[i] += d[i];
         const int j = tile * 8 + 2 * t;
         if constexpr (!WRITE) {
-            sink += c[0] + c[1] + c[2] + c[3];
+            sink += (c[0] + c[2]) * s0 + (c[1] + c[3]) * s1;
         } else if (j < nk) {
             const bool second = j + 1 < nk;
-            const float s0 = __ldg(scales + j);
-            const float s1 = second ? __ldg(scales + j + 1) : 0.0f;
             if (q0 + g < nq) store(scores, (q0 + g) * nk + j, c[0] * s0 * undo[0], c[1] * s1 * undo[0], pairs, second);
             if (q0 + g + 8 < nq) store(scores, (q0 + g + 8) * nk + j, c[2] * s0 * undo[1], c[3] * s1 * undo[1], pairs, second);
         }
