@@ -6,7 +6,7 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 
 /**
- * The page-copy kernels shipped as resources: a fatbin per kernel ({@code sm_90} SASS plus
+ * The page kernels shipped as resources (copies, rows, checksums): a fatbin per kernel ({@code sm_90} SASS plus
  * {@code compute_90} PTX for newer GPUs) and the PTX text beside it for inspection. Loading a
  * fatbin skips the driver's PTX JIT, which costs far more per module (docs/decisions.md, D8).
  */
@@ -22,7 +22,9 @@ public enum CudaKernels {
     /** A view's index keys (codes and scales) out of its indexer pages into task-graph arrays. */
     INDEX_KEYS("index_keys", "kv_rows", 7),
     /** A view's MLA keys, dequantised to floats, out of its pages into a task-graph array. */
-    KEY_ROWS("key_rows", "kv_rows", 11);
+    KEY_ROWS("key_rows", "kv_rows", 11),
+    /** CRC32C of byte ranges, one warp a range. */
+    CRC32C_RANGES("crc32c_ranges", "crc32c", 2);
 
     private final String entry;
     private final String module;

@@ -36,6 +36,7 @@ import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageCopy;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.PreparedCopies;
+import org.kvflow.pages.RangeCrcs;
 import org.kvflow.pages.Residency;
 import org.kvflow.pages.SideBySideViews;
 
@@ -48,11 +49,12 @@ import org.kvflow.pages.SideBySideViews;
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
  * one memory).
  */
-public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies {
+public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies, RangeCrcs {
     private final CudaDevice device;
     private final CudaStream stream;
     private final PageCopyCalls calls;
     private final RowLaunches rows;
+    private final CrcLaunches crcs;
     private final SharedBuffers shared;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
     private final HostTraffic traffic = new HostTraffic();
@@ -83,6 +85,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         try {
             this.calls = new PageCopyCalls(this, new CopyLaunches(device, stream));
             this.rows = new RowLaunches(device, stream);
+            this.crcs = new CrcLaunches(device, stream);
             this.shared = new SharedBuffers(device);
         } catch (RuntimeException e) {
             CudaCopyException failure = new CudaCopyException("loading the page kernels on CUDA device " + ordinal, e);
@@ -219,6 +222,26 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         long crossed = read(src, offset, length, staged, 0);
         checksum.update(staged, 0, length);
         return crossed;
+    }
+
+    /** On the device, one launch for them all ({@code crc32c.cu}): no page byte crosses to the host. */
+    @Override
+    public synchronized int[] crc32c(List<Range> ranges) {
+        long[] addresses = new long[ranges.size()];
+        long[] lengths = new long[ranges.size()];
+        for (int i = 0; i < addresses.length; i++) {
+            Range r = ranges.get(i);
+            DeviceBuffer b = own(r.buffer());
+            ByteRangeException.check(b, r.offset(), r.length());
+            addresses[i] = b.address.address() + r.offset();
+            lengths[i] = r.length();
+        }
+        current();
+        try {
+            return crcs.crc32c(addresses, lengths);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("checksumming " + addresses.length + " byte ranges", e);
+        }
     }
 
     @Override

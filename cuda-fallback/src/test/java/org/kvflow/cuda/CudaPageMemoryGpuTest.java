@@ -17,6 +17,7 @@ import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageCopies;
 import org.kvflow.pages.PageCopy;
 import org.kvflow.pages.PageOutOfRangeException;
+import org.kvflow.pages.RangeCrcs;
 
 /**
  * On the GPU machine ({@code -Dgroups=cuda} or the console launcher with {@code --include-tag cuda}):
@@ -85,6 +86,34 @@ class CudaPageMemoryGpuTest {
         PageCopies.scatter(JAVA, refView, hd, dstPages);
         assertThat(readAll(cuda, dd)).isEqualTo(readAll(JAVA, hd));
         List.of(ds, dd, view).forEach(cuda::free);
+    }
+
+    @Test
+    void rangeChecksumsOnTheDeviceEqualJavasCrc32cForEveryLengthAndAlignment() {
+        int pageBytes = 41_984;
+        PageBuffer pool = cuda.allocate("pool", 6, pageBytes);
+        byte[] bytes = random(31, 6 * pageBytes);
+        cuda.write(pool, 0, bytes, 0, bytes.length);
+        List<RangeCrcs.Range> ranges = new java.util.ArrayList<>();
+        long[][] asked = {{0, 0}, {0, 1}, {3, 5}, {1, 31}, {2, 32}, {7, 33}, {0, pageBytes}, {pageBytes, pageBytes}, {5 * pageBytes + 1, pageBytes - 1},
+                {17, 8_448}, {0, 6 * pageBytes}};
+        for (long[] a : asked) {
+            ranges.add(new RangeCrcs.Range(pool, a[0], (int) a[1]));
+        }
+        int[] crcs = cuda.crc32c(ranges);
+        for (int i = 0; i < asked.length; i++) {
+            java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+            expected.update(bytes, (int) asked[i][0], (int) asked[i][1]);
+            assertThat(crcs[i]).as("bytes %d + %d", asked[i][0], asked[i][1]).isEqualTo((int) expected.getValue());
+        }
+        assertThat(cuda.crc32c(List.of())).isEmpty();
+        assertThatThrownBy(() -> cuda.crc32c(List.of(new RangeCrcs.Range(pool, 6L * pageBytes - 4, 5))))
+                .isInstanceOf(org.kvflow.pages.ByteRangeException.class)
+                .hasMessage("pool: bytes [" + (6L * pageBytes - 4) + ", " + (6L * pageBytes + 1) + ") lie outside [0, " + 6L * pageBytes + ")");
+        PageBuffer heap = JAVA.allocate("heap", 1, 64);
+        assertThatThrownBy(() -> cuda.crc32c(List.of(new RangeCrcs.Range(heap, 0, 8))))
+                .isInstanceOf(org.kvflow.pages.ForeignBufferException.class).hasMessage("heap is not a live buffer of the cuda page memory");
+        cuda.free(pool);
     }
 
     @Test

@@ -333,11 +333,11 @@ final class DecodeSession {
         }
         long[] dst = run(dstStart, length);
         receiver.accept(id, rank, dst, (store, pages) -> {
+            int[] landed = PageCrcs.of(store, pages);
             for (int k = 0; k < length; k++) {
-                int crc = PageCrcs.of(store, pages[k]);
-                if (crc != crcs[k]) {
+                if (landed[k] != crcs[k]) {
                     server.rejectedPages.addAndGet(length);
-                    throw new Refusal("E-PD-CRC", "request " + id + ": page " + pages[k] + " landed with crc32c " + Integer.toHexString(crc)
+                    throw new Refusal("E-PD-CRC", "request " + id + ": page " + pages[k] + " landed with crc32c " + Integer.toHexString(landed[k])
                             + ", placed as " + Integer.toHexString(crcs[k]));
                 }
             }

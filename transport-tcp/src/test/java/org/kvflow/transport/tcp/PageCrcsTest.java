@@ -1,0 +1,54 @@
+package org.kvflow.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.pages.CrossingMemory;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.RandomPages;
+import org.kvflow.pages.RangeCrcs;
+
+/** A run's page checksums from a memory that checksums ranges in place equal the page-by-page ones. */
+class PageCrcsTest {
+    private static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 3, 40, 8, 24), KvDtype.FP8_E4M3);
+
+    /** The heap, with range checksums computed as a device memory would: one call for a run, counted. */
+    static final class InPlaceCrcs extends CrossingMemory implements RangeCrcs {
+        int calls;
+        int ranges;
+
+        @Override
+        public int[] crc32c(List<Range> asked) {
+            calls++;
+            ranges += asked.size();
+            int[] crcs = new int[asked.size()];
+            for (int i = 0; i < crcs.length; i++) {
+                CRC32C crc = new CRC32C();
+                checksum(asked.get(i).buffer(), asked.get(i).offset(), asked.get(i).length(), crc);
+                crcs[i] = (int) crc.getValue();
+            }
+            return crcs;
+        }
+    }
+
+    @Test
+    void aRunsChecksumsInOneInPlaceCallEqualThePageByPageOnes() {
+        InPlaceCrcs memory = new InPlaceCrcs();
+        PageStore inPlace = RandomPages.fill(PageStore.allocate(memory, "decode", LAYOUT, 16, 12), 5);
+        PageStore heap = RandomPages.fill(PageStore.onHeap("decode", LAYOUT, 16, 12), 5);
+        long[] pages = {11, 0, 3, 4, 9};
+        int[] joined = PageCrcs.of(inPlace, pages);
+        assertThat(memory.calls).as("one call for the run").isEqualTo(1);
+        assertThat(memory.ranges).as("a range per page, layer and pool").isEqualTo(pages.length * LAYOUT.shape().layers() * 2);
+        for (int k = 0; k < pages.length; k++) {
+            assertThat(joined[k]).as("page %d", pages[k]).isEqualTo(PageCrcs.of(heap, pages[k])).isEqualTo(PageCrcs.of(inPlace, pages[k]));
+        }
+        assertThat(PageCrcs.of(heap, pages)).isEqualTo(joined);
+    }
+}
