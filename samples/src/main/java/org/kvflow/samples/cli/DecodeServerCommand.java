@@ -16,6 +16,11 @@ import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.TransferTls;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.pages.NativePageMemory;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.transport.cudaipc.CudaIpcEngine;
+import org.kvflow.transport.cudaipc.CudaIpcLanding;
+import org.kvflow.transport.tcp.PageLanding;
 import org.kvflow.transport.ucx.UcxEngine;
 import org.kvflow.transport.ucx.UcxLanding;
 import picocli.CommandLine.Command;
@@ -55,7 +60,10 @@ final class DecodeServerCommand implements Callable<Integer> {
     @Option(names = "--stats-interval-s", defaultValue = "60", description = "seconds between statistics lines (0: only when it stops)")
     long statsSeconds;
     @Option(names = "--engine", defaultValue = "tcp", description = "how page bytes arrive: tcp (in PAGES frames) | ucx (one-sided UCX puts into"
-            + " a pool in native memory, for clients that choose it; loopback unless --trusted-fabric)") String engine;
+            + " a pool in native memory, for clients that choose it; loopback unless --trusted-fabric) | cuda-ipc (GPU-to-GPU copies from prefill"
+            + " processes of this host into the pool, which needs --device cuda)") String engine;
+    @Option(names = "--device", defaultValue = "java", description = "where the decode pool lies: java (the heap; native memory for --engine ucx)"
+            + " | cuda[:n] (GPU memory; page checks run on the GPU)") String device;
     @Option(names = "--trusted-fabric", description = "let --engine ucx listen beyond loopback: UCX neither encrypts nor authenticates") boolean trustedFabric;
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve GET /metrics (Prometheus text) on the --bind address at PORT"
             + " (0: any free port, named in the ready line)") Integer metricsPort;
@@ -81,8 +89,8 @@ final class DecodeServerCommand implements Callable<Integer> {
             Flags.within("--metrics-port", metricsPort, 0, 65_535);
         }
         KvLayout layout = DecodeServerMain.layout(layers, latent, rope, index, dtype);
-        boolean ucx = engine(layout);
-        if (layout != null && !ucx) {
+        String chosen = engine(layout);
+        if (layout != null && device.equals("java") && !chosen.equals(UcxEngine.NAME)) {
             fitsTheHeap(layout);
         }
         int given = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsClientCa != null ? 1 : 0);
@@ -96,11 +104,22 @@ final class DecodeServerCommand implements Callable<Integer> {
                 share("--max-connections-per-client", connectionsPerClient, base.connectionsPerClient()),
                 share("--max-pages-per-client", pagesPerClient, base.pagesPerClient()));
         java.io.PrintStream out = System.out;
-        try (NativePageMemory pool = ucx ? new NativePageMemory() : null) {
+        try (PageMemory pool = chosen.equals(UcxEngine.NAME) ? new NativePageMemory() : device.equals("java") ? null : PageMemories.open(device)) {
             DecodeReceiver receiver = pool == null ? new DecodeReceiver(pages, pageSize, layout) : new DecodeReceiver(pages, pageSize, layout, pool);
-            try (UcxLanding landing = pool == null ? null : new UcxLanding(receiver.store())) {
+            PageLanding landing = switch (chosen) {
+                case UcxEngine.NAME -> new UcxLanding(receiver.store());
+                case CudaIpcEngine.NAME -> new CudaIpcLanding(receiver.store());
+                default -> null;
+            };
+            try {
                 serve(receiver, limits, tls, landing, out);
+            } finally {
+                if (landing instanceof AutoCloseable closeable) {
+                    closeable.close();
+                }
             }
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException("closing the decode server's engine", e);
         }
         return KvflowCli.EXIT_OK;
     }
@@ -114,25 +133,45 @@ final class DecodeServerCommand implements Callable<Integer> {
         return given;
     }
 
-    /** Whether page bytes come by UCX; refuses an engine it does not know, ucx without KV bytes, and ucx beyond loopback untrusted. */
-    private boolean engine(KvLayout layout) {
-        if (engine.equals("tcp")) {
-            return false;
+    /**
+     * The engine page bytes come by, checked against the pool and the address: refuses an engine it
+     * does not know, one that lands bytes without KV bytes, ucx beyond loopback untrusted or in GPU
+     * memory, cuda-ipc without a GPU pool or beyond this host.
+     */
+    private String engine(KvLayout layout) {
+        if (!device.equals("java") && !device.equals("cuda") && !device.startsWith("cuda:")) {
+            throw new MalformedInputException("--device", "java or cuda[:n], not " + device);
         }
-        if (!engine.equals(UcxEngine.NAME)) {
-            throw new MalformedInputException("--engine", "tcp or ucx, not " + engine);
+        if (engine.equals("tcp")) {
+            return engine;
+        }
+        if (!engine.equals(UcxEngine.NAME) && !engine.equals(CudaIpcEngine.NAME)) {
+            throw new MalformedInputException("--engine", "tcp, ucx or cuda-ipc, not " + engine);
         }
         if (layout == null) {
-            throw new MalformedInputException("--engine", "ucx lands page bytes: it needs --layers 1 or more");
+            throw new MalformedInputException("--engine", engine + " lands page bytes: it needs --layers 1 or more");
+        }
+        if (engine.equals(CudaIpcEngine.NAME)) {
+            if (device.equals("java")) {
+                throw new MalformedInputException("--engine", "cuda-ipc copies GPU to GPU: it needs --device cuda");
+            }
+            if (!DecodeServer.loopback(bind)) {
+                throw new MalformedInputException("--engine", "cuda-ipc on " + bind + ": CUDA IPC reaches only processes of this host, so it listens on loopback");
+            }
+            new CudaIpcEngine().check();
+            return engine;
+        }
+        if (!device.equals("java")) {
+            throw new MalformedInputException("--engine", "ucx lands in host memory: it needs --device java");
         }
         if (!trustedFabric && !DecodeServer.loopback(bind)) {
             throw new MalformedInputException("--engine", "ucx on " + bind + ": UCX carries no TLS, so beyond loopback it needs --trusted-fabric");
         }
         new UcxEngine().check();
-        return true;
+        return engine;
     }
 
-    private void serve(DecodeReceiver receiver, DecodeServer.Limits limits, TransferTls tls, UcxLanding landing, java.io.PrintStream out) {
+    private void serve(DecodeReceiver receiver, DecodeServer.Limits limits, TransferTls tls, PageLanding landing, java.io.PrintStream out) {
         try (DecodeServer server = landing == null ? DecodeServer.start(receiver, bind, port, limits, tls)
                 : DecodeServer.start(receiver, bind, port, limits, tls, landing);
              MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(meters(server), bind, metricsPort)) {

@@ -33,7 +33,12 @@ class OutOfRangeInputTest {
             decode-server --idle-timeout-ms 0         | kvflow: decode server limits handshake=PT10S idle=PT0S maxConnections=64 readyTtl=PT10M maxPending=32 connectionsPerClient=2147483647 pagesPerClient=2147483647: durations must be positive and the caps at least 1
             decode-server --max-pages-per-client 0    | kvflow: --max-pages-per-client: must be in [1, 2147483647], was 0
             decode-server --max-pending-handshakes -3 | kvflow: --max-pending-handshakes: must be in [1, 2147483647], was -3
-            decode-server --engine rdma               | kvflow: --engine: tcp or ucx, not rdma
+            decode-server --engine rdma               | kvflow: --engine: tcp, ucx or cuda-ipc, not rdma
+            decode-server --device tpu                | kvflow: --device: java or cuda[:n], not tpu
+            decode-server --engine cuda-ipc           | kvflow: --engine: cuda-ipc copies GPU to GPU: it needs --device cuda
+            decode-server --engine cuda-ipc --layers 0 | kvflow: --engine: cuda-ipc lands page bytes: it needs --layers 1 or more
+            decode-server --engine cuda-ipc --device cuda --bind 0.0.0.0 | kvflow: --engine: cuda-ipc on 0.0.0.0: CUDA IPC reaches only processes of this host, so it listens on loopback
+            decode-server --engine ucx --device cuda  | kvflow: --engine: ucx lands in host memory: it needs --device java
             decode-server --engine ucx --layers 0     | kvflow: --engine: ucx lands page bytes: it needs --layers 1 or more
             decode-server --engine ucx --bind 0.0.0.0 | kvflow: --engine: ucx on 0.0.0.0: UCX carries no TLS, so beyond loopback it needs --trusted-fabric
             """)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one job: the GPU checksum and cuda-ipc tests (CudaPageMemoryGpuTest,
+# CudaIpcTransferGpuTest: pages copied GPU to GPU into a decode process's pool equal an in-process
+# receiver's, a killed decode process fails the send typed), then CudaIpcTransferBench 2048 61 8 3:
+# a 131,072-token CP8 request's pages at DeepSeek V3.2's fp8 widths from rank pools in GPU memory
+# to decode processes on this host by the cuda-ipc engine (decode pool in GPU memory) and by the
+# tcp engine, against one cuMemcpyDtoD of the same bytes, in one run; writes $OUT/cuda-ipc.jsonl
+# and $OUT/cuda-ipc.json (date, machine, command, figures) for bench/results/. Expects the unpacked
+# runtime at $KVFLOW_DEVICE (default /tmp/d/device) and the test jars of bench/device/pack.sh in
+# $KVFLOW_TEST_JARS (default .device).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=setup.sh
+. "$here/setup.sh"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  cuda_tests cuda.CudaPageMemoryGpuTest transport.cudaipc.CudaIpcTransferGpuTest
+fi
+JAVA_OPTS="-Xmx24g $crash" "$device/run.sh" org.kvflow.bench.CudaIpcTransferBench "${PAGES:-2048}" "${LAYERS:-61}" 8 "${RUNS:-3}" 2>&1 \
+  | grep '^{' | tee "$out/cuda-ipc.jsonl"
+python3 - "$out" "$(cat "$out/gpu.txt")" <<'PY'
+import json, sys, os, datetime, statistics
+out, gpu = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in open(os.path.join(out, "cuda-ipc.jsonl")) if l.startswith("{")]
+def med(key):
+    return round(statistics.median(r[key] for r in rows), 3)
+figures = {k: med(k) for k in ("cuda_ipc_vs_dtod", "cuda_ipc_over_tcp_backend", "cuda_ipc_ms", "tcp_ms", "dtod_ms", "cuda_ipc_gbps",
+                               "dtod_gbps", "cuda_ipc_ready_after_last_page_ms", "tcp_ready_after_last_page_ms", "crc_one_rank_ms")}
+figures.update({"bytes": rows[0]["bytes"], "runs": len(rows)})
+record = {"date": datetime.date.today().isoformat(), "machine": gpu, "command": "bench/device/cuda-ipc.sh", "figures": figures, "runs": rows}
+json.dump(record, open(os.path.join(out, "cuda-ipc.json"), "w"), indent=2)
+print(json.dumps(figures))
+PY

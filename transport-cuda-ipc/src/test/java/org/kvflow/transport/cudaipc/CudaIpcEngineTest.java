@@ -1,0 +1,100 @@
+package org.kvflow.transport.cudaipc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.core.model.ModelKind;
+import org.kvflow.core.model.ModelShape;
+import org.kvflow.pages.MissingCapabilityException;
+import org.kvflow.pages.PageMemoryProvider;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.RandomPages;
+import org.kvflow.transfer.RunShape;
+import org.kvflow.transfer.TransferEngineUnavailableException;
+import org.kvflow.transfer.TransferEngines;
+
+/** What the cuda-ipc engine refuses, before any GPU is touched: every refusal named, on any machine. */
+class CudaIpcEngineTest {
+    static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 2, 40, 8, 24), KvDtype.FP8_E4M3);
+
+    private static IpcLandingDescription pool(long pages) {
+        int mla = (int) LAYOUT.mlaPageBytes(16);
+        int index = (int) LAYOUT.indexPageBytes(16);
+        return new IpcLandingDescription(42, List.of(new IpcLandingDescription.Buffer(pages, mla, new byte[] {1}),
+                new IpcLandingDescription.Buffer(pages, mla, new byte[] {2}), new IpcLandingDescription.Buffer(pages, index, new byte[] {3}),
+                new IpcLandingDescription.Buffer(pages, index, new byte[] {4})));
+    }
+
+    @Test
+    void aDescriptionTravelsWholeAndABadOneIsRefusedNamingWhatDoesNotFit() {
+        IpcLandingDescription d = pool(64);
+        IpcLandingDescription back = IpcLandingDescription.parse(d.bytes());
+        assertThat(back.pid()).isEqualTo(42);
+        assertThat(back.buffers()).hasSize(4);
+        assertThat(back.buffers().get(2).pageBytes()).isEqualTo(LAYOUT.indexPageBytes(16));
+        assertThat(back.buffers().get(3).handle()).containsExactly(4);
+        byte[] bytes = d.bytes();
+        assertThatThrownBy(() -> IpcLandingDescription.parse(java.util.Arrays.copyOf(bytes, 20))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a CUDA IPC landing description cut short (20 bytes)");
+        assertThatThrownBy(() -> IpcLandingDescription.parse(java.util.Arrays.copyOf(bytes, bytes.length + 3))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("3 bytes after the CUDA IPC landing's 4 buffers");
+        byte[] many = bytes.clone();
+        many[8] = (byte) 0xFF;
+        many[9] = (byte) 0xFF;
+        assertThatThrownBy(() -> IpcLandingDescription.parse(many)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a CUDA IPC landing of 65535 buffers (at most 8192)");
+        byte[] longHandle = bytes.clone();
+        longHandle[12 + 12] = 100; // buffer 0's handle length
+        assertThatThrownBy(() -> IpcLandingDescription.parse(longHandle)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the CUDA IPC landing's handle of buffer 0 of 100 bytes (1 to 4096, " + (bytes.length - 28) + " left)");
+    }
+
+    @Test
+    void aPlacerRefusesRunsItCannotPlaceBeforeAnyCopy() {
+        PageStore heap = RandomPages.fill(PageStore.onHeap("prefill rank 0", LAYOUT, 16, 8), 1);
+        try (CudaIpcPlacer placer = new CudaIpcPlacer(2)) {
+            assertThatThrownBy(() -> placer.place(0, heap, 0, 0, 1).block()).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("connection 0 has not shaken hands with a cuda-ipc decode server");
+            assertThatThrownBy(() -> placer.connected(2, pool(64).bytes())).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("connection 2 of a CUDA IPC placer of 2");
+            assertThatThrownBy(() -> placer.connected(0, new byte[3])).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("a CUDA IPC landing description cut short (3 bytes)");
+            placer.connected(0, pool(64).bytes());
+            assertThatThrownBy(() -> placer.place(0, heap, 0, 62, 4).block()).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("decode pages 62..65 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
+            assertThatThrownBy(() -> placer.place(0, heap, 0, 0, 4).block()).isInstanceOf(MissingCapabilityException.class)
+                    .hasMessage("the java page memory cannot open the decode pool in place: cuda-ipc needs the prefill pools in GPU memory (device cuda)");
+            placer.connected(1, new IpcLandingDescription(7, pool(64).buffers().subList(0, 2)).bytes());
+            assertThatThrownBy(() -> placer.place(1, heap, 0, 0, 4).block()).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("the decode side exported 2 buffers; 2 layers need 4");
+            assertThat(placer.openPools()).as("nothing was opened for refused runs").isZero();
+        }
+        assertThatThrownBy(() -> new CudaIpcPlacer(0)).hasMessage("a CUDA IPC placer of 0 connections (at least 1)");
+    }
+
+    @Test
+    void aLandingNeedsAPoolItCanExportAndATargetAHostOfItsOwn() {
+        assertThatThrownBy(() -> new CudaIpcLanding(PageStore.onHeap("decode pool", LAYOUT, 16, 4))).isInstanceOf(MissingCapabilityException.class)
+                .hasMessage("the java page memory cannot export its buffers to other processes (the cuda page memory can)");
+        assertThatThrownBy(() -> CudaIpcTarget.of("10.1.2.3", 9).open(new RunShape(16, 2, LAYOUT))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cuda-ipc to 10.1.2.3: CUDA IPC reaches only a decode server on this host (a loopback address)");
+        assertThat(CudaIpcTarget.of("127.0.0.1", 9)).hasToString("cuda-ipc 127.0.0.1:9");
+    }
+
+    @Test
+    void withoutACudaDeviceTheEngineIsRefusedByName() {
+        int devices = 0;
+        for (PageMemoryProvider p : java.util.ServiceLoader.load(PageMemoryProvider.class)) {
+            devices += p.name().equals("cuda") ? p.devices() : 0;
+        }
+        assumeThat(devices).as("this machine has a CUDA device: CudaIpcTransferGpuTest covers the engine there").isZero();
+        assertThat(TransferEngines.names()).contains("tcp", "cuda-ipc");
+        assertThatThrownBy(() -> TransferEngines.find("cuda-ipc")).isInstanceOf(TransferEngineUnavailableException.class)
+                .hasMessageStartingWith("transfer engine cuda-ipc is unavailable: ");
+    }
+}

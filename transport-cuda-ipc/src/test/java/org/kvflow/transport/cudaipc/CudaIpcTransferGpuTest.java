@@ -1,0 +1,138 @@
+package org.kvflow.transport.cudaipc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.kvflow.core.ChildJvm;
+import org.kvflow.core.model.KvLayout;
+import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.pages.PageMemories;
+import org.kvflow.pages.PageMemory;
+import org.kvflow.pages.PageStore;
+import org.kvflow.pages.RandomPages;
+import org.kvflow.transfer.InMemoryTransferBackend;
+import org.kvflow.transfer.PageRun;
+import org.kvflow.transfer.TransferEngines;
+import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeUnreachableException;
+import org.kvflow.transport.tcp.TcpTransferBackend;
+
+/**
+ * On the GPU machine ({@code -Dgroups=cuda}): prefill rank pools in GPU memory copy their pages
+ * GPU to GPU into a decode process's pool in GPU memory, opened by CUDA IPC; the decode process
+ * holds what an in-process receiver holds for the same sends, checked there on the GPU; a killed
+ * decode process fails the send typed, and the next handshake closes its opened pool.
+ */
+@Tag("cuda")
+class CudaIpcTransferGpuTest {
+    private static final KvLayout LAYOUT = CudaIpcEngineTest.LAYOUT;
+    private static PageMemory gpu;
+
+    @BeforeAll
+    static void open() {
+        gpu = PageMemories.open("cuda");
+    }
+
+    @AfterAll
+    static void close() {
+        gpu.close();
+    }
+
+    private static PageStore filled(String label, int pages, long seed) {
+        return RandomPages.fill(PageStore.allocate(gpu, label, LAYOUT, 16, pages), seed);
+    }
+
+    /** Two ranks each send their run of {@code id}; returns the decode pages. */
+    private static long[] transfer(TcpTransferBackend prefill, String id, PageStore rank0, PageStore rank1) {
+        long[] d = prefill.open(id, 5, 2).block();
+        prefill.send(id, 0, new PageRun(1, d[0], 3), rank0).block();
+        prefill.send(id, 1, new PageRun(4, d[3], 2), rank1).block();
+        prefill.complete(id, 0).block();
+        prefill.complete(id, 1).block();
+        return d;
+    }
+
+    private static long reference(String id, PageStore rank0, PageStore rank1) {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        InMemoryTransferBackend local = new InMemoryTransferBackend(receiver);
+        long[] d = local.open(id, 5, 2).block();
+        local.send(id, 0, new PageRun(1, d[0], 3), rank0).block();
+        local.send(id, 1, new PageRun(4, d[3], 2), rank1).block();
+        local.complete(id, 0).block();
+        local.complete(id, 1).block();
+        return receiver.digest(id, 5 * 16);
+    }
+
+    @Test
+    void pagesCopiedGpuToGpuLandInTheDecodeProcessAsTheyWouldInProcess() throws Exception {
+        assertThat(TransferEngines.find("cuda-ipc")).isInstanceOf(CudaIpcEngine.class);
+        PageStore rank0 = filled("prefill rank 0", 8, 4);
+        PageStore rank1 = filled("prefill rank 1", 8, 5);
+        Process decode = startDecode();
+        CudaIpcPlacer placer = new CudaIpcPlacer(2);
+        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", readyPort(decode), 16, LAYOUT, 2, Duration.ofSeconds(10), null, placer)) {
+            transfer(prefill, "q", rank0, rank1);
+            TcpTransferBackend.Digest digest = prefill.digest("q", 5 * 16).block();
+            assertThat(digest.ready()).isTrue();
+            assertThat(digest.crc()).as("the decode process's GPU pool holds the bytes sent").isEqualTo(reference("q", rank0, rank1));
+            long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
+            assertThat(prefill.bytesSent()).as("the connections carried checksums, not pages").isLessThan(5 * pageBytes);
+            assertThat(placer.openPools()).as("both ranks' connections opened the one pool once").isEqualTo(1);
+        } finally {
+            decode.destroyForcibly();
+        }
+        assertThat(placer.openPools()).as("closing the backend closes the opened pool").isZero();
+    }
+
+    @Test
+    void aKilledDecodeProcessFailsTheSendTypedAndTheNextHandshakeClosesItsPool() throws Exception {
+        PageStore rank0 = filled("prefill rank 0", 8, 6);
+        Process decode = startDecode();
+        CudaIpcPlacer placer = new CudaIpcPlacer(1);
+        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", readyPort(decode), 16, LAYOUT, 1, Duration.ofSeconds(5), null, placer)) {
+            long[] d = prefill.open("k", 4, 1).block();
+            prefill.send("k", 0, new PageRun(0, d[0], 2), rank0).block();
+            decode.destroyForcibly().waitFor();
+            assertThatThrownBy(() -> prefill.send("k", 0, new PageRun(2, d[2], 2), rank0).block()).isInstanceOf(DecodeUnreachableException.class);
+        } finally {
+            decode.destroyForcibly();
+        }
+        Process again = startDecode();
+        CudaIpcPlacer next = new CudaIpcPlacer(1);
+        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", readyPort(again), 16, LAYOUT, 1, Duration.ofSeconds(10), null, next)) {
+            long[] e = prefill.open("k2", 2, 1).block();
+            prefill.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
+            prefill.complete("k2", 0).block();
+            assertThat(prefill.digest("k2", 32).block().ready()).isTrue();
+        } finally {
+            again.destroyForcibly();
+        }
+        assertThat(placer.openPools()).isZero();
+        assertThat(next.openPools()).isZero();
+    }
+
+    private static Process startDecode() throws IOException {
+        return new ProcessBuilder(ChildJvm.command("1g", CudaIpcDecodeServerMain.class, List.of(DecodeServerMain.arguments(0, 64, 16, LAYOUT))))
+                .redirectErrorStream(true).start();
+    }
+
+    private static int readyPort(Process decode) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(decode.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        while (line != null && !line.startsWith("LISTENING ")) {
+            line = out.readLine();
+        }
+        assertThat(line).as("the decode process's ready line").isNotNull();
+        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
+    }
+}
