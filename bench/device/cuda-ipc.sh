@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one job: the GPU checksum and cuda-ipc tests (CudaPageMemoryGpuTest,
 # CudaIpcTransferGpuTest: pages copied GPU to GPU into a decode process's pool equal an in-process
-# receiver's, a killed decode process fails the send typed), then CudaIpcTransferBench 2048 61 8 3:
+# receiver's, a killed decode process fails the send typed), `kvflow demo --backend cuda --transfer
+# cuda-ipc --json` (every request's decode KV against the replicated run), then CudaIpcTransferBench 2048 61 8 3:
 # a 131,072-token CP8 request's pages at DeepSeek V3.2's fp8 widths from rank pools in GPU memory
 # to decode processes on this host by the cuda-ipc engine (decode pool in GPU memory) and by the
 # tcp engine, against one cuMemcpyDtoD of the same bytes, in one run; writes $OUT/cuda-ipc.jsonl
@@ -16,6 +17,10 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   cuda_tests cuda.CudaPageMemoryGpuTest transport.cudaipc.CudaIpcTransferGpuTest
 fi
+# the demo on cuda with the decode process's pool in GPU memory: every request's decode KV checked against the replicated run's
+JAVA_OPTS="-Xmx24g $crash" "$device/run.sh" org.kvflow.samples.cli.KvflowCli demo --backend cuda --transfer cuda-ipc --json 2>/dev/null \
+  | tail -1 > "$out/demo-cuda-ipc.json" || true
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('ok', 'checks', 'transfer')})" "$out/demo-cuda-ipc.json" || cat "$out/demo-cuda-ipc.json"
 JAVA_OPTS="-Xmx24g $crash" "$device/run.sh" org.kvflow.bench.CudaIpcTransferBench "${PAGES:-2048}" "${LAYERS:-61}" 8 "${RUNS:-3}" 2>&1 \
   | grep '^{' | tee "$out/cuda-ipc.jsonl"
 python3 - "$out" "$(cat "$out/gpu.txt")" <<'PY'

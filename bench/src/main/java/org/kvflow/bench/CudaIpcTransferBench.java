@@ -1,8 +1,5 @@
 package org.kvflow.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
-import org.kvflow.core.ChildJvm;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -76,10 +72,10 @@ public final class CudaIpcTransferBench {
             long[] all = new long[share];
             Arrays.setAll(all, i -> i);
             RunShape shape = new RunShape(PS, ranks, layout);
-            Process ipc = decode(CudaIpcDecodeServerMain.class, pages + 1, layout);
-            Process tcp = decode(DecodeServerMain.class, pages + 1, layout);
-            try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
-                 TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
+            Process ipc = DecodeProcesses.start(CudaIpcDecodeServerMain.class, pages + 1, PS, layout);
+            Process tcp = DecodeProcesses.start(DecodeServerMain.class, pages + 1, PS, layout);
+            try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", DecodeProcesses.port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
+                 TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", DecodeProcesses.port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
                 for (int run = 0; run <= runs; run++) { // run 0 warms every path up
                     Sent viaIpc = send(byIpc, "ipc-" + run, owners, share);
                     Sent viaTcp = send(byTcp, "tcp-" + run, owners, share);
@@ -115,17 +111,4 @@ public final class CudaIpcTransferBench {
         return new Sent((ready - t0) / 1e6, (ready - landed) / 1e6);
     }
 
-    private static Process decode(Class<?> main, int pages, KvLayout layout) throws Exception {
-        return new ProcessBuilder(ChildJvm.command("12g", main, List.of(DecodeServerMain.arguments(0, pages, PS, layout))))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    }
-
-    private static int port(Process p) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        if (line == null || !line.startsWith("LISTENING ")) {
-            throw new IllegalStateException("a decode process did not start (said " + line + ")");
-        }
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim().split(" ")[0]);
-    }
 }

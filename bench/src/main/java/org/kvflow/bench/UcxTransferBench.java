@@ -1,9 +1,6 @@
 package org.kvflow.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,7 +10,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.kvflow.core.ChildJvm;
 import org.kvflow.core.DebugMode;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -81,11 +77,11 @@ public final class UcxTransferBench {
         long pageBytes = (long) layers * (layout.mlaPageBytes(PS) + layout.indexPageBytes(PS));
         long bytes = (long) share * ranks * pageBytes;
         RunShape shape = new RunShape(PS, ranks, layout);
-        Process ucx = decode(UcxDecodeServerMain.class, pages + 1, layout);
-        Process tcp = decode(DecodeServerMain.class, pages + 1, layout);
+        Process ucx = DecodeProcesses.start(UcxDecodeServerMain.class, pages + 1, PS, layout);
+        Process tcp = DecodeProcesses.start(DecodeServerMain.class, pages + 1, PS, layout);
         try {
-            int ucxPort = port(ucx);
-            int tcpPort = port(tcp);
+            int ucxPort = DecodeProcesses.port(ucx);
+            int tcpPort = DecodeProcesses.port(tcp);
             try (TcpTransferBackend byUcx = (TcpTransferBackend) UcxTarget.of("127.0.0.1", ucxPort).timeout(Duration.ofMinutes(2)).open(shape);
                  TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", tcpPort).timeout(Duration.ofMinutes(2)).open(shape);
                  RawPuts raw = RawPuts.connect(ucxPort, shape, ranks)) {
@@ -119,19 +115,6 @@ public final class UcxTransferBench {
         return ms;
     }
 
-    private static Process decode(Class<?> main, int pages, KvLayout layout) throws Exception {
-        return new ProcessBuilder(ChildJvm.command("12g", main, List.of(DecodeServerMain.arguments(0, pages, PS, layout))))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    }
-
-    private static int port(Process p) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        if (line == null || !line.startsWith("LISTENING ")) {
-            throw new IllegalStateException("a decode process did not start (said " + line + ")");
-        }
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim().split(" ")[0]);
-    }
 
     /**
      * The baseline: the decode pool's description taken at a ucx handshake, then per rank a worker
