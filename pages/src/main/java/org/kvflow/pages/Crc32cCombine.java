@@ -44,18 +44,32 @@ public final class Crc32cCombine {
         if (length < 0) {
             throw new IllegalArgumentException("a length of " + length + " bytes");
         }
-        return new Appending(zeroBytes(length));
+        int multiplier = zeroBytes(length);
+        int[] table = new int[4 * 256];
+        for (int k = 0; k < 4; k++) {
+            for (int v = 0; v < 256; v++) {
+                table[k * 256 + v] = multiply(multiplier, v << (8 * k));
+            }
+        }
+        return new Appending(table);
     }
 
     /**
-     * Joins a checksum with that of a part of one fixed length after it.
-     *
-     * @param multiplier {@code x^(8·length) mod p(x)}, as {@link #appending} works it out
+     * Joins a checksum with that of a part of one fixed length after it. The product with the
+     * length's multiplier is linear in the checksum, so it is four lookups, one a byte.
      */
-    public record Appending(int multiplier) {
+    public static final class Appending {
+        /** Entry {@code k·256 + v}: the multiplier times byte {@code v} at byte position {@code k}. */
+        private final int[] table;
+
+        private Appending(int[] table) {
+            this.table = table;
+        }
+
         /** {@return the CRC32C of the first part followed by the second, given theirs} */
         public int combine(int first, int second) {
-            return multiply(multiplier, first) ^ second;
+            return table[first & 0xFF] ^ table[256 + ((first >>> 8) & 0xFF)] ^ table[512 + ((first >>> 16) & 0xFF)] ^ table[768 + (first >>> 24)]
+                    ^ second;
         }
     }
 
