@@ -44,7 +44,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "java", description = "compute kernels (KV rows, indexer, top-k, attention): java | cuda[:n] (pools in GPU memory too) | opencl[:n] | auto") String backend;
     @Option(names = "--seed", defaultValue = "7") long seed;
     @Option(names = "--transfer", defaultValue = "tcp", description = "PD transfer engine to the decode process: tcp (page bytes in frames) | ucx"
-            + " (one-sided UCX puts into its pool in native memory; needs UCX's libraries)") String transfer;
+            + " (one-sided UCX puts into its pool in native memory; needs UCX's libraries) | cuda-ipc (GPU-to-GPU copies into its pool in GPU"
+            + " memory; needs --backend cuda)") String transfer;
     @Option(names = "--rank-processes", description = "hold each CP rank's pools in a process of its own, as one process per GPU would"
             + " (opened in place on cuda, reached by staged copies over the control lines elsewhere)") boolean rankProcesses;
     @Option(names = "--journal", paramLabel = "DIR", description = "write the HiCache journal into this new or empty directory and keep it (what replay and journal-info --journal DIR read; default: a temporary directory)") Path journal;

@@ -33,6 +33,8 @@ import org.kvflow.dsl.Split;
 import org.kvflow.dsl.Write;
 import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.TcpTarget;
+import org.kvflow.transport.cudaipc.CudaIpcDecodeServerMain;
+import org.kvflow.transport.cudaipc.CudaIpcEngine;
 import org.kvflow.transport.ucx.UcxDecodeServerMain;
 import org.kvflow.transport.ucx.UcxEngine;
 import org.kvflow.transport.tcp.TcpTransferBackend;
@@ -76,13 +78,17 @@ public final class Demo {
      * @param hostBytes     capacity of the host cache the final replay of the journal fills
      * @param rankProcesses hold each CP rank's pools in a process of its own, both layouts
      *                      ({@code inRankProcesses()}: in place on cuda, by staged copies elsewhere)
-     * @param transfer      the PD transfer engine to the decode process: {@code tcp} (page bytes in frames) or {@code ucx}
-     *                      (one-sided UCX puts into its pool in native memory)
+     * @param transfer      the PD transfer engine to the decode process: {@code tcp} (page bytes in frames), {@code ucx}
+     *                      (one-sided UCX puts into its pool in native memory) or {@code cuda-ipc} (GPU-to-GPU copies into its
+     *                      pool in GPU memory; needs a cuda backend)
      */
     public Demo(int cpSize, int requests, int maxLen, long seed, String backend, MeterRegistry registry, long hostBytes, boolean rankProcesses,
                 String transfer) {
-        if (!transfer.equals("tcp") && !transfer.equals(UcxEngine.NAME)) {
-            throw new IllegalArgumentException("tcp or ucx, not " + transfer);
+        if (!transfer.equals("tcp") && !transfer.equals(UcxEngine.NAME) && !transfer.equals(CudaIpcEngine.NAME)) {
+            throw new IllegalArgumentException("tcp, ucx or cuda-ipc, not " + transfer);
+        }
+        if (transfer.equals(CudaIpcEngine.NAME) && !backend.startsWith("cuda")) {
+            throw new IllegalArgumentException("cuda-ipc copies GPU to GPU: it needs --backend cuda, not " + backend);
         }
         this.transfer = transfer;
         this.rankProcesses = rankProcesses;
@@ -159,7 +165,12 @@ public final class Demo {
         }).blockLast(Duration.ofMinutes(30));
         long peakReplicated = Objects.requireNonNull(replicatedRun.pools()).peakPhysicalPages();
 
-        try (DecodeProcess decode = DecodeProcess.start(transfer.equals("tcp") ? DecodeServerMain.class : UcxDecodeServerMain.class, 4096, PAGE_SIZE,
+        Class<?> decodeMain = switch (transfer) {
+            case UcxEngine.NAME -> UcxDecodeServerMain.class;
+            case CudaIpcEngine.NAME -> CudaIpcDecodeServerMain.class;
+            default -> DecodeServerMain.class;
+        };
+        try (DecodeProcess decode = DecodeProcess.start(decodeMain, 4096, PAGE_SIZE,
                 model.layout());
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
                      Duration.ofSeconds(30))) {

@@ -20,7 +20,8 @@ class OutOfRangeInputTest {
             demo --cp 1000                            | kvflow: --cp: must be in [2, 64], was 1000
             demo --requests 0                         | kvflow: --requests: must be in [1, 100000], was 0
             demo --metrics-port 70000                 | kvflow: --metrics-port: must be in [0, 65535], was 70000
-            demo --transfer rdma                      | kvflow: --transfer: tcp or ucx, not rdma
+            demo --transfer rdma                      | kvflow: --transfer: tcp, ucx or cuda-ipc, not rdma
+            demo --transfer cuda-ipc                  | kvflow: --transfer: cuda-ipc copies GPU to GPU: it needs --backend cuda, not java
             decode-server --bind 0.0.0.0              | kvflow: decode server on 0.0.0.0: an address beyond loopback needs mutual TLS (the server's certificate and key, and the CA that signs the prefill clients' certificates)
             decode-server --tls-cert a.pem            | kvflow: --tls-cert: give --tls-cert, --tls-key and --tls-client-ca together
             decode-server --pages 0                   | kvflow: --pages: must be in [1, 2147483647], was 0
