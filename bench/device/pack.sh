@@ -2,7 +2,7 @@
 # Here (not on the GPU machine): everything the bench/device scripts need there, into .device/
 # (git-ignored; name it in the device tool's carry), from this repository alone: the modules built,
 # the packed runtime (runtime.sh: device.tar.xz), and the test jars of tornado-kernels, cuda-fallback, journal,
-# operators, dsl, ranks, deepseek-v32 and transport-cuda-ipc with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests,
+# operators, dsl, ranks, deepseek-v32, transport-tcp and transport-cuda-ipc with the JUnit console launcher, AssertJ, reactor-test and Byte Buddy for the GPU tests,
 # and Debian's UCX packages for transfer-engines.sh.
 # Usage: bench/device/pack.sh [-o] (-o: Maven offline).
 set -euo pipefail
@@ -13,7 +13,7 @@ offline=""
 cd "$root"
 mvn -B -q $offline install -DskipTests
 bash "$root/bench/device/runtime.sh" $offline
-mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,journal,operators,dsl,ranks,deepseek-v32,transport-cuda-ipc
+mvn -B -q $offline jar:test-jar -pl tornado-kernels,cuda-fallback,journal,operators,dsl,ranks,deepseek-v32,transport-tcp,transport-cuda-ipc
 cp pages/target/kvflow-pages-*-tests.jar .device/pages-tests.jar
 cp tornado-kernels/target/kvflow-tornado-kernels-*-tests.jar .device/kernels-tests.jar
 cp cuda-fallback/target/kvflow-cuda-fallback-*-tests.jar .device/cuda-tests.jar
@@ -22,6 +22,7 @@ cp operators/target/kvflow-operators-*-tests.jar .device/operators-tests.jar
 cp dsl/target/kvflow-dsl-*-tests.jar .device/dsl-tests.jar
 cp ranks/target/kvflow-ranks-*-tests.jar .device/ranks-tests.jar
 cp deepseek-v32/target/kvflow-deepseek-v32-*-tests.jar .device/deepseek-v32-tests.jar
+cp transport-tcp/target/kvflow-transport-tcp-*-tests.jar .device/transport-tcp-tests.jar
 cp transport-cuda-ipc/target/kvflow-transport-cuda-ipc-*-tests.jar .device/cuda-ipc-tests.jar
 for artifact in org.junit.platform:junit-platform-console-standalone:1.14.4 org.assertj:assertj-core:3.27.7 \
     io.projectreactor:reactor-test:3.8.7 net.bytebuddy:byte-buddy:1.18.3; do

@@ -1,20 +1,12 @@
 package org.kvflow.bench;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 import org.kvflow.core.DebugMode;
-import org.kvflow.core.model.KvDtype;
-import org.kvflow.core.model.KvLayout;
-import org.kvflow.core.model.ModelKind;
-import org.kvflow.core.model.ModelShape;
-import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
-import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transport.cudaipc.CudaIpcDecodeServerMain;
 import org.kvflow.transport.cudaipc.CudaIpcTarget;
@@ -22,7 +14,6 @@ import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.PageCrcs;
 import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
-import reactor.core.publisher.Flux;
 
 /**
  * A CP shared-KV request's pages, held by the CP ranks' pools in GPU memory, sent to decode
@@ -36,49 +27,26 @@ import reactor.core.publisher.Flux;
  * object per line. Usage: {@code CudaIpcTransferBench [pages 2048] [layers 61] [ranks 8] [runs 3]}.
  */
 public final class CudaIpcTransferBench {
-    private static final int PS = 64;
-
     private CudaIpcTransferBench() {}
-
-    /** One timed send: the whole of it and the part after its last page. */
-    private record Sent(double ms, double afterLastPageMs) {}
 
     public static void main(String[] args) throws Exception {
         DebugMode.refuseBenchmark("CudaIpcTransferBench");
-        int pages = args.length > 0 ? Integer.parseInt(args[0]) : 2048;
-        int layers = args.length > 1 ? Integer.parseInt(args[1]) : 61;
-        int ranks = args.length > 2 ? Integer.parseInt(args[2]) : 8;
-        int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
-        KvLayout layout = new KvLayout(new ModelShape("decode", ModelKind.TOY_MLA, layers, 512, 64, 128), KvDtype.FP8_E4M3);
-        int share = pages / ranks;
+        TransferRuns.Request request = TransferRuns.Request.of(args);
         try (CudaBench gpu = CudaBench.open(0)) {
-            List<PageStore> owners = new ArrayList<>();
-            SplittableRandom rnd = new SplittableRandom(11);
-            for (int r = 0; r < ranks; r++) {
-                PageStore store = PageStore.allocate(gpu.memory(), "rank " + r, layout, PS, share);
-                for (KvComponent c : KvComponent.values()) {
-                    for (int l = 0; l < layers; l++) {
-                        byte[] bytes = new byte[share * store.pageBytes(c)];
-                        rnd.nextBytes(bytes);
-                        store.writeBytes(l, c, 0, bytes);
-                    }
-                }
-                owners.add(store);
-            }
-            long pageBytes = (long) layers * (layout.mlaPageBytes(PS) + layout.indexPageBytes(PS));
-            long bytes = (long) share * ranks * pageBytes;
+            List<PageStore> owners = request.owners((r, label) -> PageStore.allocate(gpu.memory(), label, request.layout(), TransferRuns.PS, request.share()));
+            long bytes = request.bytes();
             CUdeviceptr from = gpu.baseline().deviceBytes(bytes);
             CUdeviceptr to = gpu.baseline().deviceBytes(bytes);
-            long[] all = new long[share];
+            long[] all = new long[request.share()];
             Arrays.setAll(all, i -> i);
-            RunShape shape = new RunShape(PS, ranks, layout);
-            Process ipc = DecodeProcesses.start(CudaIpcDecodeServerMain.class, pages + 1, PS, layout);
-            Process tcp = DecodeProcesses.start(DecodeServerMain.class, pages + 1, PS, layout);
-            try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", DecodeProcesses.port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
-                 TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", DecodeProcesses.port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
-                for (int run = 0; run <= runs; run++) { // run 0 warms every path up
-                    Sent viaIpc = send(byIpc, "ipc-" + run, owners, share);
-                    Sent viaTcp = send(byTcp, "tcp-" + run, owners, share);
+            RunShape shape = request.shape();
+            Process ipc = TransferRuns.start(CudaIpcDecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
+            Process tcp = TransferRuns.start(DecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
+            try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", TransferRuns.port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
+                 TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", TransferRuns.port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
+                for (int run = 0; run <= request.runs(); run++) { // run 0 warms every path up
+                    TransferRuns.Sent viaIpc = TransferRuns.send(byIpc, "ipc-" + run, owners, request.share());
+                    TransferRuns.Sent viaTcp = TransferRuns.send(byTcp, "tcp-" + run, owners, request.share());
                     float dtod = gpu.baseline().timeMillis(() -> gpu.baseline().copy(to, from, bytes));
                     long t0 = System.nanoTime();
                     PageCrcs.of(owners.get(0), all);
@@ -97,18 +65,4 @@ public final class CudaIpcTransferBench {
             }
         }
     }
-
-    /** Every rank sends its share of request {@code id} on its own connection at once, then every rank completes; released after. */
-    private static Sent send(TcpTransferBackend backend, String id, List<PageStore> owners, int share) {
-        int ranks = owners.size();
-        long[] d = backend.open(id, share * ranks, ranks).block();
-        long t0 = System.nanoTime();
-        Flux.range(0, ranks).flatMap(r -> backend.send(id, r, new PageRun(0, d[r * share], share), owners.get(r)), ranks).blockLast();
-        long landed = System.nanoTime();
-        Flux.range(0, ranks).flatMap(r -> backend.complete(id, r), ranks).blockLast();
-        long ready = System.nanoTime();
-        backend.release(id).block();
-        return new Sent((ready - t0) / 1e6, (ready - landed) / 1e6);
-    }
-
 }

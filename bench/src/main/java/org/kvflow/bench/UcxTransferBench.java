@@ -6,18 +6,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.kvflow.core.DebugMode;
-import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
-import org.kvflow.core.model.ModelKind;
-import org.kvflow.core.model.ModelShape;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
-import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.PagePlacer;
@@ -35,7 +30,6 @@ import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpRemoteKey;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -49,46 +43,26 @@ import reactor.core.publisher.Mono;
  * Usage: {@code UcxTransferBench [pages 2048] [layers 61] [ranks 8] [runs 3]}.
  */
 public final class UcxTransferBench {
-    private static final int PS = 64;
-
     private UcxTransferBench() {}
 
     public static void main(String[] args) throws Exception {
         DebugMode.refuseBenchmark("UcxTransferBench");
-        int pages = args.length > 0 ? Integer.parseInt(args[0]) : 2048;
-        int layers = args.length > 1 ? Integer.parseInt(args[1]) : 61;
-        int ranks = args.length > 2 ? Integer.parseInt(args[2]) : 8;
-        int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
-        KvLayout layout = new KvLayout(new ModelShape("decode", ModelKind.TOY_MLA, layers, 512, 64, 128), KvDtype.FP8_E4M3);
-        int share = pages / ranks;
-        List<PageStore> owners = new ArrayList<>();
-        SplittableRandom rnd = new SplittableRandom(11);
-        for (int r = 0; r < ranks; r++) {
-            PageStore store = PageStore.onHeap("rank " + r, layout, PS, share);
-            for (KvComponent c : KvComponent.values()) {
-                for (int l = 0; l < layers; l++) {
-                    byte[] bytes = new byte[share * store.pageBytes(c)];
-                    rnd.nextBytes(bytes);
-                    store.writeBytes(l, c, 0, bytes);
-                }
-            }
-            owners.add(store);
-        }
-        long pageBytes = (long) layers * (layout.mlaPageBytes(PS) + layout.indexPageBytes(PS));
-        long bytes = (long) share * ranks * pageBytes;
-        RunShape shape = new RunShape(PS, ranks, layout);
-        Process ucx = DecodeProcesses.start(UcxDecodeServerMain.class, pages + 1, PS, layout);
-        Process tcp = DecodeProcesses.start(DecodeServerMain.class, pages + 1, PS, layout);
+        TransferRuns.Request request = TransferRuns.Request.of(args);
+        List<PageStore> owners = request.owners((r, label) -> PageStore.onHeap(label, request.layout(), TransferRuns.PS, request.share()));
+        long bytes = request.bytes();
+        RunShape shape = request.shape();
+        Process ucx = TransferRuns.start(UcxDecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
+        Process tcp = TransferRuns.start(DecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
         try {
-            int ucxPort = DecodeProcesses.port(ucx);
-            int tcpPort = DecodeProcesses.port(tcp);
+            int ucxPort = TransferRuns.port(ucx);
+            int tcpPort = TransferRuns.port(tcp);
             try (TcpTransferBackend byUcx = (TcpTransferBackend) UcxTarget.of("127.0.0.1", ucxPort).timeout(Duration.ofMinutes(2)).open(shape);
                  TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", tcpPort).timeout(Duration.ofMinutes(2)).open(shape);
-                 RawPuts raw = RawPuts.connect(ucxPort, shape, ranks)) {
-                for (int run = 0; run <= runs; run++) { // run 0 warms every path up
-                    double ucxMs = send(byUcx, "ucx-" + run, owners, share);
-                    double tcpMs = send(byTcp, "tcp-" + run, owners, share);
-                    double rawMs = raw.put(share, layout);
+                 RawPuts raw = RawPuts.connect(ucxPort, shape, request.ranks())) {
+                for (int run = 0; run <= request.runs(); run++) { // run 0 warms every path up
+                    double ucxMs = TransferRuns.send(byUcx, "ucx-" + run, owners, request.share()).ms();
+                    double tcpMs = TransferRuns.send(byTcp, "tcp-" + run, owners, request.share()).ms();
+                    double rawMs = raw.put(request.share(), request.layout());
                     if (run > 0) {
                         System.out.printf(Locale.ROOT, "{\"name\":\"transfer\",\"run\":%d,\"bytes\":%d,\"ucx_ms\":%.1f,\"tcp_ms\":%.1f,\"raw_put_ms\":%.1f,"
                                         + "\"ucx_gbps\":%.2f,\"tcp_gbps\":%.2f,\"raw_put_gbps\":%.2f,\"ucx_host_vs_raw_put\":%.3f,\"ucx_over_tcp_backend\":%.2f}%n",
@@ -102,19 +76,6 @@ public final class UcxTransferBench {
             tcp.destroyForcibly();
         }
     }
-
-    /** Every rank sends its share of request {@code id} on its own connection at once, then completes; the request is released after. */
-    private static double send(TcpTransferBackend backend, String id, List<PageStore> owners, int share) {
-        int ranks = owners.size();
-        long[] d = backend.open(id, share * ranks, ranks).block();
-        long t0 = System.nanoTime();
-        Flux.range(0, ranks).flatMap(r -> backend.send(id, r, new PageRun(0, d[r * share], share), owners.get(r))
-                .then(backend.complete(id, r)), ranks).blockLast();
-        double ms = (System.nanoTime() - t0) / 1e6;
-        backend.release(id).block();
-        return ms;
-    }
-
 
     /**
      * The baseline: the decode pool's description taken at a ucx handshake, then per rank a worker
@@ -169,7 +130,7 @@ public final class UcxTransferBench {
         double put(int share, KvLayout layout) throws Exception {
             int ranks = workers.size();
             int layers = layout.shape().layers();
-            long largest = (long) share * layout.mlaPageBytes(PS);
+            long largest = (long) share * layout.mlaPageBytes(TransferRuns.PS);
             while (sources.size() < ranks) {
                 ByteBuffer b = ByteBuffer.allocateDirect((int) largest);
                 registered.add(context.registerMemory(b));
@@ -183,7 +144,7 @@ public final class UcxTransferBench {
                     UcpWorker w = workers.get(rank);
                     UcpEndpoint e = endpoints.get(rank);
                     for (KvComponent c : KvComponent.values()) {
-                        int pb = (int) (c == KvComponent.MLA ? layout.mlaPageBytes(PS) : layout.indexPageBytes(PS));
+                        int pb = (int) (c == KvComponent.MLA ? layout.mlaPageBytes(TransferRuns.PS) : layout.indexPageBytes(TransferRuns.PS));
                         for (int l = 0; l < layers; l++) {
                             int at = c.ordinal() * layers + l;
                             long remote = landing.buffers().get(at).address() + (1L + (long) rank * share) * pb;

@@ -3,10 +3,7 @@ package org.kvflow.transport.cudaipc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -25,6 +22,7 @@ import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.TransferEngines;
 import org.kvflow.transport.tcp.DecodeServerMain;
 import org.kvflow.transport.tcp.DecodeUnreachableException;
+import org.kvflow.transport.tcp.TcpFixtures;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 
 /**
@@ -52,16 +50,6 @@ class CudaIpcTransferGpuTest {
         return RandomPages.fill(PageStore.allocate(gpu, label, LAYOUT, 16, pages), seed);
     }
 
-    /** Two ranks each send their run of {@code id}; returns the decode pages. */
-    private static long[] transfer(TcpTransferBackend prefill, String id, PageStore rank0, PageStore rank1) {
-        long[] d = prefill.open(id, 5, 2).block();
-        prefill.send(id, 0, new PageRun(1, d[0], 3), rank0).block();
-        prefill.send(id, 1, new PageRun(4, d[3], 2), rank1).block();
-        prefill.complete(id, 0).block();
-        prefill.complete(id, 1).block();
-        return d;
-    }
-
     private static long reference(String id, PageStore rank0, PageStore rank1) {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
         InMemoryTransferBackend local = new InMemoryTransferBackend(receiver);
@@ -80,8 +68,8 @@ class CudaIpcTransferGpuTest {
         PageStore rank1 = filled("prefill rank 1", 8, 5);
         Process decode = startDecode();
         CudaIpcPlacer placer = new CudaIpcPlacer(2);
-        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", readyPort(decode), 16, LAYOUT, 2, Duration.ofSeconds(10), null, placer)) {
-            transfer(prefill, "q", rank0, rank1);
+        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", TcpFixtures.readyPort(decode), 16, LAYOUT, 2, Duration.ofSeconds(10), null, placer)) {
+            TcpFixtures.twoRankTransfer(prefill, "q", rank0, rank1);
             TcpTransferBackend.Digest digest = prefill.digest("q", 5 * 16).block();
             assertThat(digest.ready()).isTrue();
             assertThat(digest.crc()).as("the decode process's GPU pool holds the bytes sent").isEqualTo(reference("q", rank0, rank1));
@@ -99,7 +87,7 @@ class CudaIpcTransferGpuTest {
         PageStore rank0 = filled("prefill rank 0", 8, 6);
         Process decode = startDecode();
         CudaIpcPlacer placer = new CudaIpcPlacer(1);
-        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", readyPort(decode), 16, LAYOUT, 1, Duration.ofSeconds(5), null, placer)) {
+        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", TcpFixtures.readyPort(decode), 16, LAYOUT, 1, Duration.ofSeconds(5), null, placer)) {
             long[] d = prefill.open("k", 4, 1).block();
             prefill.send("k", 0, new PageRun(0, d[0], 2), rank0).block();
             decode.destroyForcibly().waitFor();
@@ -109,7 +97,7 @@ class CudaIpcTransferGpuTest {
         }
         Process again = startDecode();
         CudaIpcPlacer next = new CudaIpcPlacer(1);
-        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", readyPort(again), 16, LAYOUT, 1, Duration.ofSeconds(10), null, next)) {
+        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", TcpFixtures.readyPort(again), 16, LAYOUT, 1, Duration.ofSeconds(10), null, next)) {
             long[] e = prefill.open("k2", 2, 1).block();
             prefill.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
             prefill.complete("k2", 0).block();
@@ -124,15 +112,5 @@ class CudaIpcTransferGpuTest {
     private static Process startDecode() throws IOException {
         return new ProcessBuilder(ChildJvm.command("1g", CudaIpcDecodeServerMain.class, List.of(DecodeServerMain.arguments(0, 64, 16, LAYOUT))))
                 .redirectErrorStream(true).start();
-    }
-
-    private static int readyPort(Process decode) throws IOException {
-        BufferedReader out = new BufferedReader(new InputStreamReader(decode.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        while (line != null && !line.startsWith("LISTENING ")) {
-            line = out.readLine();
-        }
-        assertThat(line).as("the decode process's ready line").isNotNull();
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
     }
 }

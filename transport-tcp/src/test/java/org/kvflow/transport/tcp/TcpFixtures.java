@@ -1,5 +1,12 @@
 package org.kvflow.transport.tcp;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import org.kvflow.pages.PageStore;
+import org.kvflow.transfer.PageRun;
+
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
@@ -10,4 +17,27 @@ public final class TcpFixtures {
     public static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 1, 40, 8, 24), KvDtype.FP8_E4M3);
 
     private TcpFixtures() {}
+
+    /** Two ranks send their runs of request {@code id}, 5 pages: rank 0 its pages 1..3, rank 1 its pages 4..5; both complete. Returns the decode pages. */
+    public static long[] twoRankTransfer(TcpTransferBackend prefill, String id, PageStore rank0, PageStore rank1) {
+        long[] d = prefill.open(id, 5, 2).block();
+        prefill.send(id, 0, new PageRun(1, d[0], 3), rank0).block();
+        prefill.send(id, 1, new PageRun(4, d[3], 2), rank1).block();
+        prefill.complete(id, 0).block();
+        prefill.complete(id, 1).block();
+        return d;
+    }
+
+    /** The port from a decode process's {@code LISTENING <port>} line, reading past any line before it. */
+    public static int readyPort(Process decode) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(decode.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        while (line != null && !line.startsWith("LISTENING ")) {
+            line = out.readLine();
+        }
+        if (line == null) {
+            throw new IOException("the decode process ended without its ready line");
+        }
+        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
+    }
 }

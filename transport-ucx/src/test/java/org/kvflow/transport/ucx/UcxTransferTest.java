@@ -3,9 +3,6 @@ package org.kvflow.transport.ucx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,16 +31,6 @@ class UcxTransferTest {
         return org.kvflow.pages.RandomPages.fill(PageStore.onHeap("prefill rank", LAYOUT, 16, pages), seed);
     }
 
-    /** Two ranks each send their run of {@code id}; returns the decode pages. */
-    private static long[] transfer(TcpTransferBackend prefill, String id, PageStore rank0, PageStore rank1) {
-        long[] d = prefill.open(id, 5, 2).block();
-        prefill.send(id, 0, new PageRun(1, d[0], 3), rank0).block();
-        prefill.send(id, 1, new PageRun(4, d[3], 2), rank1).block();
-        prefill.complete(id, 0).block();
-        prefill.complete(id, 1).block();
-        return d;
-    }
-
     @Test
     void pagesPutByUcxLandInTheDecodePoolAndCountOnceChecked() {
         PageStore rank0 = filled(8, 1);
@@ -53,7 +40,7 @@ class UcxTransferTest {
             try (UcxLanding landing = new UcxLanding(receiver.store());
                  DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
                  TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(TWO_RANKS)) {
-                long[] d = transfer(prefill, "r", rank0, rank1);
+                long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
                 assertThat(receiver.isReady("r")).isTrue();
                 for (int i = 0; i < 5; i++) {
                     PageStore from = i < 3 ? rank0 : rank1;
@@ -98,7 +85,7 @@ class UcxTransferTest {
         PageStore rank1 = filled(8, 5);
         Process decode = startDecode();
         try {
-            int port = readyPort(decode);
+            int port = TcpFixtures.readyPort(decode);
             DecodeReceiver reference = new DecodeReceiver(64, 16, LAYOUT);
             InMemoryTransferBackend local = new InMemoryTransferBackend(reference);
             long[] dl = local.open("q", 5, 2).block();
@@ -107,7 +94,7 @@ class UcxTransferTest {
             local.complete("q", 0).block();
             local.complete("q", 1).block();
             try (TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", port).open(TWO_RANKS)) {
-                transfer(prefill, "q", rank0, rank1);
+                TcpFixtures.twoRankTransfer(prefill, "q", rank0, rank1);
                 TcpTransferBackend.Digest digest = prefill.digest("q", 5 * 16).block();
                 assertThat(digest.ready()).isTrue();
                 assertThat(digest.crc()).as("the other process's pool holds the bytes sent").isEqualTo(reference.digest("q", 5 * 16));
@@ -121,7 +108,7 @@ class UcxTransferTest {
     void aDecodeProcessKilledMidRequestFailsTheSendTypedAndTheClientConnectsAgainLater() throws Exception {
         PageStore rank0 = filled(8, 6);
         Process decode = startDecode();
-        int port = readyPort(decode);
+        int port = TcpFixtures.readyPort(decode);
         try (TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", port).timeout(Duration.ofSeconds(5))
                 .open(new RunShape(16, 1, LAYOUT))) {
             long[] d = prefill.open("k", 4, 1).block();
@@ -130,7 +117,7 @@ class UcxTransferTest {
                     .isInstanceOf(org.kvflow.transport.tcp.DecodeUnreachableException.class);
             Process again = startDecode();
             try {
-                int fresh = readyPort(again);
+                int fresh = TcpFixtures.readyPort(again);
                 try (TcpTransferBackend next = (TcpTransferBackend) UcxTarget.of("127.0.0.1", fresh).open(new RunShape(16, 1, LAYOUT))) {
                     long[] e = next.open("k2", 2, 1).block();
                     next.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
@@ -148,16 +135,6 @@ class UcxTransferTest {
     private static Process startDecode() throws java.io.IOException {
         return new ProcessBuilder(ChildJvm.command("256m", UcxDecodeServerMain.class,
                 List.of(org.kvflow.transport.tcp.DecodeServerMain.arguments(0, 64, 16, LAYOUT)))).redirectErrorStream(true).start();
-    }
-
-    private static int readyPort(Process decode) throws java.io.IOException {
-        BufferedReader out = new BufferedReader(new InputStreamReader(decode.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        while (line != null && !line.startsWith("LISTENING ")) {
-            line = out.readLine();
-        }
-        assertThat(line).as("the decode process's ready line").isNotNull();
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
     }
 
     @Test
