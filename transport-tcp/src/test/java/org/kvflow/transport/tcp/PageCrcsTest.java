@@ -1,7 +1,9 @@
 package org.kvflow.transport.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
@@ -9,12 +11,15 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
+import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.decode.TransferRejectedException;
 import org.kvflow.pages.CrossingMemory;
 import org.kvflow.pages.PageStore;
 import org.kvflow.pages.RandomPages;
 import org.kvflow.pages.RangeCrcs;
+import org.kvflow.transfer.PageRun;
 
-/** A run's page checksums from a memory that checksums ranges in place equal the page-by-page ones. */
+/** A run's page checksums from a memory that checksums ranges in place equal the page-by-page ones, and a decode pool in such a memory checks PLACED runs with them. */
 class PageCrcsTest {
     private static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 3, 40, 8, 24), KvDtype.FP8_E4M3);
 
@@ -50,5 +55,29 @@ class PageCrcsTest {
             assertThat(joined[k]).as("page %d", pages[k]).isEqualTo(PageCrcs.of(heap, pages[k])).isEqualTo(PageCrcs.of(inPlace, pages[k]));
         }
         assertThat(PageCrcs.of(heap, pages)).isEqualTo(joined);
+    }
+
+    @Test
+    void aDecodePoolThatChecksInPlaceCountsGoodRunsAndRefusesABadOneInOneCallEach() {
+        InPlaceCrcs memory = new InPlaceCrcs();
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+        InProcessPlacement landing = new InProcessPlacement(receiver);
+        PageStore rank0 = RandomPages.fill(PageStore.onHeap("prefill rank", LAYOUT, 16, 8), 9);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+             TcpTransferBackend good = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, Duration.ofSeconds(5), null, landing.placer(false));
+             TcpTransferBackend bad = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, Duration.ofSeconds(5), null, landing.placer(true))) {
+            long[] d = good.open("ok", 3, 1).block();
+            good.send("ok", 0, new PageRun(2, d[0], 3), rank0).block();
+            good.complete("ok", 0).block();
+            assertThat(receiver.isReady("ok")).isTrue();
+            assertThat(memory.calls).as("the run was checked in one call on the pool's memory").isEqualTo(1);
+            long[] e = bad.open("bad", 2, 1).block();
+            int landed = PageCrcs.of(rank0, 0);
+            assertThatThrownBy(() -> bad.send("bad", 0, new PageRun(0, e[0], 2), rank0).block()).isInstanceOf(TransferRejectedException.class)
+                    .hasMessage("transfer of request bad rejected: E-PD-CRC: request bad: page " + e[0] + " landed with crc32c " + Integer.toHexString(landed)
+                            + ", placed as " + Integer.toHexString(landed ^ 1));
+            assertThat(memory.calls).isEqualTo(2);
+            assertThat(server.rejectedPages()).isEqualTo(2);
+        }
     }
 }
