@@ -44,8 +44,8 @@ import org.kvflow.pages.SideBySideViews;
  * The {@code cuda} page memory: device and pinned host buffers in one {@link CudaDevice}'s context,
  * on a stream of its own. Copies run the hand-written kernels ({@link CopyLaunches}), also to and
  * from pinned host memory, which is mapped into the device's address space; the row kernels
- * ({@link RowLaunches}) move model rows in place; {@link SharedBuffers} makes what other processes
- * open. Each call waits for its stream once before returning. Every buffer is freed in
+ * ({@link RowLaunches}) move model rows in place; CRC32Cs of byte ranges are computed on the device
+ * ({@link CrcLaunches}); {@link SharedBuffers} makes what other processes open. Each call waits for its stream once before returning. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
  * one memory).
  */
