@@ -20,6 +20,8 @@ import org.kvflow.dsl.PrefillPipeline;
 import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.RunPools;
 import org.kvflow.dsl.Split;
+import org.kvflow.dsl.Write;
+import org.kvflow.model.KvModel;
 import org.kvflow.operators.PrefillRequest;
 import org.kvflow.operators.PrefillResult;
 import reactor.core.publisher.Flux;
@@ -27,7 +29,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A trace replayed through prefill pipelines planning pages only (no KV bytes, so a whole trace runs
- * on a laptop), as fast as the pipeline takes it: shared KV and the replicated baseline, each on a
+ * on a laptop), or, given {@link KvBytes}, computing and storing a model's KV rows on a device, as
+ * fast as the pipeline takes it: shared KV and the replicated baseline, each on a
  * fresh pipeline with the same per-rank pool and the device prefix cache on, and optionally a host
  * tier behind it. Each request's prompt comes from its hash ids ({@link TraceTokens}), so the caches
  * see the trace's reuse.
@@ -37,8 +40,9 @@ import reactor.core.publisher.Mono;
  * @param pagesPerRank pool pages on each rank
  * @param maxBatch     requests admitted together (a request hits only prefixes of requests finished before its batch)
  * @param hostPages    pages of the instance's host tier, which takes what the device cache evicts ({@code OwnSpec.hostTier}), or 0 for none
+ * @param bytes        the model and device that make real KV bytes, or null to plan pages only
  */
-public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, int hostPages) {
+public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, int hostPages, @Nullable KvBytes bytes) {
     /** A paced request the pipeline took this much later than its arrival counts as queued (seconds). */
     static final double QUEUED = 1e-3;
 
@@ -53,7 +57,7 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
      * @param pagesPerRank pool pages on each rank
      */
     public TraceReplay(int cp, int pageSize, int pagesPerRank) {
-        this(cp, pageSize, pagesPerRank, BATCH, 0);
+        this(cp, pageSize, pagesPerRank, BATCH, 0, null);
     }
 
     /**
@@ -65,7 +69,46 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
      * @param maxBatch     requests admitted together
      */
     public TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch) {
-        this(cp, pageSize, pagesPerRank, maxBatch, 0);
+        this(cp, pageSize, pagesPerRank, maxBatch, 0, null);
+    }
+
+    /**
+     * A replay planning pages only.
+     *
+     * @param cp           CP size
+     * @param pageSize     tokens per page
+     * @param pagesPerRank pool pages on each rank
+     * @param maxBatch     requests admitted together
+     * @param hostPages    pages of the host tier, or 0 for none
+     */
+    public TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, int hostPages) {
+        this(cp, pageSize, pagesPerRank, maxBatch, hostPages, null);
+    }
+
+    /**
+     * Real KV bytes for a replay: the model whose rows the write stage computes and stores, and the
+     * device its kernels and pools run on ({@code java}, {@code cuda[:n]}, {@code opencl[:n]}, {@code auto}).
+     *
+     * @param model  the model
+     * @param device the device
+     */
+    public record KvBytes(KvModel model, String device) {
+        /** Checks that both are given. */
+        public KvBytes {
+            Objects.requireNonNull(model, "model");
+            Objects.requireNonNull(device, "device");
+        }
+    }
+
+    /**
+     * The same replay moving real KV bytes.
+     *
+     * @param kv the model and device
+     * @return the replay
+     * @throws IllegalArgumentException if this replay has a host tier (it plans pages only)
+     */
+    public TraceReplay withBytes(KvBytes kv) {
+        return new TraceReplay(cp, pageSize, pagesPerRank, maxBatch, hostPages, Objects.requireNonNull(kv, "kv"));
     }
 
     /**
@@ -80,6 +123,9 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
         }
         if (hostPages < 0) {
             throw new IllegalArgumentException("host tier pages " + hostPages + " must be >= 0");
+        }
+        if (bytes != null && hostPages > 0) {
+            throw new IllegalArgumentException("a host tier of " + hostPages + " pages plans pages only: a replay with KV bytes has none");
         }
     }
 
@@ -169,16 +215,24 @@ public record TraceReplay(int cp, int pageSize, int pagesPerRank, int maxBatch, 
                 ttft == null ? null : modelled(trace, traceSeconds, hitsById, shared, ttft));
     }
 
-    /** A pages-only pipeline of this replay's sizes with the device prefix cache on (and the host tier): shared KV or the replicated baseline. */
+    /**
+     * A pipeline of this replay's sizes with the device prefix cache on: pages only (and the host
+     * tier), or writing the model's rows on the device; shared KV or the replicated baseline.
+     */
     PrefillPipeline pipeline(boolean shared) {
-        CpSharedKvConfig config = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
-                .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true).build();
+        CpSharedKvConfig.Builder builder = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(cp).pageSize(pageSize)
+                .model(pageSize == 64 ? ModelKind.NSA_MLA : ModelKind.TOY_MLA).sharedKv(true).bsGt1(true);
+        CpSharedKvConfig config = bytes == null ? builder.build() : builder.kvDtype(bytes.model().layout().dtype()).build();
         OwnSpec own = (shared ? Ownership.byPageId() : Ownership.replicated()).pagesPerRank(pagesPerRank).prefixCaching(true);
         if (hostPages > 0) {
             own = own.hostTier(hostPages);
         }
-        return KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
-                .materialize(Materialize.fullView()).build();
+        if (bytes == null) {
+            return KvFlow.prefill(config).admit(Admission.batchGate().maxRequests(maxBatch)).split(Split.inSeq()).own(own)
+                    .materialize(Materialize.fullView()).build();
+        }
+        return KvFlow.prefill(config).model(bytes.model()).device(bytes.device()).admit(Admission.batchGate().maxRequests(maxBatch))
+                .split(Split.inSeq()).own(own).write(Write.ownerRows()).materialize(Materialize.fullView()).build();
     }
 
     /** The served requests of {@code trace} through one modelled instance, in trace order. */

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvflow.core.model.KvDtype;
+import org.kvflow.kernels.nsa.NsaDims;
+import org.kvflow.model.synthetic.SyntheticModel;
 
 /** Traces read and checked line by line, prompts derived from block hashes, and the ideal prefix hits counted independently. */
 class TraceTest {
@@ -118,6 +121,31 @@ class TraceTest {
         LayoutReport unbounded = new TraceReplay(4, 64, 20_000).replay(trace, true);
         assertThat(unbounded.hitTokens()).as("an unbounded cache hits what the trace could").isEqualTo(idealPages);
         assertThat(idealTokens).isGreaterThanOrEqualTo(idealPages);
+    }
+
+    @Test
+    void aReplayMovingRealKvBytesMakesTheSameCacheDecisionsAsPlanningPagesOnly() {
+        List<TraceRequest> trace = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            trace.add(new TraceRequest(i + 1, 0, 300 + 15 * i, 1, new long[] {i % 2}));
+        }
+        TraceReplay pagesOnly = new TraceReplay(2, 64, 16, 2);
+        TraceReplay.KvBytes kv = new TraceReplay.KvBytes(
+                SyntheticModel.builder().dims(new NsaDims(16, 512, 64, 128, 2048)).dtype(KvDtype.FP8_E4M3).layers(1).seed(3).build(), "java");
+        TraceReplay withBytes = pagesOnly.withBytes(kv);
+        for (boolean shared : new boolean[] {true, false}) {
+            LayoutReport planned = pagesOnly.replay(trace, shared);
+            LayoutReport real = withBytes.replay(trace, shared);
+            assertThat(real.completed()).as("shared %s", shared).isEqualTo(trace.size());
+            assertThat(real.deviceHitTokens()).as("shared %s: the prefix cache decides alike with bytes", shared).isEqualTo(planned.deviceHitTokens())
+                    .isPositive();
+            assertThat(real.recomputedTokens()).isEqualTo(planned.recomputedTokens());
+            assertThat(real.peakPagesPerRank()).isEqualTo(planned.peakPagesPerRank());
+        }
+        assertThat(withBytes.pipeline(true).describe()).as("the flow writes the model's rows").contains("write");
+        assertThat(pagesOnly.pipeline(true).describe()).doesNotContain("write");
+        assertThatThrownBy(() -> new TraceReplay(2, 64, 16, 2, 100).withBytes(kv)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a host tier of 100 pages plans pages only: a replay with KV bytes has none");
     }
 
     @Test

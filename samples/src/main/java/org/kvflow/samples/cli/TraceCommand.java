@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.kvflow.core.json.MalformedInputException;
+import org.kvflow.samples.demo.Demo;
 import org.kvflow.traffic.CostModel;
 import org.kvflow.traffic.IdealHits;
 import org.kvflow.traffic.LayoutReport;
@@ -41,11 +42,11 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--cp", defaultValue = "8", description = "CP size") int cp;
     @Option(names = "--page-size", defaultValue = "64", description = "tokens per page") int pageSize;
     @Option(names = "--pool-tokens", defaultValue = "262144", description = "pool tokens per rank (the same for both layouts)") long poolTokens;
-    @Option(names = "--budget-bytes", description = "instead of --pool-tokens: each rank's pool budget in bytes of DeepSeek V3.2 fp8 KV"
+    @Option(names = "--budget-bytes", converter = ByteSize.class, description = "instead of --pool-tokens: each rank's pool budget in bytes of DeepSeek V3.2 fp8 KV"
             + " (61 layers), whole pages") Long budgetBytes;
     @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
-    @Option(names = "--host-bytes", description = "a host tier of this many bytes of DeepSeek V3.2 fp8 KV for the instance (all its ranks),"
-            + " fed by the device prefix cache's evictions; 0: none") long hostBytes;
+    @Option(names = "--host-bytes", converter = ByteSize.class, description = "a host tier of this many bytes of DeepSeek V3.2 fp8 KV for the instance (all its ranks),"
+            + " fed by the device prefix cache's evictions; 0: none") Long hostBytes = 0L;
     @Option(names = "--host-gbps", description = "with --cost-model: the host tier's link to the device, GB/s, instead of the model's"
             + " hostSecondsPerToken (V3.2 fp8 KV, 61 layers, a token)") Double hostGbps;
     @Option(names = "--max-batch", defaultValue = "16", description = "requests admitted together (a request hits prefixes of requests finished"
@@ -59,6 +60,10 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "DIR", description = "write charts there as PNG: pool occupancy and cached prefix, hit ratio,"
             + " and time to first token (modelled with --cost-model) against the trace's time, both layouts") Path reportDir;
     @Option(names = "--json", description = "print one JSON document") boolean json;
+    @Option(names = "--model", description = "move real KV bytes instead of planning pages only: synthetic (the demo's two synthetic layers at"
+            + " DeepSeek V3.2 widths, fp8 rows, computed and stored by the write stage)") String model;
+    @Option(names = "--backend", description = "with --model: where the rows are computed and the pools live: java | cuda[:n] | opencl[:n] | auto"
+            + " (default java)") String backend;
     @Mixin ClusterOptions cluster;
 
     @Override
@@ -82,6 +87,7 @@ final class TraceCommand implements Callable<Integer> {
             throw new MalformedInputException("--speed", "must be in (0, 1e6], was " + speed);
         }
         double paceSpeed = pace.equals("trace") ? speed : 0;
+        TraceReplay.KvBytes kv = kvBytes();
         if (!Files.isReadable(file)) {
             throw new MalformedInputException("--file", file + " is not a readable file");
         }
@@ -111,7 +117,8 @@ final class TraceCommand implements Callable<Integer> {
         }
         long pageBytes = ClusterOptions.V32_KV_BYTES_PER_TOKEN * pageSize;
         Flags.within("--host-bytes", hostBytes, 0, pageBytes * Integer.MAX_VALUE);
-        TraceReplay replay = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch, (int) (hostBytes / pageBytes));
+        TraceReplay pagesOnly = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch, (int) (hostBytes / pageBytes));
+        TraceReplay replay = kv == null ? pagesOnly : pagesOnly.withBytes(kv);
         if (!cluster.simulate) {
             for (String flag : ClusterOptions.FLAGS) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
@@ -136,6 +143,9 @@ final class TraceCommand implements Callable<Integer> {
             if (ttft != null) {
                 o.put("costModel", ttft.costs().name()).put("modelledSpeed", ttft.speed());
             }
+            if (kv != null) {
+                o.putObject("kvBytes").put("model", kv.model().name()).put("device", kv.device());
+            }
             o.set("shared", layout(shared));
             o.set("replicated", layout(replicated));
             charts.forEach(c -> o.withArray("charts").add(c.toString()));
@@ -143,8 +153,8 @@ final class TraceCommand implements Callable<Integer> {
         } else {
             out.printf(Locale.ROOT, "trace %s: %d requests, %d prompt tokens; ideal prefix hits %.2f %%%n", file, trace.size(), shared.inputTokens(),
                     100 * ideal);
-            out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), host tier of %d tokens, pages only%n", cp, poolTokens, pageSize,
-                    (long) replay.hostPages() * pageSize);
+            out.printf(Locale.ROOT, "cp %d, %d pool tokens per rank (pages of %d), host tier of %d tokens, %s%n", cp, poolTokens, pageSize,
+                    (long) replay.hostPages() * pageSize, kv == null ? "pages only" : "KV bytes of " + kv.model().name() + " on " + kv.device());
             for (LayoutReport r : List.of(shared, replicated)) {
                 Latencies latency = r.latency();
                 out.printf(Locale.ROOT, "%-10s hits %.2f %%: %d tokens from the device prefix cache, %d from the host tier, %d recomputed;"
@@ -166,6 +176,33 @@ final class TraceCommand implements Callable<Integer> {
         }
         out.flush();
         return KvflowCli.EXIT_OK;
+    }
+
+    /**
+     * The model and device real KV bytes come from, or null to plan pages only; refuses what moves
+     * no bytes or cannot hold them: a backend without a model, a model it does not know, a host tier
+     * (pages only), the cluster simulation (pages only), pages other than the model's 64 tokens.
+     */
+    private TraceReplay.KvBytes kvBytes() {
+        if (model == null) {
+            if (backend != null) {
+                throw new MalformedInputException("--backend", "picks where KV bytes are computed: give --model too");
+            }
+            return null;
+        }
+        if (!model.equals("synthetic")) {
+            throw new MalformedInputException("--model", "synthetic, not " + model);
+        }
+        if (hostBytes > 0) {
+            throw new MalformedInputException("--host-bytes", "the host tier plans pages only: with --model, drop it");
+        }
+        if (cluster.simulate) {
+            throw new MalformedInputException("--simulate-cluster", "its instances plan pages only: drop --model");
+        }
+        if (pageSize != 64) {
+            throw new MalformedInputException("--page-size", "with --model pages hold 64 tokens, the model's; was " + pageSize);
+        }
+        return new TraceReplay.KvBytes(Demo.syntheticModel(7), backend == null ? "java" : backend);
     }
 
     /** The JVM's heap at its highest so far, in MiB (each heap pool's peak, summed). */

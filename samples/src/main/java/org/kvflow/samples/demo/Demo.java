@@ -117,6 +117,11 @@ public final class Demo {
 
     /** {@return the demo's model: two synthetic layers at V3.2 widths, fp8 rows} */
     public SyntheticModel model() {
+        return syntheticModel(seed);
+    }
+
+    /** {@return two synthetic layers at DeepSeek V3.2's widths, fp8 rows, from {@code seed}: the demo's model, also what {@code kvflow trace --model synthetic} writes} */
+    public static SyntheticModel syntheticModel(long seed) {
         return SyntheticModel.builder().dims(new NsaDims(16, 512, 64, 128, 2048)).dtype(KvDtype.FP8_E4M3).layers(2).seed(seed).build();
     }
 

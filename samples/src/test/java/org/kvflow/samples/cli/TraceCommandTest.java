@@ -37,6 +37,48 @@ class TraceCommandTest {
     }
 
     @Test
+    void withAModelTheReplayMovesRealKvBytesAndHitsAsPlanningPagesOnlyDoes() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of(
+                "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 3, \"hash_ids\": [1, 2, 3]}",
+                "{\"timestamp\": 10, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [1, 2, 4]}"));
+        String[] common = {"trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "4096", "--max-batch", "1", "--json"};
+        Cli.Result pagesOnly = Cli.run(common);
+        Cli.Result bytes = Cli.run(java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--model", "synthetic"))
+                .toArray(String[]::new));
+        assertThat(bytes.exit()).as(bytes.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(bytes.out());
+        assertThat(doc.get("kvBytes").get("model").asText()).isEqualTo("synthetic-nsa seed 7");
+        assertThat(doc.get("kvBytes").get("device").asText()).isEqualTo("java");
+        JsonNode planned = new ObjectMapper().readTree(pagesOnly.out());
+        assertThat(planned.has("kvBytes")).isFalse();
+        for (String layout : List.of("shared", "replicated")) {
+            assertThat(doc.get(layout).get("hitTokens").asLong()).as(layout).isEqualTo(planned.get(layout).get("hitTokens").asLong()).isEqualTo(1024);
+            assertThat(doc.get(layout).get("completed").asInt()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void whatCannotMoveKvBytesIsRefusedNamingTheFlag() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 3, \"hash_ids\": [1]}"));
+        for (String[] bad : List.of(
+                new String[] {"--backend", "cuda", "kvflow: --backend: picks where KV bytes are computed: give --model too"},
+                new String[] {"--model", "llama", "kvflow: --model: synthetic, not llama"},
+                new String[] {"--model", "synthetic --host-bytes 1GB", "kvflow: --host-bytes: the host tier plans pages only: with --model, drop it"},
+                new String[] {"--model", "synthetic --page-size 32", "kvflow: --page-size: with --model pages hold 64 tokens, the model's; was 32"},
+                new String[] {"--model", "synthetic --simulate-cluster --cost-model " + H200,
+                        "kvflow: --simulate-cluster: its instances plan pages only: drop --model"})) {
+            List<String> args = new java.util.ArrayList<>(List.of("trace", "--file", trace.toString(), bad[0]));
+            args.addAll(List.of(bad[1].split(" ")));
+            Cli.Result r = Cli.run(args.toArray(String[]::new));
+            assertThat(r.exit()).as(bad[1]).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err().strip()).isEqualTo(bad[2]);
+        }
+    }
+
+    @Test
     void aCostModelAddsEachLayoutsModelledTimeToFirstToken() throws Exception {
         Path trace = dir.resolve("t.jsonl");
         Files.write(trace, List.of(
