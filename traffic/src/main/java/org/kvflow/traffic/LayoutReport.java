@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
  * @param latencySeconds    each request's seconds from arrival to its result (queueing included), wall time of this run, in the order results came
  * @param timeline          the pools and hits as each request was served, in the order results came
  * @param modelled          time to first token under a cost model, or null when none was given
+ * @param warmStartTokens   prompt tokens a restart's run restored from the journal into its device cache before serving (0 without)
  */
 public record LayoutReport(String layout, int requests, int completed, Map<String, Long> refused, long inputTokens, long deviceHitTokens, long hostHitTokens,
                            long recomputedTokens, long peakPagesPerRank, long evictedPages, int queued, Latencies queueWait, double seconds,
-                           List<Double> latencySeconds, List<TracePoint> timeline, @Nullable ModelledTtft modelled) {
+                           List<Double> latencySeconds, List<TracePoint> timeline, @Nullable ModelledTtft modelled, long warmStartTokens) {
     /** Copies the lists. */
     public LayoutReport {
         refused = Map.copyOf(refused);

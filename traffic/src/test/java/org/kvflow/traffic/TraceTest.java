@@ -149,6 +149,32 @@ class TraceTest {
     }
 
     @Test
+    void afterARestartTheJournalServesWhatAColdStartRecomputes() {
+        List<TraceRequest> trace = new ArrayList<>();
+        for (int i = 0; i < 8; i++) { // the second half repeats the first half's prompts
+            trace.add(new TraceRequest(i + 1, 0, 900, 1, new long[] {i % 4, 50 + i % 4}));
+        }
+        TraceReplay.KvBytes kv = new TraceReplay.KvBytes(
+                SyntheticModel.builder().dims(new NsaDims(16, 512, 64, 128, 2048)).dtype(KvDtype.FP8_E4M3).layers(1).seed(3).build(), "java");
+        TraceReplay sizes = new TraceReplay(2, 64, 64, 2).withBytes(kv);
+        for (boolean shared : new boolean[] {true, false}) {
+            LayoutReport cold = sizes.restartAfter(4, null).replay(trace, shared);
+            LayoutReport warm = sizes.restartAfter(4, dir.resolve("journal-" + shared)).replay(trace, shared);
+            assertThat(cold.completed()).isEqualTo(8);
+            assertThat(warm.completed()).isEqualTo(8);
+            assertThat(cold.warmStartTokens()).isZero();
+            assertThat(cold.deviceHitTokens()).as("a cold restart: the second half finds an empty cache").isZero();
+            assertThat(warm.warmStartTokens()).as("shared %s: the first half's full pages, restored", shared).isEqualTo(4 * 896);
+            assertThat(warm.deviceHitTokens()).as("the second half hits what the journal restored").isEqualTo(4 * 896);
+            assertThat(warm.recomputedTokens()).isEqualTo(cold.recomputedTokens() - 4 * 896);
+        }
+        assertThatThrownBy(() -> new TraceReplay(2, 64, 64, 2).restartAfter(4, dir)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a journal holds KV bytes: a replay that journals needs a model (withBytes)");
+        assertThatThrownBy(() -> sizes.restartAfter(0, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a restart after 0 requests (at least 1)");
+    }
+
+    @Test
     void atTheTracesPaceNothingIsDroppedAndEachRequestWaitsForItsArrival() {
         List<TraceRequest> trace = new ArrayList<>();
         for (int i = 0; i < 40; i++) {

@@ -62,6 +62,11 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON document") boolean json;
     @Option(names = "--model", description = "move real KV bytes instead of planning pages only: synthetic (the demo's two synthetic layers at"
             + " DeepSeek V3.2 widths, fp8 rows, computed and stored by the write stage)") String model;
+    @Option(names = "--restart-after", paramLabel = "N", description = "restart the instance after the trace's first N requests: the device"
+            + " cache is lost and a new pipeline serves the rest (default with --journal: half the requests)") Integer restartAfter;
+    @Option(names = "--journal", paramLabel = "DIR", description = "with --model: the runs before the restart journal their pages (HiCache,"
+            + " write-through) into this new or empty directory, a journal per layout, and the runs after it start warm from them: the"
+            + " journal as a tier") Path journal;
     @Option(names = "--backend", description = "with --model: where the rows are computed and the pools live: java | cuda[:n] | opencl[:n] | auto"
             + " (default java)") String backend;
     @Mixin ClusterOptions cluster;
@@ -118,7 +123,7 @@ final class TraceCommand implements Callable<Integer> {
         long pageBytes = ClusterOptions.V32_KV_BYTES_PER_TOKEN * pageSize;
         Flags.within("--host-bytes", hostBytes, 0, pageBytes * Integer.MAX_VALUE);
         TraceReplay pagesOnly = new TraceReplay(cp, pageSize, (int) (poolTokens / pageSize), maxBatch, (int) (hostBytes / pageBytes));
-        TraceReplay replay = kv == null ? pagesOnly : pagesOnly.withBytes(kv);
+        TraceReplay replay = restarted(kv == null ? pagesOnly : pagesOnly.withBytes(kv), trace.size());
         if (!cluster.simulate) {
             for (String flag : ClusterOptions.FLAGS) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
@@ -146,6 +151,12 @@ final class TraceCommand implements Callable<Integer> {
             if (kv != null) {
                 o.putObject("kvBytes").put("model", kv.model().name()).put("device", kv.device());
             }
+            if (replay.restart() != null) {
+                o.put("restartAfter", replay.restart().after());
+                if (journal != null) {
+                    o.put("journal", journal.toString());
+                }
+            }
             o.set("shared", layout(shared));
             o.set("replicated", layout(replicated));
             charts.forEach(c -> o.withArray("charts").add(c.toString()));
@@ -162,6 +173,10 @@ final class TraceCommand implements Callable<Integer> {
                                 + " peak %d pages a rank, %d evicted; %d queued (wait p99 %.3f s); %.1f s (%.0f requests/s); arrival to result p50 %.3f s, p99 %.3f s%n", r.layout(),
                         100 * r.hitRatio(), r.deviceHitTokens(), r.hostHitTokens(), r.recomputedTokens(), r.completed(), r.requests() - r.completed(), r.refused(),
                         r.peakPagesPerRank(), r.evictedPages(), r.queued(), r.queueWait().p99(), r.seconds(), r.requestsPerSecond(), latency.p50(), latency.p99());
+                if (replay.restart() != null) {
+                    out.printf(Locale.ROOT, "%-10s restarted after %d requests: %d tokens restored from the journal into the device cache%n", "",
+                            replay.restart().after(), r.warmStartTokens());
+                }
                 if (r.modelled() != null) {
                     ModelledTtft m = r.modelled();
                     Latencies first = m.ttft();
@@ -205,6 +220,30 @@ final class TraceCommand implements Callable<Integer> {
         return new TraceReplay.KvBytes(Demo.syntheticModel(7), backend == null ? "java" : backend);
     }
 
+    /** The replay with the restart the flags ask for (a cold one, or warm from a journal), checked; or as it is. */
+    private TraceReplay restarted(TraceReplay replay, int requests) throws java.io.IOException {
+        if (journal == null && restartAfter == null) {
+            return replay;
+        }
+        if (journal != null) {
+            if (model == null) {
+                throw new MalformedInputException("--journal", "a journal holds KV bytes: give --model too");
+            }
+            if (Files.exists(journal) && (!Files.isDirectory(journal) || isNotEmpty(journal))) {
+                throw new MalformedInputException("--journal", journal + " is not a new or empty directory");
+            }
+        }
+        int after = restartAfter != null ? restartAfter : Math.max(1, requests / 2);
+        Flags.within("--restart-after", after, 1, Integer.MAX_VALUE);
+        return replay.restartAfter(after, journal);
+    }
+
+    private static boolean isNotEmpty(Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isPresent();
+        }
+    }
+
     /** The JVM's heap at its highest so far, in MiB (each heap pool's peak, summed). */
     private static double peakHeapMb() {
         return java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
@@ -220,7 +259,7 @@ final class TraceCommand implements Callable<Integer> {
                 .put("evictedPages", r.evictedPages()).put("queued", r.queued()).put("queueWaitP50S", r.queueWait().p50())
                 .put("queueWaitP99S", r.queueWait().p99())
                 .put("seconds", r.seconds()).put("requestsPerSecond", r.requestsPerSecond()).put("latencyP50S", latency.p50())
-                .put("latencyP90S", latency.p90()).put("latencyP99S", latency.p99());
+                .put("latencyP90S", latency.p90()).put("latencyP99S", latency.p99()).put("warmStartTokens", r.warmStartTokens());
         if (r.modelled() != null) {
             ModelledTtft m = r.modelled();
             Latencies first = m.ttft();

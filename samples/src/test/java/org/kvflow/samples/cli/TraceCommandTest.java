@@ -59,6 +59,36 @@ class TraceCommandTest {
     }
 
     @Test
+    void withAJournalARestartStartsWarmFromWhatTheRunBeforeItJournaled() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of(
+                "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 3, \"hash_ids\": [1, 2, 3]}",
+                "{\"timestamp\": 10, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [1, 2, 4]}"));
+        Path journal = dir.resolve("journal");
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "4096", "--max-batch", "1", "--json",
+                "--model", "synthetic", "--journal", journal.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertThat(doc.get("restartAfter").asInt()).as("half the requests by default").isEqualTo(1);
+        for (String layout : List.of("shared", "replicated")) {
+            assertThat(doc.get(layout).get("warmStartTokens").asLong()).as("%s: the first prompt's full pages", layout).isEqualTo(1_472);
+            assertThat(doc.get(layout).get("hitTokens").asLong()).as("%s: the second prompt's shared blocks, from the journal", layout).isEqualTo(1_024);
+            assertThat(Files.isDirectory(journal.resolve(layout))).isTrue();
+        }
+        Cli.Result cold = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "4096", "--max-batch", "1", "--json",
+                "--restart-after", "1");
+        assertThat(cold.exit()).as(cold.err()).isZero();
+        assertThat(new ObjectMapper().readTree(cold.out()).get("shared").get("hitTokens").asLong()).as("a cold restart forgets").isZero();
+        Cli.Result again = Cli.run("trace", "--file", trace.toString(), "--model", "synthetic", "--journal", journal.toString());
+        assertThat(again.exit()).isEqualTo(2);
+        assertThat(again.err().strip()).isEqualTo("kvflow: --journal: " + journal + " is not a new or empty directory");
+        Cli.Result noModel = Cli.run("trace", "--file", trace.toString(), "--journal", dir.resolve("j2").toString());
+        assertThat(noModel.err().strip()).isEqualTo("kvflow: --journal: a journal holds KV bytes: give --model too");
+        Cli.Result zero = Cli.run("trace", "--file", trace.toString(), "--restart-after", "0");
+        assertThat(zero.err().strip()).isEqualTo("kvflow: --restart-after: must be in [1, 2147483647], was 0");
+    }
+
+    @Test
     void whatCannotMoveKvBytesIsRefusedNamingTheFlag() throws Exception {
         Path trace = dir.resolve("t.jsonl");
         Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 3, \"hash_ids\": [1]}"));
