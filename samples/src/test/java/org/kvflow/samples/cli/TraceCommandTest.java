@@ -18,6 +18,13 @@ class TraceCommandTest {
     @TempDir
     Path dir;
 
+    /** Two prompts that share their first two blocks (1,024 tokens): 1,500 and 1,100 tokens. */
+    private Path twoPrompts() throws java.io.IOException {
+        return Files.write(dir.resolve("t.jsonl"), List.of(
+                "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 3, \"hash_ids\": [1, 2, 3]}",
+                "{\"timestamp\": 10, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [1, 2, 4]}"));
+    }
+
     @Test
     void aTraceReplaysThroughBothLayoutsAndReportsHitsAgainstTheIdeal() throws Exception {
         Path trace = dir.resolve("t.jsonl");
@@ -38,10 +45,7 @@ class TraceCommandTest {
 
     @Test
     void withAModelTheReplayMovesRealKvBytesAndHitsAsPlanningPagesOnlyDoes() throws Exception {
-        Path trace = dir.resolve("t.jsonl");
-        Files.write(trace, List.of(
-                "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 3, \"hash_ids\": [1, 2, 3]}",
-                "{\"timestamp\": 10, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [1, 2, 4]}"));
+        Path trace = twoPrompts();
         String[] common = {"trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "4096", "--max-batch", "1", "--json"};
         Cli.Result pagesOnly = Cli.run(common);
         Cli.Result bytes = Cli.run(java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--model", "synthetic"))
@@ -60,10 +64,7 @@ class TraceCommandTest {
 
     @Test
     void withAJournalARestartStartsWarmFromWhatTheRunBeforeItJournaled() throws Exception {
-        Path trace = dir.resolve("t.jsonl");
-        Files.write(trace, List.of(
-                "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 3, \"hash_ids\": [1, 2, 3]}",
-                "{\"timestamp\": 10, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [1, 2, 4]}"));
+        Path trace = twoPrompts();
         Path journal = dir.resolve("journal");
         Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "4096", "--max-batch", "1", "--json",
                 "--model", "synthetic", "--journal", journal.toString());
