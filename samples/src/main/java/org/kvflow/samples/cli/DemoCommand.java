@@ -85,12 +85,8 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException | org.kvflow.transfer.TransferEngineUnavailableException e) {
             throw new org.kvflow.core.json.MalformedInputException("--transfer", e.getMessage());
         }
-        if (journal != null && Files.isDirectory(journal)) {
-            try (Stream<Path> entries = Files.list(journal)) {
-                if (entries.findAny().isPresent()) {
-                    throw new org.kvflow.core.json.MalformedInputException("--journal", journal + " is not empty: the demo writes a new journal there");
-                }
-            }
+        if (journal != null && Flags.holdsEntries(journal)) {
+            throw new org.kvflow.core.json.MalformedInputException("--journal", journal + " is not empty: the demo writes a new journal there");
         }
         Path dir = journal != null ? journal : Files.createTempDirectory("kvflow-demo-journal");
         try {

@@ -30,4 +30,14 @@ final class Flags {
             throw new MalformedInputException(flag, "cannot make the folder " + dir + " (" + e + ")");
         }
     }
+
+    /** {@return whether {@code dir} is a directory with anything in it: where a command that writes a new journal must not} */
+    static boolean holdsEntries(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return false;
+        }
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isPresent();
+        }
+    }
 }

@@ -229,19 +229,13 @@ final class TraceCommand implements Callable<Integer> {
             if (model == null) {
                 throw new MalformedInputException("--journal", "a journal holds KV bytes: give --model too");
             }
-            if (Files.exists(journal) && (!Files.isDirectory(journal) || isNotEmpty(journal))) {
+            if (Files.exists(journal) && (!Files.isDirectory(journal) || Flags.holdsEntries(journal))) {
                 throw new MalformedInputException("--journal", journal + " is not a new or empty directory");
             }
         }
         int after = restartAfter != null ? restartAfter : Math.max(1, requests / 2);
         Flags.within("--restart-after", after, 1, Integer.MAX_VALUE);
         return replay.restartAfter(after, journal);
-    }
-
-    private static boolean isNotEmpty(Path dir) throws java.io.IOException {
-        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
-            return entries.findAny().isPresent();
-        }
     }
 
     /** The JVM's heap at its highest so far, in MiB (each heap pool's peak, summed). */
