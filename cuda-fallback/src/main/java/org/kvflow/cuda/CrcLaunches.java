@@ -17,12 +17,13 @@ final class CrcLaunches {
     private static final int RANGES_PER_BLOCK = BLOCK / 32;
     private static final int MAX_BLOCKS = 65_535;
 
+    private final CudaDevice device;
     private final CudaStream stream;
-    private final CUfunction kernel;
 
+    /** The kernel's module loads at the first checksum, not when the memory opens: most memories never checksum in place. */
     CrcLaunches(CudaDevice device, CudaStream stream) {
+        this.device = device;
         this.stream = stream;
-        this.kernel = device.function(CudaKernels.CRC32C_RANGES);
     }
 
     /** The CRC32C of each range {@code [addresses[i], addresses[i] + lengths[i])} of device-addressable memory. */
@@ -32,6 +33,7 @@ final class CrcLaunches {
         if (count == 0) {
             return crcs;
         }
+        CUfunction kernel = device.function(CudaKernels.CRC32C_RANGES); // loaded once, then cached by the device
         DevicePointer table = stream.stage(addresses, lengths, new long[(count + 1) / 2]); // the kernel writes the checksums after the lengths
         Pointer args = Pointer.to(Pointer.to(table), Pointer.to(new int[] {count}));
         int blocks = Math.min(MAX_BLOCKS, (count + RANGES_PER_BLOCK - 1) / RANGES_PER_BLOCK);
