@@ -44,7 +44,8 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--pool-tokens", defaultValue = "262144", description = "pool tokens per rank (the same for both layouts)") long poolTokens;
     @Option(names = "--budget-bytes", converter = ByteSize.class, description = "instead of --pool-tokens: each rank's pool budget in bytes of DeepSeek V3.2 fp8 KV"
             + " (61 layers), whole pages") Long budgetBytes;
-    @Option(names = "--head", description = "replay only the trace's first N requests") Integer head;
+    @Option(names = "--skip", description = "leave out the trace's first N requests (the replay's clock starts at the next one)") Integer skip;
+    @Option(names = "--head", description = "replay only the trace's first N requests (after --skip)") Integer head;
     @Option(names = "--host-bytes", converter = ByteSize.class, description = "a host tier of this many bytes of DeepSeek V3.2 fp8 KV for the instance (all its ranks),"
             + " fed by the device prefix cache's evictions; 0: none") Long hostBytes = 0L;
     @Option(names = "--host-gbps", description = "with --cost-model: the host tier's link to the device, GB/s, instead of the model's"
@@ -116,6 +117,10 @@ final class TraceCommand implements Callable<Integer> {
             Flags.folder("--report", reportDir);
         }
         List<TraceRequest> trace = TraceFile.read(file);
+        if (skip != null) {
+            Flags.within("--skip", skip, 0, trace.size() - 1);
+            trace = trace.subList(skip, trace.size());
+        }
         if (head != null) {
             Flags.within("--head", head, 1, Integer.MAX_VALUE);
             trace = trace.subList(0, Math.min(head, trace.size()));

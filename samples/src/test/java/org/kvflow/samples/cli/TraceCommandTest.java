@@ -267,6 +267,27 @@ class TraceCommandTest {
     }
 
     @Test
+    void skipAndHeadCutAStretchOutOfTheTraceAndItsClockStartsAtTheStretch() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of(
+                "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 3, \"hash_ids\": [1, 2, 3]}",
+                "{\"timestamp\": 10, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [1, 2, 4]}",
+                "{\"timestamp\": 20, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [1, 7]}",
+                "{\"timestamp\": 30, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [9, 5]}"));
+        Cli.Result r = Cli.run("trace", "--file", trace.toString(), "--cp", "2", "--pool-tokens", "4096", "--max-batch", "1",
+                "--skip", "1", "--head", "2", "--json");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertThat(doc.get("requests").asInt()).as("the second and third lines").isEqualTo(2);
+        assertThat(doc.get("inputTokens").asLong()).isEqualTo(1_700);
+        assertThat(doc.get("idealHitRatio").asDouble()).as("the third prompt's first block, seen in the second").isEqualTo(512.0 / 1700);
+        assertThat(doc.get("shared").get("hitTokens").asLong()).isEqualTo(512);
+        Cli.Result past = Cli.run("trace", "--file", trace.toString(), "--skip", "4");
+        assertThat(past.exit()).isEqualTo(2);
+        assertThat(past.err().strip()).isEqualTo("kvflow: --skip: must be in [0, 3], was 4");
+    }
+
+    @Test
     void aBadTraceIsRefusedInOneLineNamingTheLine() throws Exception {
         Path trace = dir.resolve("bad.jsonl");
         Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 3, \"hash_ids\": [1]}",
