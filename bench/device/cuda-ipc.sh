@@ -6,7 +6,9 @@
 # a 131,072-token CP8 request's pages at DeepSeek V3.2's fp8 widths from rank pools in GPU memory
 # to decode processes on this host by the cuda-ipc engine (decode pool in GPU memory) and by the
 # tcp engine, against one cuMemcpyDtoD of the same bytes, in one run; writes $OUT/cuda-ipc.jsonl
-# and $OUT/cuda-ipc.json (date, machine, command, figures) for bench/results/. Expects the unpacked
+# and $OUT/cuda-ipc.json (date, machine, command, figures) for bench/results/, with the checksum
+# kernel's own figures (crc_kernel.cu: one rank's share checksummed, and copied while checksummed,
+# beside cudaMemcpy of the same bytes). Expects the unpacked
 # runtime at $KVFLOW_DEVICE (default /tmp/d/device) and the test jars of bench/device/pack.sh in
 # $KVFLOW_TEST_JARS (default .device).
 set -euo pipefail
@@ -17,6 +19,8 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   cuda_tests cuda.CudaPageMemoryGpuTest transport.cudaipc.CudaIpcTransferGpuTest
 fi
+nvcc -arch=sm_90 -O3 -o /tmp/crc_kernel "$here/crc_kernel.cu"
+/tmp/crc_kernel 256 61 | tee "$out/crc-kernel.jsonl"
 # the demo on cuda with the decode process's pool in GPU memory: every request's decode KV checked against the replicated run's
 JAVA_OPTS="-Xmx24g $crash" "$device/run.sh" org.kvflow.samples.cli.KvflowCli demo --backend cuda --transfer cuda-ipc --json 2>/dev/null \
   | tail -1 > "$out/demo-cuda-ipc.json" || true
@@ -32,7 +36,11 @@ def med(key):
 figures = {k: med(k) for k in ("cuda_ipc_vs_dtod", "cuda_ipc_over_tcp_backend", "cuda_ipc_ms", "tcp_ms", "dtod_ms", "cuda_ipc_gbps",
                                "dtod_gbps", "cuda_ipc_ready_after_last_page_ms", "tcp_ready_after_last_page_ms", "crc_one_rank_ms")}
 figures.update({"bytes": rows[0]["bytes"], "runs": len(rows)})
-record = {"date": datetime.date.today().isoformat(), "machine": gpu, "command": "bench/device/cuda-ipc.sh", "figures": figures, "runs": rows}
+kernel = json.loads(open(os.path.join(out, "crc-kernel.jsonl")).readline())
+figures.update({"crc_kernel_one_rank_ms": kernel["crc_ms"], "crc_kernel_gbps": kernel["crc_gbps"], "copy_crc_kernel_ms": kernel["copy_crc_ms"],
+                "memcpy_one_rank_ms": kernel["memcpy_dtod_ms"], "copy_crc_kernel_vs_memcpy": kernel["copy_crc_vs_memcpy"]})
+record = {"date": datetime.date.today().isoformat(), "machine": gpu, "command": "bench/device/cuda-ipc.sh", "figures": figures, "runs": rows,
+          "crc_kernel": kernel}
 json.dump(record, open(os.path.join(out, "cuda-ipc.json"), "w"), indent=2)
 print(json.dumps(figures))
 PY

@@ -1,10 +1,22 @@
 // CRC32C (Castagnoli: reflected polynomial 0x82F63B78, register preset to all ones, result
-// inverted, as java.util.zip.CRC32C computes it) of byte ranges in device memory, so that a page
-// check need not copy pages to the host. One warp a range: each lane runs the plain CRC register
-// (preset 0, no inversion) over its 1/32 of the range four bytes a step (slicing by 4, tables in
-// shared memory), then moves its register past the bytes after its part; the parts XOR together
-// (the register is linear in the bytes), and the preset's effect over the whole length and the
-// inversion are added last.
+// inverted, as java.util.zip.CRC32C computes it) of pages in device memory, so that a page check
+// need not copy pages to the host; optionally copying each page as it is read, so that a copy and
+// the checksum of what it moved take one read of the bytes. The pages are the same list of every
+// buffer (a run's pages over a store's layers and pools), so the host sends a buffer's base once,
+// not a range per page.
+//
+// One warp a page of a buffer (a range). The CRC register (preset 0, no inversion) is linear in the bytes, so the
+// range's register is the XOR of the registers of 32 sequences, lane l's sequence holding the
+// range's 4-byte words l, l + 32, l + 64, ... and zeros elsewhere. Each warp step reads 128
+// contiguous bytes (coalesced); a lane folds its word in and moves its register past the 124 bytes
+// of the other lanes in the same four table lookups ("skip" tables: a byte followed by 124 + s zero
+// bytes). Its last word uses the plain slicing-by-4 tables, and one multiplication by x^(32u)
+// moves the register to the range's end. The preset's effect over the whole length and the
+// inversion are the CRC32C of as many zero bytes, which the host supplies per range. Ranges whose
+// address or length is not a multiple of 4 go byte by byte, a slice per lane.
+//
+// The skip tables are replicated `copies` times, interleaved, so that lane l reads copy
+// l % copies: with 32 copies every lane has a bank of its own and the lookups never conflict.
 //
 // Polynomial arithmetic in the reflected representation: bit 31 is x^0, bit 0 is x^31.
 #include <stdint.h>
@@ -12,7 +24,8 @@
 namespace {
 
 constexpr uint32_t POLY = 0x82F63B78u;
-constexpr int WARPS = 8;
+constexpr int THREADS = 1024;
+constexpr int UNROLL = 8;  // words a lane loads before it folds them in
 
 /** a(x) * b(x) mod p(x). */
 __device__ __forceinline__ uint32_t multiply(uint32_t a, uint32_t b) {
@@ -36,9 +49,15 @@ __device__ __forceinline__ uint32_t zeroBytes(long long n, const uint32_t *power
 
 }  // namespace
 
-// table: count addresses, then count lengths (64-bit each); the count CRCs (32-bit) are written after them.
-extern "C" __global__ void __launch_bounds__(32 * WARPS) crc32c_ranges(const long long *table, int count) {
+// table: count source buffers' bases; count destination bases (0: checksum only); count entries of
+// the buffer's page size in bytes (low 32 bits) and the CRC32C of that many zero bytes (high 32);
+// then pages source page indices and pages destination page indices. Range b * pages + k is page
+// src[k] of buffer b, copied to page dst[k] of its destination; the count * pages CRCs (32-bit)
+// are written after the lists, in that order. Dynamic shared memory: 4,096 * copies bytes.
+extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long long *table, int count, int pages, int copies) {
+    extern __shared__ uint32_t skip[];  // skip[((s * 256) + v) * copies + g]: byte v, then 124 + s zero bytes
     __shared__ uint32_t bytes[4][256];  // bytes[s][v]: the register after byte v and s zero bytes
+    __shared__ uint32_t words[32];      // words[u] = x^(32u) mod p(x): what u zero words do
     __shared__ uint32_t powers[32];
     for (int v = threadIdx.x; v < 256; v += blockDim.x) {
         uint32_t c = v;
@@ -60,26 +79,85 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS) crc32c_ranges(const lon
             bytes[s][v] = c;
         }
     }
+    for (int i = threadIdx.x; i < 4 * 256; i += blockDim.x) {
+        uint32_t c = bytes[0][i & 0xFF];
+        for (int z = 0; z < 124 + (i >> 8); z++) c = (c >> 8) ^ bytes[0][c & 0xFF];
+        for (int g = 0; g < copies; g++) skip[i * copies + g] = c;
+    }
+    if (threadIdx.x == 32) {
+        uint32_t c = 0x80000000u;  // x^0
+        for (int u = 0; u < 32; u++) {
+            words[u] = c;
+            for (int z = 0; z < 4; z++) c = (c >> 8) ^ bytes[0][c & 0xFF];
+        }
+    }
     __syncthreads();
 
-    uint32_t *crcs = reinterpret_cast<uint32_t *>(const_cast<long long *>(table + 2LL * count));
+    const long long *srcPages = table + 3LL * count;
+    const long long *dstPages = srcPages + pages;
+    uint32_t *crcs = reinterpret_cast<uint32_t *>(const_cast<long long *>(dstPages + pages));
     const int lane = threadIdx.x & 31;
-    for (int r = blockIdx.x * WARPS + (threadIdx.x >> 5); r < count; r += gridDim.x * WARPS) {
-        const uint8_t *base = reinterpret_cast<const uint8_t *>(table[r]);
-        const long long length = table[count + r];
-        const long long part = ((length + 31) / 32 + 3) & ~3LL;
-        const long long start = min(length, lane * part);
-        const long long end = min(length, start + part);
+    const uint32_t *mine = skip + lane % copies;
+    const int stride = 256 * copies;
+    const int warps = blockDim.x >> 5;
+    const long long ranges = static_cast<long long>(count) * pages;
+    for (long long r = blockIdx.x * warps + (threadIdx.x >> 5); r < ranges; r += gridDim.x * warps) {
+        const int b = static_cast<int>(r / pages);
+        const int k = static_cast<int>(r - static_cast<long long>(b) * pages);
+        const unsigned long long entry = table[2LL * count + b];
+        const uint32_t length = static_cast<uint32_t>(entry);
+        const uint32_t zeros = static_cast<uint32_t>(entry >> 32);
+        const unsigned long long src = table[b] + srcPages[k] * length;
+        const unsigned long long dst = table[count + b] == 0 ? 0 : table[count + b] + dstPages[k] * length;
         uint32_t c = 0;
-        long long at = start;
-        while (at < end && ((reinterpret_cast<uintptr_t>(base) + at) & 3) != 0) c = bytes[0][(c ^ base[at++]) & 0xFF] ^ (c >> 8);
-        for (; at + 4 <= end; at += 4) {
-            c ^= *reinterpret_cast<const uint32_t *>(base + at);  // little-endian: the first byte lowest
-            c = bytes[3][c & 0xFF] ^ bytes[2][(c >> 8) & 0xFF] ^ bytes[1][(c >> 16) & 0xFF] ^ bytes[0][c >> 24];
+        if (((src | dst | length) & 3) == 0) {
+            const uint32_t *__restrict__ from = reinterpret_cast<const uint32_t *>(src);
+            uint32_t *__restrict__ to = reinterpret_cast<uint32_t *>(dst);
+            const long long n = length >> 2;
+            long long j = lane;
+            for (; j + 32 * UNROLL < n; j += 32 * UNROLL) {  // each of the UNROLL words has a successor in this lane
+                uint32_t w[UNROLL];
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) w[u] = from[j + 32 * u];
+                if (to != nullptr) {
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++) to[j + 32 * u] = w[u];
+                }
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    c ^= w[u];
+                    c = mine[3 * stride + (c & 0xFF) * copies] ^ mine[2 * stride + ((c >> 8) & 0xFF) * copies]
+                        ^ mine[stride + ((c >> 16) & 0xFF) * copies] ^ mine[(c >> 24) * copies];
+                }
+            }
+            for (; j + 32 < n; j += 32) {
+                const uint32_t w = from[j];
+                if (to != nullptr) to[j] = w;
+                c ^= w;
+                c = mine[3 * stride + (c & 0xFF) * copies] ^ mine[2 * stride + ((c >> 8) & 0xFF) * copies]
+                    ^ mine[stride + ((c >> 16) & 0xFF) * copies] ^ mine[(c >> 24) * copies];
+            }
+            if (j < n) {  // the lane's last word: no skip after it, then the words to the range's end
+                const uint32_t w = from[j];
+                if (to != nullptr) to[j] = w;
+                c ^= w;
+                c = bytes[3][c & 0xFF] ^ bytes[2][(c >> 8) & 0xFF] ^ bytes[1][(c >> 16) & 0xFF] ^ bytes[0][c >> 24];
+                c = multiply(words[n - 1 - j], c);
+            }
+        } else {
+            const uint8_t *from = reinterpret_cast<const uint8_t *>(src);
+            uint8_t *to = reinterpret_cast<uint8_t *>(dst);
+            const uint32_t part = (length + 31) / 32;
+            const uint32_t start = min(length, lane * part);
+            const uint32_t end = min(length, start + part);
+            for (uint32_t at = start; at < end; at++) {
+                const uint8_t b = from[at];
+                if (to != nullptr) to[at] = b;
+                c = bytes[0][(c ^ b) & 0xFF] ^ (c >> 8);
+            }
+            if (c != 0 && end < length) c = multiply(zeroBytes(length - end, powers), c);
         }
-        while (at < end) c = bytes[0][(c ^ base[at++]) & 0xFF] ^ (c >> 8);
-        if (c != 0 && end < length) c = multiply(zeroBytes(length - end, powers), c);
         for (int o = 16; o > 0; o >>= 1) c ^= __shfl_xor_sync(0xFFFFFFFFu, c, o);
-        if (lane == 0) crcs[r] = c ^ multiply(zeroBytes(length, powers), 0xFFFFFFFFu) ^ 0xFFFFFFFFu;
+        if (lane == 0) crcs[r] = c ^ zeros;
     }
 }

@@ -36,6 +36,7 @@ public final class CudaDevice {
     private final CUcontext context = new CUcontext();
     private final String name;
     private final int multiprocessors;
+    private final int sharedBytesPerBlock;
     private final Map<String, CUfunction> functions = new HashMap<>();
 
     private CudaDevice(int ordinal) {
@@ -55,6 +56,9 @@ public final class CudaDevice {
             int[] sms = new int[1];
             cuDeviceGetAttribute(sms, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
             this.multiprocessors = sms[0];
+            int[] shared = new int[1];
+            cuDeviceGetAttribute(shared, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
+            this.sharedBytesPerBlock = shared[0];
             cuDevicePrimaryCtxRetain(context, device);
         } catch (RuntimeException e) {
             throw new CudaCopyException("opening CUDA device " + ordinal, e);
@@ -88,6 +92,11 @@ public final class CudaDevice {
     /** Streaming multiprocessors. */
     public int multiprocessors() {
         return multiprocessors;
+    }
+
+    /** The most shared memory a block may use, static and dynamic together, when a kernel asks for it. */
+    public int sharedBytesPerBlock() {
+        return sharedBytesPerBlock;
     }
 
     /** Free device memory as the driver reports it ({@code cuMemGetInfo}). */

@@ -23,8 +23,8 @@ public enum CudaKernels {
     INDEX_KEYS("index_keys", "kv_rows", 7),
     /** A view's MLA keys, dequantised to floats, out of its pages into a task-graph array. */
     KEY_ROWS("key_rows", "kv_rows", 11),
-    /** CRC32C of byte ranges, one warp a range. */
-    CRC32C_RANGES("crc32c_ranges", "crc32c", 2);
+    /** CRC32C of the same pages of several buffers, a warp a page of a buffer, copying each as it is read where a destination is given. */
+    CRC32C_PAGES("crc32c_pages", "crc32c", 4);
 
     private final String entry;
     private final String module;

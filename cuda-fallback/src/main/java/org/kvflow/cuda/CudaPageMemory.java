@@ -12,6 +12,7 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -27,16 +28,19 @@ import org.kvflow.kernels.rows.RowGeometry;
 import org.kvflow.pages.BufferExport;
 import org.kvflow.pages.BufferImport;
 import org.kvflow.pages.ByteRangeException;
+import org.kvflow.pages.CheckedCopies;
 import org.kvflow.pages.ForeignBufferException;
 import org.kvflow.pages.HostTraffic;
+import org.kvflow.pages.InPlaceCrcs;
 import org.kvflow.pages.MemoryUnavailableException;
 import org.kvflow.pages.NotHostMemoryException;
 import org.kvflow.pages.OutOfDeviceMemoryException;
 import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageCopies;
 import org.kvflow.pages.PageCopy;
+import org.kvflow.pages.PageLists;
 import org.kvflow.pages.PageMemory;
 import org.kvflow.pages.PreparedCopies;
-import org.kvflow.pages.RangeCrcs;
 import org.kvflow.pages.Residency;
 import org.kvflow.pages.SideBySideViews;
 
@@ -44,12 +48,12 @@ import org.kvflow.pages.SideBySideViews;
  * The {@code cuda} page memory: device and pinned host buffers in one {@link CudaDevice}'s context,
  * on a stream of its own. Copies run the hand-written kernels ({@link CopyLaunches}), also to and
  * from pinned host memory, which is mapped into the device's address space; the row kernels
- * ({@link RowLaunches}) move model rows in place; CRC32Cs of byte ranges are computed on the device
- * ({@link CrcLaunches}); {@link SharedBuffers} makes what other processes open. Each call waits for its stream once before returning. Every buffer is freed in
+ * ({@link RowLaunches}) move model rows in place; CRC32Cs of byte ranges are computed on the device,
+ * also by a copy as it moves pages ({@link CrcLaunches}); {@link SharedBuffers} makes what other processes open. Each call waits for its stream once before returning. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
  * one memory).
  */
-public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies, RangeCrcs {
+public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies, InPlaceCrcs, CheckedCopies {
     private final CudaDevice device;
     private final CudaStream stream;
     private final PageCopyCalls calls;
@@ -226,22 +230,57 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
 
     /** On the device, one launch for them all ({@code crc32c.cu}): no page byte crosses to the host. */
     @Override
-    public synchronized int[] crc32c(List<Range> ranges) {
-        long[] addresses = new long[ranges.size()];
-        long[] lengths = new long[ranges.size()];
-        for (int i = 0; i < addresses.length; i++) {
-            Range r = ranges.get(i);
-            DeviceBuffer b = own(r.buffer());
-            ByteRangeException.check(b, r.offset(), r.length());
-            addresses[i] = b.address.address() + r.offset();
-            lengths[i] = r.length();
+    public synchronized int[][] crc32c(List<PageBuffer> buffers, long[] pages) {
+        long[] bases = new long[buffers.size()];
+        int[] sizes = new int[bases.length];
+        for (int b = 0; b < bases.length; b++) {
+            DeviceBuffer d = own(buffers.get(b));
+            PageLists.check(d.label(), pages, d.pages());
+            bases[b] = d.address.address();
+            sizes[b] = d.pageBytes();
         }
         current();
         try {
-            return crcs.crc32c(addresses, lengths);
+            return crcs.crc32c(bases, new long[bases.length], sizes, pages, pages);
         } catch (RuntimeException e) {
-            throw new CudaCopyException("checksumming " + addresses.length + " byte ranges", e);
+            throw new CudaCopyException("checksumming " + pages.length + " pages of " + bases.length + " buffers", e);
         }
+    }
+
+    /**
+     * Every copy checked, then the checksum kernel, which copies each page as it reads it
+     * ({@code crc32c.cu}): one launch for each run of copies that share their page lists (a
+     * rank's run over every layer and pool is one).
+     */
+    @Override
+    public synchronized int[][] copyPagesChecked(List<PageCopy> copies) {
+        PageCopies.checkPairs(copies);
+        int[][] crcs = new int[copies.size()][];
+        current();
+        for (int first = 0, next; first < copies.size(); first = next) {
+            PageCopy lists = copies.get(first);
+            next = first + 1;
+            while (next < copies.size() && Arrays.equals(copies.get(next).srcPages(), lists.srcPages())
+                    && Arrays.equals(copies.get(next).dstPages(), lists.dstPages())) {
+                next++;
+            }
+            long[] from = new long[next - first];
+            long[] to = new long[from.length];
+            int[] sizes = new int[from.length];
+            for (int i = first; i < next; i++) {
+                from[i - first] = own(copies.get(i).src()).address.address();
+                to[i - first] = own(copies.get(i).dst()).address.address();
+                sizes[i - first] = copies.get(i).src().pageBytes();
+            }
+            int[][] run;
+            try {
+                run = this.crcs.crc32c(from, to, sizes, lists.srcPages(), lists.dstPages());
+            } catch (RuntimeException e) {
+                throw new CudaCopyException("copying and checksumming " + lists.srcPages().length + " pages of " + from.length + " buffer pairs", e);
+            }
+            System.arraycopy(run, 0, crcs, first, run.length);
+        }
+        return crcs;
     }
 
     @Override

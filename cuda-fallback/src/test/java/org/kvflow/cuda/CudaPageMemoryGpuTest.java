@@ -17,7 +17,6 @@ import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageCopies;
 import org.kvflow.pages.PageCopy;
 import org.kvflow.pages.PageOutOfRangeException;
-import org.kvflow.pages.RangeCrcs;
 
 /**
  * On the GPU machine ({@code -Dgroups=cuda} or the console launcher with {@code --include-tag cuda}):
@@ -89,31 +88,72 @@ class CudaPageMemoryGpuTest {
     }
 
     @Test
-    void rangeChecksumsOnTheDeviceEqualJavasCrc32cForEveryLengthAndAlignment() {
-        int pageBytes = 41_984;
-        PageBuffer pool = cuda.allocate("pool", 6, pageBytes);
-        byte[] bytes = random(31, 6 * pageBytes);
-        cuda.write(pool, 0, bytes, 0, bytes.length);
-        List<RangeCrcs.Range> ranges = new java.util.ArrayList<>();
-        long[][] asked = {{0, 0}, {0, 1}, {3, 5}, {1, 31}, {2, 32}, {7, 33}, {0, pageBytes}, {pageBytes, pageBytes}, {5 * pageBytes + 1, pageBytes - 1},
-                {17, 8_448}, {0, 6 * pageBytes}};
-        for (long[] a : asked) {
-            ranges.add(new RangeCrcs.Range(pool, a[0], (int) a[1]));
+    void pageChecksumsOnTheDeviceEqualJavasCrc32cForEveryPageSize() {
+        // multiples of 4 take the coalesced path (fewer words than lanes, a step and a word, the unrolled steps and what follows them);
+        // other sizes, and so pages after the first at unaligned addresses, go byte by byte
+        int[] sizes = {4, 124, 128, 132, 1_024, 1_028, 4 * 257, 4 * 300, 8_448, 41_984, 1, 5, 31, 33, 1_001};
+        List<PageBuffer> buffers = new java.util.ArrayList<>();
+        List<byte[]> bytes = new java.util.ArrayList<>();
+        for (int size : sizes) {
+            PageBuffer b = cuda.allocate("pages of " + size, 6, size);
+            byte[] content = random(size, 6 * size);
+            cuda.write(b, 0, content, 0, content.length);
+            buffers.add(b);
+            bytes.add(content);
         }
-        int[] crcs = cuda.crc32c(ranges);
-        for (int i = 0; i < asked.length; i++) {
-            java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
-            expected.update(bytes, (int) asked[i][0], (int) asked[i][1]);
-            assertThat(crcs[i]).as("bytes %d + %d", asked[i][0], asked[i][1]).isEqualTo((int) expected.getValue());
+        long[] pages = {5, 0, 3, 1};
+        int[][] crcs = cuda.crc32c(buffers, pages);
+        for (int b = 0; b < sizes.length; b++) {
+            for (int k = 0; k < pages.length; k++) {
+                java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+                expected.update(bytes.get(b), (int) pages[k] * sizes[b], sizes[b]);
+                assertThat(crcs[b][k]).as("page %d of %d bytes", pages[k], sizes[b]).isEqualTo((int) expected.getValue());
+            }
         }
-        assertThat(cuda.crc32c(List.of())).isEmpty();
-        assertThatThrownBy(() -> cuda.crc32c(List.of(new RangeCrcs.Range(pool, 6L * pageBytes - 4, 5))))
-                .isInstanceOf(org.kvflow.pages.ByteRangeException.class)
-                .hasMessage("pool: bytes [" + (6L * pageBytes - 4) + ", " + (6L * pageBytes + 1) + ") lie outside [0, " + 6L * pageBytes + ")");
+        assertThat(cuda.crc32c(buffers, new long[0])).hasDimensions(sizes.length, 0);
+        assertThatThrownBy(() -> cuda.crc32c(buffers, new long[] {0, 6}))
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("pages of 4: entry 1 names page 6, outside [0, 6)");
         PageBuffer heap = JAVA.allocate("heap", 1, 64);
-        assertThatThrownBy(() -> cuda.crc32c(List.of(new RangeCrcs.Range(heap, 0, 8))))
+        assertThatThrownBy(() -> cuda.crc32c(List.of(heap), new long[] {0}))
                 .isInstanceOf(org.kvflow.pages.ForeignBufferException.class).hasMessage("heap is not a live buffer of the cuda page memory");
-        cuda.free(pool);
+        buffers.forEach(cuda::free);
+    }
+
+    @Test
+    void aCheckedCopyMovesEveryPageAndGivesTheChecksumsOfWhatItMoved() {
+        PageBuffer mla = cuda.allocate("mla", 12, 41_984);
+        PageBuffer index = cuda.allocate("index", 12, 8_448);
+        PageBuffer odd = cuda.allocate("odd", 3, 1_001); // not a multiple of 4: byte by byte
+        PageBuffer mlaTo = cuda.allocate("mla-to", 6, 41_984);
+        PageBuffer indexTo = cuda.allocate("index-to", 6, 8_448);
+        PageBuffer oddTo = cuda.allocate("odd-to", 3, 1_001);
+        byte[][] bytes = {random(41, 12 * 41_984), random(42, 12 * 8_448), random(43, 3 * 1_001)};
+        cuda.writePages(mla, 0, bytes[0], 0, 12);
+        cuda.writePages(index, 0, bytes[1], 0, 12);
+        cuda.writePages(odd, 0, bytes[2], 0, 3);
+        long[] src = {11, 0, 5, 7};
+        long[] dst = {3, 0, 5, 1};
+        List<PageCopy> batch = List.of(new PageCopy(mla, src, mlaTo, dst), new PageCopy(index, src, indexTo, dst),
+                new PageCopy(odd, new long[] {2, 0}, oddTo, new long[] {0, 2}));
+        int[][] crcs = cuda.copyPagesChecked(batch);
+        for (int i = 0; i < batch.size(); i++) {
+            PageCopy copy = batch.get(i);
+            int size = copy.src().pageBytes();
+            for (int k = 0; k < copy.srcPages().length; k++) {
+                java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+                expected.update(bytes[i], (int) copy.srcPages()[k] * size, size);
+                assertThat(crcs[i][k]).as("%s page %d", copy.src().label(), copy.srcPages()[k]).isEqualTo((int) expected.getValue());
+                byte[] landed = new byte[size];
+                cuda.read(copy.dst(), copy.dstPages()[k] * size, size, landed, 0);
+                assertThat(landed).isEqualTo(java.util.Arrays.copyOfRange(bytes[i], (int) copy.srcPages()[k] * size, (int) (copy.srcPages()[k] + 1) * size));
+            }
+        }
+        byte[] before = readAll(cuda, mlaTo);
+        assertThatThrownBy(() -> cuda.copyPagesChecked(List.of(new PageCopy(mla, new long[] {0, 1}, mlaTo, new long[] {2, 1}),
+                new PageCopy(index, new long[] {0, 12}, indexTo, new long[] {0, 1}))))
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("index: entry 1 names page 12, outside [0, 12)");
+        assertThat(readAll(cuda, mlaTo)).as("nothing moved").isEqualTo(before);
+        List.of(mla, index, odd, mlaTo, indexTo, oddTo).forEach(cuda::free);
     }
 
     @Test

@@ -4,7 +4,7 @@ package org.kvflow.pages;
  * Joins CRC32Cs: the checksum of {@code A ‖ B} from the checksums of {@code A} and {@code B} and the
  * length of {@code B}, by polynomial arithmetic modulo the Castagnoli polynomial (the CRC register
  * is linear in the bytes, so appending {@code B} multiplies {@code A}'s register by
- * {@code x^(8·|B|)}). Lets checksums computed per range ({@link RangeCrcs}) stand for the
+ * {@code x^(8·|B|)}). Lets checksums computed per page and buffer ({@link InPlaceCrcs}) stand for the
  * checksum of the ranges in sequence.
  */
 public final class Crc32cCombine {

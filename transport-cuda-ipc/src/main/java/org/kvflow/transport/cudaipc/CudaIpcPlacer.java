@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.kvflow.pages.BufferImport;
+import org.kvflow.pages.CheckedCopies;
 import org.kvflow.pages.ForeignBufferException;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.MissingCapabilityException;
@@ -22,8 +23,8 @@ import reactor.core.scheduler.Schedulers;
  * The prefill side of the {@code cuda-ipc} engine: the decode pool a connection's handshake
  * described is opened in place, once, in the memory of the rank stores that send to it (the cuda
  * one: the prefill pools must lie in GPU memory); a run of pages then goes in one copy launch over
- * every layer and pool, GPU to GPU, and each page's CRC32C is computed on the GPU from the rank's
- * bytes in the protocol's page order. Opened pools no connection describes any more (the decode
+ * every layer and pool, GPU to GPU, that also computes each page's CRC32C from the bytes as it
+ * copies them (one read serves both), joined in the protocol's page order. Opened pools no connection describes any more (the decode
  * server restarted) are closed at the next handshake. Copies block a worker thread
  * ({@link Schedulers#boundedElastic()}), never the caller's.
  */
@@ -99,6 +100,8 @@ public final class CudaIpcPlacer implements PagePlacer {
         PageMemory memory = source.memory();
         BufferImport imports = memory.capability(BufferImport.class).orElseThrow(() -> new MissingCapabilityException(memory.name(), BufferImport.class,
                 "cannot open the decode pool in place: cuda-ipc needs the prefill pools in GPU memory (device cuda)"));
+        CheckedCopies checked = memory.capability(CheckedCopies.class).orElseThrow(() -> new MissingCapabilityException(memory.name(),
+                CheckedCopies.class, "cannot copy pages with their checksums in one pass"));
         List<PageBuffer> pool = opened.computeIfAbsent(new Opened(memory, ByteBuffer.wrap(described[lane])), k -> open(imports, landing));
         long[] src = run(srcStart, length);
         long[] dst = run(dstStart, length);
@@ -108,8 +111,7 @@ public final class CudaIpcPlacer implements PagePlacer {
                 batch.add(new PageCopy(source.buffer(l, component), src, pool.get(component.ordinal() * layers + l), dst));
             }
         }
-        memory.copyPages(batch);
-        return PageCrcs.of(source, src);
+        return PageCrcs.ofCopied(source, checked.copyPagesChecked(batch));
     }
 
     private static List<PageBuffer> open(BufferImport imports, IpcLandingDescription landing) {

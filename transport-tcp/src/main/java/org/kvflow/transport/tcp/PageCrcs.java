@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.zip.CRC32C;
 import org.kvflow.pages.Crc32cCombine;
+import org.kvflow.pages.InPlaceCrcs;
 import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageStore;
-import org.kvflow.pages.RangeCrcs;
 
 /** The CRC32C of one page as the protocol checks it: every layer's MLA page, then every layer's indexer page, read from a store. */
 public final class PageCrcs {
@@ -31,7 +32,7 @@ public final class PageCrcs {
 
     /**
      * The checksums of {@code pages}, as {@link #of(PageStore, long)} gives each: where the store's
-     * memory computes checksums in place ({@link RangeCrcs}, the GPU), in one call over every page,
+     * memory computes checksums in place ({@link InPlaceCrcs}, the GPU), in one call over every
      * layer and pool, joined per page ({@link Crc32cCombine}); elsewhere page by page.
      *
      * @param store the store
@@ -39,34 +40,47 @@ public final class PageCrcs {
      * @return their checksums, in the same order
      */
     public static int[] of(PageStore store, long[] pages) {
-        int[] crcs = new int[pages.length];
-        Optional<RangeCrcs> inPlace = store.memory().capability(RangeCrcs.class);
+        Optional<InPlaceCrcs> inPlace = store.memory().capability(InPlaceCrcs.class);
         if (inPlace.isEmpty()) {
+            int[] crcs = new int[pages.length];
             for (int k = 0; k < pages.length; k++) {
                 crcs[k] = of(store, pages[k]);
             }
             return crcs;
         }
-        List<RangeCrcs.Range> ranges = new ArrayList<>(pages.length * store.layers() * KvComponent.values().length);
-        for (long page : pages) {
-            for (KvComponent component : KvComponent.values()) {
-                int bytes = store.pageBytes(component);
-                for (int l = 0; l < store.layers(); l++) {
-                    ranges.add(new RangeCrcs.Range(store.buffer(l, component), page * bytes, bytes));
-                }
+        List<PageBuffer> buffers = new ArrayList<>(store.layers() * KvComponent.values().length);
+        for (KvComponent component : KvComponent.values()) {
+            for (int l = 0; l < store.layers(); l++) {
+                buffers.add(store.buffer(l, component));
             }
         }
-        int[] parts = inPlace.get().crc32c(ranges);
+        return ofBuffers(store, pages.length, inPlace.get().crc32c(buffers, pages));
+    }
+
+    /**
+     * The checksums of the pages a batch copied, as {@link #of(PageStore, long)} gives each, from
+     * the batch's per-copy checksums ({@link org.kvflow.pages.CheckedCopies}).
+     *
+     * @param store  the store the batch copied from
+     * @param copied {@code copied[component.ordinal() * layers + layer][k]}: page {@code k}'s bytes of that buffer
+     * @return the pages' checksums
+     */
+    public static int[] ofCopied(PageStore store, int[][] copied) {
+        return ofBuffers(store, copied.length == 0 ? 0 : copied[0].length, copied);
+    }
+
+    /** Each page's buffers' checksums ({@code parts[component.ordinal() * layers + layer][k]}) joined in the contract's page order. */
+    private static int[] ofBuffers(PageStore store, int pages, int[][] parts) {
         Crc32cCombine.Appending[] after = new Crc32cCombine.Appending[KvComponent.values().length];
         for (KvComponent component : KvComponent.values()) {
             after[component.ordinal()] = Crc32cCombine.appending(store.pageBytes(component));
         }
-        int at = 0;
-        for (int k = 0; k < pages.length; k++) {
+        int[] crcs = new int[pages];
+        for (int k = 0; k < pages; k++) {
             int crc = 0; // the CRC32C of no bytes
             for (KvComponent component : KvComponent.values()) {
                 for (int l = 0; l < store.layers(); l++) {
-                    crc = after[component.ordinal()].combine(crc, parts[at++]);
+                    crc = after[component.ordinal()].combine(crc, parts[component.ordinal() * store.layers() + l][k]);
                 }
             }
             crcs[k] = crc;

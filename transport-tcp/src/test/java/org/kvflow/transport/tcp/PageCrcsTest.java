@@ -13,30 +13,37 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.decode.TransferRejectedException;
+import org.kvflow.pages.CheckedCopies;
 import org.kvflow.pages.CrossingMemory;
+import org.kvflow.pages.InPlaceCrcs;
+import org.kvflow.pages.KvComponent;
+import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageCopy;
 import org.kvflow.pages.PageStore;
 import org.kvflow.pages.RandomPages;
-import org.kvflow.pages.RangeCrcs;
 import org.kvflow.transfer.PageRun;
 
 /** A run's page checksums from a memory that checksums ranges in place equal the page-by-page ones, and a decode pool in such a memory checks PLACED runs with them. */
 class PageCrcsTest {
     private static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 3, 40, 8, 24), KvDtype.FP8_E4M3);
 
-    /** The heap, with range checksums computed as a device memory would: one call for a run, counted. */
-    static final class InPlaceCrcs extends CrossingMemory implements RangeCrcs {
+    /** The heap, with page checksums computed as a device memory would: one call for a run, counted. */
+    static final class CountingCrcs extends CrossingMemory implements InPlaceCrcs {
         int calls;
         int ranges;
 
         @Override
-        public int[] crc32c(List<Range> asked) {
+        public int[][] crc32c(List<PageBuffer> buffers, long[] pages) {
             calls++;
-            ranges += asked.size();
-            int[] crcs = new int[asked.size()];
-            for (int i = 0; i < crcs.length; i++) {
-                CRC32C crc = new CRC32C();
-                checksum(asked.get(i).buffer(), asked.get(i).offset(), asked.get(i).length(), crc);
-                crcs[i] = (int) crc.getValue();
+            ranges += buffers.size() * pages.length;
+            int[][] crcs = new int[buffers.size()][pages.length];
+            for (int b = 0; b < crcs.length; b++) {
+                int bytes = buffers.get(b).pageBytes();
+                for (int k = 0; k < pages.length; k++) {
+                    CRC32C crc = new CRC32C();
+                    checksum(buffers.get(b), pages[k] * bytes, bytes, crc);
+                    crcs[b][k] = (int) crc.getValue();
+                }
             }
             return crcs;
         }
@@ -44,7 +51,7 @@ class PageCrcsTest {
 
     @Test
     void aRunsChecksumsInOneInPlaceCallEqualThePageByPageOnes() {
-        InPlaceCrcs memory = new InPlaceCrcs();
+        CountingCrcs memory = new CountingCrcs();
         PageStore inPlace = RandomPages.fill(PageStore.allocate(memory, "decode", LAYOUT, 16, 12), 5);
         PageStore heap = RandomPages.fill(PageStore.onHeap("decode", LAYOUT, 16, 12), 5);
         long[] pages = {11, 0, 3, 4, 9};
@@ -57,9 +64,49 @@ class PageCrcsTest {
         assertThat(PageCrcs.of(heap, pages)).isEqualTo(joined);
     }
 
+    /** The heap, with copies that checksum each page they move, as the GPU's checked copy does. */
+    static final class CheckingCopies extends CrossingMemory implements CheckedCopies {
+        @Override
+        public int[][] copyPagesChecked(List<PageCopy> copies) {
+            copyPages(copies);
+            int[][] crcs = new int[copies.size()][];
+            for (int i = 0; i < crcs.length; i++) {
+                PageCopy copy = copies.get(i);
+                int bytes = copy.dst().pageBytes();
+                crcs[i] = new int[copy.dstPages().length];
+                for (int k = 0; k < crcs[i].length; k++) {
+                    CRC32C crc = new CRC32C();
+                    checksum(copy.dst(), copy.dstPages()[k] * bytes, bytes, crc);
+                    crcs[i][k] = (int) crc.getValue();
+                }
+            }
+            return crcs;
+        }
+    }
+
+    @Test
+    void aCheckedBatchsPerBufferChecksumsJoinIntoThePagesChecksumsInTheContractsOrder() {
+        CheckingCopies memory = new CheckingCopies();
+        PageStore rank = RandomPages.fill(PageStore.allocate(memory, "rank", LAYOUT, 16, 12), 3);
+        PageStore decode = PageStore.allocate(memory, "decode", LAYOUT, 16, 12);
+        long[] src = {7, 2, 11};
+        long[] dst = {0, 5, 1};
+        List<PageCopy> batch = new java.util.ArrayList<>();
+        for (KvComponent component : KvComponent.values()) {
+            for (int l = 0; l < LAYOUT.shape().layers(); l++) {
+                batch.add(new PageCopy(rank.buffer(l, component), src, decode.buffer(l, component), dst));
+            }
+        }
+        int[] joined = PageCrcs.ofCopied(rank, memory.copyPagesChecked(batch));
+        for (int k = 0; k < src.length; k++) {
+            assertThat(joined[k]).as("page %d", src[k]).isEqualTo(PageCrcs.of(rank, src[k])).isEqualTo(PageCrcs.of(decode, dst[k]));
+        }
+        assertThat(PageCrcs.ofCopied(rank, new int[0][])).isEmpty();
+    }
+
     @Test
     void aDecodePoolThatChecksInPlaceCountsGoodRunsAndRefusesABadOneInOneCallEach() {
-        InPlaceCrcs memory = new InPlaceCrcs();
+        CountingCrcs memory = new CountingCrcs();
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
         InProcessPlacement landing = new InProcessPlacement(receiver);
         PageStore rank0 = RandomPages.fill(PageStore.onHeap("prefill rank", LAYOUT, 16, 8), 9);
