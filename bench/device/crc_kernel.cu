@@ -7,20 +7,13 @@
 // nvcc -arch=sm_90 -O3 -o /tmp/ck bench/device/crc_kernel.cu && /tmp/ck [pages 256] [layers 61]
 #include "../../cuda-fallback/src/main/cuda/crc32c.cu"
 
+#include "event_timing.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
-
-#define CHECK(x)                                                                   \
-    do {                                                                           \
-        cudaError_t err = (x);                                                     \
-        if (err != cudaSuccess) {                                                  \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(err));         \
-            std::exit(1);                                                          \
-        }                                                                          \
-    } while (0)
 
 static uint32_t host_crc(const uint8_t *p, size_t n) {
     uint32_t c = 0xFFFFFFFFu;
@@ -29,25 +22,6 @@ static uint32_t host_crc(const uint8_t *p, size_t n) {
         for (int b = 0; b < 8; b++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
     }
     return c ^ 0xFFFFFFFFu;
-}
-
-template <typename F>
-static float median_ms(F launch) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < 23; i++) {
-        CHECK(cudaEventRecord(a));
-        launch();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        if (i >= 3) t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
 }
 
 int main(int argc, char **argv) {
@@ -103,11 +77,11 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> back(bytes);
     CHECK(cudaMemcpy(back.data(), dst, bytes, cudaMemcpyDeviceToHost));
     const bool copied = back == host;
-    const float crc_ms = median_ms([&] { run(dtable, 32); });
-    const float copy_crc_ms = median_ms([&] { run(dcopy, 32); });
-    const float memcpy_ms = median_ms([&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
-    const float crc8_ms = median_ms([&] { run(dtable, 8); });
-    const float crc1_ms = median_ms([&] { run(dtable, 1); });
+    const double crc_ms = median_ms([&] { run(dtable, 32); });
+    const double copy_crc_ms = median_ms([&] { run(dcopy, 32); });
+    const double memcpy_ms = median_ms([&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
+    const double crc8_ms = median_ms([&] { run(dtable, 8); });
+    const double crc1_ms = median_ms([&] { run(dtable, 1); });
     std::printf("{\"name\":\"crc_kernel\",\"pages\":%d,\"layers\":%d,\"bytes\":%lld,\"ranges\":%d,\"sms\":%d,\"optin_shared\":%d,\"crcs_checked_wrong\":%d,"
                 "\"copy_equal\":%s,\"crc_ms\":%.4f,\"crc_gbps\":%.1f,\"copy_crc_ms\":%.4f,\"memcpy_dtod_ms\":%.4f,\"copy_crc_vs_memcpy\":%.3f,"
                 "\"crc_copies8_ms\":%.4f,\"crc_copies1_ms\":%.4f}\n",

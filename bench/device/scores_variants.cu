@@ -25,6 +25,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) stores_only(float *out, int
     }
 }
 
+#include "event_timing.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,43 +34,11 @@ extern "C" __global__ void __launch_bounds__(256, 2) stores_only(float *out, int
 #include <random>
 #include <vector>
 
-#define CHECK(x)                                                                       \
-    do {                                                                               \
-        cudaError_t err = (x);                                                         \
-        if (err != cudaSuccess) {                                                      \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(err));             \
-            std::exit(1);                                                              \
-        }                                                                              \
-    } while (0)
-
 static float e4m3(uint8_t c) {
     int s = c >> 7, e = (c >> 3) & 15, m = c & 7;
     if (e == 15 && m == 7) return NAN;
     float v = e == 0 ? std::ldexp(m / 8.0f, -6) : std::ldexp(1.0f + m / 8.0f, e - 7);
     return s ? -v : v;
-}
-
-/** The median of 20 timed launches after 3 warm-ups, in ms (CUDA events). */
-template <class Launch>
-static double median_ms(Launch launch) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<float> ms;
-    for (int i = 0; i < 23; i++) {
-        CHECK(cudaEventRecord(a));
-        launch();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaGetLastError());
-        float t;
-        CHECK(cudaEventElapsedTime(&t, a, b));
-        if (i >= 3) ms.push_back(t);
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
 }
 
 int main(int argc, char **argv) {
