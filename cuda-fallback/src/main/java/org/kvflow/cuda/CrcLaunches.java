@@ -4,6 +4,8 @@ import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.zip.CRC32C;
 import jcuda.Pointer;
 import jcuda.Sizeof;
@@ -56,8 +58,9 @@ final class CrcLaunches {
             return crcs;
         }
         long[] entries = new long[count];
+        Map<Integer, Integer> zeros = new HashMap<>(); // a store's buffers have two page sizes: each hashed once a call
         for (int b = 0; b < count; b++) {
-            entries[b] = (ofZeros(pageBytes[b]) & 0xFFFF_FFFFL) << 32 | pageBytes[b];
+            entries[b] = (zeros.computeIfAbsent(pageBytes[b], CrcLaunches::ofZeros) & 0xFFFF_FFFFL) << 32 | pageBytes[b];
         }
         long[] out = new long[(int) ((ranges + 1) / 2)]; // the kernel writes the checksums after the lists
         DevicePointer table = stream.stage(srcBases, dstBases, entries, srcPages, dstPages, out);

@@ -48,8 +48,8 @@ import org.kvflow.pages.SideBySideViews;
  * The {@code cuda} page memory: device and pinned host buffers in one {@link CudaDevice}'s context,
  * on a stream of its own. Copies run the hand-written kernels ({@link CopyLaunches}), also to and
  * from pinned host memory, which is mapped into the device's address space; the row kernels
- * ({@link RowLaunches}) move model rows in place; CRC32Cs of byte ranges are computed on the device,
- * also by a copy as it moves pages ({@link CrcLaunches}); {@link SharedBuffers} makes what other processes open. Each call waits for its stream once before returning. Every buffer is freed in
+ * ({@link RowLaunches}) move model rows in place; CRC32Cs of pages are computed on the device, also
+ * by a copy as it moves them ({@link CrcLaunches}); {@link SharedBuffers} makes what other processes open. Each call waits for its stream once before returning. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
  * one memory).
  */
@@ -248,13 +248,21 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     }
 
     /**
-     * Every copy checked, then the checksum kernel, which copies each page as it reads it
-     * ({@code crc32c.cu}): one launch for each run of copies that share their page lists (a
-     * rank's run over every layer and pool is one).
+     * Every copy checked and every buffer resolved before anything moves, then the checksum kernel,
+     * which copies each page as it reads it ({@code crc32c.cu}): one launch for each run of copies
+     * that share their page lists (a rank's run over every layer and pool is one).
      */
     @Override
     public synchronized int[][] copyPagesChecked(List<PageCopy> copies) {
         PageCopies.checkPairs(copies);
+        long[] from = new long[copies.size()];
+        long[] to = new long[from.length];
+        int[] sizes = new int[from.length];
+        for (int i = 0; i < from.length; i++) {
+            from[i] = own(copies.get(i).src()).address.address();
+            to[i] = own(copies.get(i).dst()).address.address();
+            sizes[i] = copies.get(i).src().pageBytes();
+        }
         int[][] crcs = new int[copies.size()][];
         current();
         for (int first = 0, next; first < copies.size(); first = next) {
@@ -264,19 +272,12 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
                     && Arrays.equals(copies.get(next).dstPages(), lists.dstPages())) {
                 next++;
             }
-            long[] from = new long[next - first];
-            long[] to = new long[from.length];
-            int[] sizes = new int[from.length];
-            for (int i = first; i < next; i++) {
-                from[i - first] = own(copies.get(i).src()).address.address();
-                to[i - first] = own(copies.get(i).dst()).address.address();
-                sizes[i - first] = copies.get(i).src().pageBytes();
-            }
             int[][] run;
             try {
-                run = this.crcs.crc32c(from, to, sizes, lists.srcPages(), lists.dstPages());
+                run = this.crcs.crc32c(Arrays.copyOfRange(from, first, next), Arrays.copyOfRange(to, first, next), Arrays.copyOfRange(sizes, first, next),
+                        lists.srcPages(), lists.dstPages());
             } catch (RuntimeException e) {
-                throw new CudaCopyException("copying and checksumming " + lists.srcPages().length + " pages of " + from.length + " buffer pairs", e);
+                throw new CudaCopyException("copying and checksumming " + lists.srcPages().length + " pages of " + (next - first) + " buffer pairs", e);
             }
             System.arraycopy(run, 0, crcs, first, run.length);
         }

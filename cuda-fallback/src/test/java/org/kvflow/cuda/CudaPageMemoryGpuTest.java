@@ -153,6 +153,11 @@ class CudaPageMemoryGpuTest {
                 new PageCopy(index, new long[] {0, 12}, indexTo, new long[] {0, 1}))))
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("index: entry 1 names page 12, outside [0, 12)");
         assertThat(readAll(cuda, mlaTo)).as("nothing moved").isEqualTo(before);
+        PageBuffer heap = JAVA.allocate("heap", 3, 1_001);
+        assertThatThrownBy(() -> cuda.copyPagesChecked(List.of(new PageCopy(mla, new long[] {0, 1}, mlaTo, new long[] {2, 1}),
+                new PageCopy(odd, new long[] {0}, heap, new long[] {0}))))
+                .isInstanceOf(org.kvflow.pages.ForeignBufferException.class).hasMessage("heap is not a live buffer of the cuda page memory");
+        assertThat(readAll(cuda, mlaTo)).as("a foreign buffer in a later run of the batch: nothing moved").isEqualTo(before);
         List.of(mla, index, odd, mlaTo, indexTo, oddTo).forEach(cuda::free);
     }
 

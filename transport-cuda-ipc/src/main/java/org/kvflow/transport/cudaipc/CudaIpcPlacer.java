@@ -24,8 +24,9 @@ import reactor.core.scheduler.Schedulers;
  * described is opened in place, once, in the memory of the rank stores that send to it (the cuda
  * one: the prefill pools must lie in GPU memory); a run of pages then goes in one copy launch over
  * every layer and pool, GPU to GPU, that also computes each page's CRC32C from the bytes as it
- * copies them (one read serves both), joined in the protocol's page order. Opened pools no connection describes any more (the decode
- * server restarted) are closed at the next handshake. Copies block a worker thread
+ * copies them (one read serves both), joined in the protocol's page order. Opened pools no
+ * connection describes any more (the decode server restarted) are closed at the next handshake.
+ * Copies block a worker thread
  * ({@link Schedulers#boundedElastic()}), never the caller's.
  */
 public final class CudaIpcPlacer implements PagePlacer {
