@@ -10,7 +10,10 @@ import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
+import org.kvflow.pages.BufferImport;
+import org.kvflow.pages.CrossingMemory;
 import org.kvflow.pages.MissingCapabilityException;
+import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageMemoryProvider;
 import org.kvflow.pages.PageStore;
 import org.kvflow.pages.RandomPages;
@@ -54,6 +57,14 @@ class CudaIpcEngineTest {
                 .hasMessage("the CUDA IPC landing's handle of buffer 0 of 100 bytes (1 to 4096, " + (bytes.length - 28) + " left)");
     }
 
+    /** A memory that can open another process's buffers but not copy pages with their checksums: the placer must refuse it before opening anything. */
+    private static final class ImportOnly extends CrossingMemory implements BufferImport {
+        @Override
+        public PageBuffer importBuffer(String label, byte[] handle, long pages, int pageBytes) {
+            throw new AssertionError("opened " + label + " for a run that cannot be placed");
+        }
+    }
+
     @Test
     void aPlacerRefusesRunsItCannotPlaceBeforeAnyCopy() {
         PageStore heap = RandomPages.fill(PageStore.onHeap("prefill rank 0", LAYOUT, 16, 8), 1);
@@ -69,6 +80,9 @@ class CudaIpcEngineTest {
                     .hasMessage("decode pages 62..65 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
             assertThatThrownBy(() -> placer.place(0, heap, 0, 0, 4).block()).isInstanceOf(MissingCapabilityException.class)
                     .hasMessage("the java page memory cannot open the decode pool in place: cuda-ipc needs the prefill pools in GPU memory (device cuda)");
+            PageStore importOnly = PageStore.allocate(new ImportOnly(), "prefill rank 1", LAYOUT, 16, 8);
+            assertThatThrownBy(() -> placer.place(0, importOnly, 0, 0, 4).block()).isInstanceOf(MissingCapabilityException.class)
+                    .hasMessage("the java page memory cannot copy pages with their checksums in one pass");
             placer.connected(1, new IpcLandingDescription(7, pool(64).buffers().subList(0, 2)).bytes());
             assertThatThrownBy(() -> placer.place(1, heap, 0, 0, 4).block()).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("the decode side exported 2 buffers; 2 layers need 4");
