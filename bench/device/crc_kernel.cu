@@ -2,8 +2,9 @@
 // outside the JVM, over one CP8 rank's share of a 131,072-token request at DeepSeek V3.2's fp8
 // widths (256 pages of 61 layers' buffers: a 41,984-byte MLA page and an 8,448-byte indexer page each):
 // checksums only, and checksums while copying to a second pool, beside cudaMemcpy device to device
-// of the same bytes; then the skip tables' copies (1, 8, 32) to show what bank conflicts cost.
-// Median of 20 after 3, CUDA events. The CRCs are checked against a host CRC32C of the same bytes.
+// of the same bytes; then the skip tables' copies (1, 8, 32) to show what bank conflicts cost, and
+// the join of each page's checksums over the 122 buffers (crc32c_join) alone. Median of 20 after 3,
+// CUDA events. The CRCs and joined CRCs are checked against a host CRC32C of the same bytes.
 // nvcc -arch=sm_90 -O3 -o /tmp/ck bench/device/crc_kernel.cu && /tmp/ck [pages 256] [layers 61]
 #include "../../cuda-fallback/src/main/cuda/crc32c.cu"
 
@@ -15,13 +16,21 @@
 #include <random>
 #include <vector>
 
-static uint32_t host_crc(const uint8_t *p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
+static uint32_t host_crc_update(uint32_t c, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++) {
         c ^= p[i];
         for (int b = 0; b < 8; b++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
     }
-    return c ^ 0xFFFFFFFFu;
+    return c;
+}
+
+static uint32_t host_crc(const uint8_t *p, size_t n) { return host_crc_update(0xFFFFFFFFu, p, n) ^ 0xFFFFFFFFu; }
+
+/** x^(8n) mod p(x), reflected: the register of x^0 pushed through n zero bytes. */
+static uint32_t host_shift(long long n) {
+    uint32_t c = 0x80000000u;
+    for (long long i = 0; i < 8 * n; i++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    return c;
 }
 
 int main(int argc, char **argv) {
@@ -38,20 +47,22 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice));
     // a buffer per layer and pool (MLA buffers, then indexer buffers), each of `pages` pages; the run is every page, in order
     const int count = layers * 2;
-    std::vector<long long> table(3LL * count + 2LL * pages + ((long long) count * pages + 1) / 2);
+    std::vector<long long> table(4LL * count + 2LL * pages + ((long long) count * pages + pages + 1) / 2);
     std::vector<long long> base(count), size(count);
     long long at = 0;
     std::vector<uint8_t> zeros(mla, 0);
     const long long zm = host_crc(zeros.data(), mla), zi = host_crc(zeros.data(), index);
+    const long long mm = host_shift(mla), mi = host_shift(index);
     for (int b = 0; b < count; b++) {
         size[b] = b < layers ? mla : index;
         base[b] = at;
         table[b] = reinterpret_cast<long long>(src) + at;
         table[count + b] = 0;
         table[2LL * count + b] = (b < layers ? zm : zi) << 32 | size[b];
+        table[3LL * count + b] = b < layers ? mm : mi;
         at += size[b] * pages;
     }
-    for (int k = 0; k < pages; k++) table[3LL * count + k] = table[3LL * count + pages + k] = k;
+    for (int k = 0; k < pages; k++) table[4LL * count + k] = table[4LL * count + pages + k] = k;
     long long *dtable, *dcopy;
     CHECK(cudaMalloc(&dtable, table.size() * 8));
     CHECK(cudaMalloc(&dcopy, table.size() * 8));
@@ -65,14 +76,21 @@ int main(int argc, char **argv) {
     const int ranges = count * pages;
     const int blocks = std::min(sms, (ranges + 31) / 32);
     auto run = [&](long long *t, int copies) { crc32c_pages<<<blocks, 1024, copies * 4096>>>(t, count, pages, copies); };
+    auto join = [&](long long *t) { crc32c_join<<<(pages + 255) / 256, 256>>>(t, count, pages); };
     run(dcopy, 32);
+    join(dcopy);
     CHECK(cudaDeviceSynchronize());
-    std::vector<uint32_t> crcs(ranges);
-    CHECK(cudaMemcpy(crcs.data(), dcopy + 3LL * count + 2LL * pages, ranges * 4LL, cudaMemcpyDeviceToHost));
+    std::vector<uint32_t> crcs(ranges + pages);
+    CHECK(cudaMemcpy(crcs.data(), dcopy + 4LL * count + 2LL * pages, (ranges + pages) * 4LL, cudaMemcpyDeviceToHost));
     int wrong = 0;
     for (int r = 0; r < ranges; r++) {
         const int b = r / pages, k = r % pages;
         if (r < 64 || r % 997 == 0) wrong += crcs[r] != host_crc(host.data() + base[b] + k * size[b], size[b]);
+    }
+    for (int k = 0; k < pages; k += 37) {  // page k's bytes of every buffer in turn
+        uint32_t c = 0xFFFFFFFFu;
+        for (int b = 0; b < count; b++) c = host_crc_update(c, host.data() + base[b] + k * size[b], size[b]);
+        wrong += crcs[ranges + k] != (c ^ 0xFFFFFFFFu);
     }
     std::vector<uint8_t> back(bytes);
     CHECK(cudaMemcpy(back.data(), dst, bytes, cudaMemcpyDeviceToHost));
@@ -82,10 +100,11 @@ int main(int argc, char **argv) {
     const double memcpy_ms = median_ms([&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
     const double crc8_ms = median_ms([&] { run(dtable, 8); });
     const double crc1_ms = median_ms([&] { run(dtable, 1); });
+    const double join_ms = median_ms([&] { join(dtable); });
     std::printf("{\"name\":\"crc_kernel\",\"pages\":%d,\"layers\":%d,\"bytes\":%lld,\"ranges\":%d,\"sms\":%d,\"optin_shared\":%d,\"crcs_checked_wrong\":%d,"
                 "\"copy_equal\":%s,\"crc_ms\":%.4f,\"crc_gbps\":%.1f,\"copy_crc_ms\":%.4f,\"memcpy_dtod_ms\":%.4f,\"copy_crc_vs_memcpy\":%.3f,"
-                "\"crc_copies8_ms\":%.4f,\"crc_copies1_ms\":%.4f}\n",
+                "\"crc_copies8_ms\":%.4f,\"crc_copies1_ms\":%.4f,\"join_ms\":%.4f}\n",
                 pages, layers, bytes, ranges, sms, optin, wrong, copied ? "true" : "false", crc_ms, bytes / (crc_ms * 1e6), copy_crc_ms, memcpy_ms,
-                memcpy_ms / copy_crc_ms, crc8_ms, crc1_ms);
+                memcpy_ms / copy_crc_ms, crc8_ms, crc1_ms, join_ms);
     return wrong != 0 || !copied;
 }

@@ -4,8 +4,9 @@
 # receiver's, a killed decode process fails the send typed), `kvflow demo --backend cuda --transfer
 # cuda-ipc --json` (every request's decode KV against the replicated run), then CudaIpcTransferBench 2048 61 8 3:
 # a 131,072-token CP8 request's pages at DeepSeek V3.2's fp8 widths from rank pools in GPU memory
-# to decode processes on this host by the cuda-ipc engine (decode pool in GPU memory) and by the
-# tcp engine, against one cuMemcpyDtoD of the same bytes, in one run; writes $OUT/cuda-ipc.jsonl
+# (each rank's pool in a page memory of its own, a stream each; and the same pages from pools that
+# share one memory) to decode processes on this host by the cuda-ipc engine (decode pool in GPU
+# memory) and by the tcp engine, against one cuMemcpyDtoD of the same bytes, in one run; writes $OUT/cuda-ipc.jsonl
 # and $OUT/cuda-ipc.json (date, machine, command, figures) for bench/results/, with the checksum
 # kernel's own figures (crc_kernel.cu: one rank's share checksummed, and copied while checksummed,
 # beside cudaMemcpy of the same bytes). Expects the unpacked
@@ -34,7 +35,8 @@ rows = [json.loads(l) for l in open(os.path.join(out, "cuda-ipc.jsonl")) if l.st
 def med(key):
     return round(statistics.median(r[key] for r in rows), 3)
 figures = {k: med(k) for k in ("cuda_ipc_vs_dtod", "cuda_ipc_over_tcp_backend", "cuda_ipc_ms", "tcp_ms", "dtod_ms", "cuda_ipc_gbps",
-                               "dtod_gbps", "cuda_ipc_ready_after_last_page_ms", "tcp_ready_after_last_page_ms", "crc_one_rank_ms")}
+                               "dtod_gbps", "cuda_ipc_one_stream_ms", "cuda_ipc_one_stream_vs_dtod", "cuda_ipc_ready_after_last_page_ms",
+                               "tcp_ready_after_last_page_ms", "crc_one_rank_ms", "crc_one_rank_kernel_ms")}
 figures.update({"bytes": rows[0]["bytes"], "runs": len(rows)})
 kernel = json.loads(open(os.path.join(out, "crc-kernel.jsonl")).readline())
 figures.update({"crc_kernel_one_rank_ms": kernel["crc_ms"], "crc_kernel_gbps": kernel["crc_gbps"], "copy_crc_kernel_ms": kernel["copy_crc_ms"],

@@ -1,11 +1,13 @@
 package org.kvflow.bench;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import jcuda.driver.CUdeviceptr;
 import org.kvflow.core.DebugMode;
+import org.kvflow.cuda.CudaPageMemory;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transport.cudaipc.CudaIpcDecodeServerMain;
@@ -21,19 +23,30 @@ import org.kvflow.transport.tcp.TcpTransferBackend;
  * {@code cuda-ipc} engine into a decode pool in GPU memory (one copy launch a run, CRC32C on the GPU
  * on both sides), by the {@code tcp} engine into a decode pool on the heap (the pages read to the
  * host and sent in frames), and, as the baseline, one {@code cuMemcpyDtoD} of the same bytes on raw
- * buffers, all in one run. DeepSeek V3.2's fp8 widths, page 64. A send runs from the first rank's
- * send to the last rank's COMPLETE; {@code ready_after_last_page_ms} is the part after the last
- * page landed (the COMPLETEs). Also: one rank's pages checksummed on the GPU alone. One JSON
- * object per line. Usage: {@code CudaIpcTransferBench [pages 2048] [layers 61] [ranks 8] [runs 3]}.
+ * buffers, all in one run. Each rank's pool lies in a page memory of its own (a stream each, as a
+ * rank process has); {@code cuda_ipc_one_stream_ms} sends the same pages from pools that share one
+ * memory (one stream, the ranks' copies one at a time). DeepSeek V3.2's fp8 widths, page 64. A send
+ * runs from the first rank's send to the last rank's COMPLETE; {@code ready_after_last_page_ms} is
+ * the part after the last page landed (the COMPLETEs). Also: one rank's pages checksummed on the GPU
+ * alone, the call and its kernel. One JSON object per line. Usage:
+ * {@code CudaIpcTransferBench [pages 2048] [layers 61] [ranks 8] [runs 3]}.
  */
 public final class CudaIpcTransferBench {
+    /** Sends before the measured ones. */
+    private static final int WARMUPS = 3;
+
     private CudaIpcTransferBench() {}
 
     public static void main(String[] args) throws Exception {
         DebugMode.refuseBenchmark("CudaIpcTransferBench");
         TransferRuns.Request request = TransferRuns.Request.of(args);
+        List<CudaPageMemory> rankMemories = new ArrayList<>();
         try (CudaBench gpu = CudaBench.open(0)) {
-            List<PageStore> owners = request.owners((r, label) -> PageStore.allocate(gpu.memory(), label, request.layout(), TransferRuns.PS, request.share()));
+            for (int r = 0; r < request.ranks(); r++) {
+                rankMemories.add(new CudaPageMemory(0));
+            }
+            List<PageStore> owners = request.owners((r, label) -> PageStore.allocate(rankMemories.get(r), label, request.layout(), TransferRuns.PS, request.share()));
+            List<PageStore> oneStream = request.owners((r, label) -> PageStore.allocate(gpu.memory(), label, request.layout(), TransferRuns.PS, request.share()));
             long bytes = request.bytes();
             CUdeviceptr from = gpu.baseline().deviceBytes(bytes);
             CUdeviceptr to = gpu.baseline().deviceBytes(bytes);
@@ -44,25 +57,34 @@ public final class CudaIpcTransferBench {
             Process tcp = TransferRuns.start(DecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
             try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", TransferRuns.port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
                  TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", TransferRuns.port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
-                for (int run = 0; run <= request.runs(); run++) { // run 0 warms every path up
-                    TransferRuns.Sent viaIpc = TransferRuns.send(byIpc, "ipc-" + run, owners, request.share());
-                    TransferRuns.Sent viaTcp = TransferRuns.send(byTcp, "tcp-" + run, owners, request.share());
+                for (int run = 1 - WARMUPS; run <= request.runs(); run++) { // runs up to 0 warm every path up (the JIT compiles the hosts' loops)
+                    TransferRuns.Sent viaIpc = TransferRuns.send(byIpc, "ipc" + run, owners, request.share());
+                    TransferRuns.Sent viaOneStream = TransferRuns.send(byIpc, "ipc-one-stream" + run, oneStream, request.share());
+                    TransferRuns.Sent viaTcp = TransferRuns.send(byTcp, "tcp" + run, owners, request.share());
                     float dtod = gpu.baseline().timeMillis(() -> gpu.baseline().copy(to, from, bytes));
                     long t0 = System.nanoTime();
-                    PageCrcs.of(owners.get(0), all);
+                    PageCrcs.of(oneStream.get(0), all);
                     double crcMs = (System.nanoTime() - t0) / 1e6;
+                    gpu.clock().timing(true);
+                    PageCrcs.of(oneStream.get(0), all);
+                    gpu.clock().timing(false);
                     if (run > 0) {
-                        System.out.printf(Locale.ROOT, "{\"name\":\"cuda_ipc_transfer\",\"run\":%d,\"bytes\":%d,\"cuda_ipc_ms\":%.2f,\"tcp_ms\":%.1f,"
-                                        + "\"dtod_ms\":%.3f,\"cuda_ipc_gbps\":%.1f,\"dtod_gbps\":%.1f,\"cuda_ipc_vs_dtod\":%.3f,\"cuda_ipc_over_tcp_backend\":%.1f,"
-                                        + "\"cuda_ipc_ready_after_last_page_ms\":%.2f,\"tcp_ready_after_last_page_ms\":%.2f,\"crc_one_rank_ms\":%.2f}%n",
-                                run, bytes, viaIpc.ms(), viaTcp.ms(), dtod, bytes / (viaIpc.ms() * 1e6), bytes / (dtod * 1e6), dtod / viaIpc.ms(),
-                                viaTcp.ms() / viaIpc.ms(), viaIpc.afterLastPageMs(), viaTcp.afterLastPageMs(), crcMs);
+                        System.out.printf(Locale.ROOT, "{\"name\":\"cuda_ipc_transfer\",\"run\":%d,\"bytes\":%d,\"cuda_ipc_ms\":%.2f,"
+                                        + "\"cuda_ipc_one_stream_ms\":%.2f,\"tcp_ms\":%.1f,\"dtod_ms\":%.3f,\"cuda_ipc_gbps\":%.1f,\"dtod_gbps\":%.1f,"
+                                        + "\"cuda_ipc_vs_dtod\":%.3f,\"cuda_ipc_one_stream_vs_dtod\":%.3f,\"cuda_ipc_over_tcp_backend\":%.1f,"
+                                        + "\"cuda_ipc_ready_after_last_page_ms\":%.2f,\"tcp_ready_after_last_page_ms\":%.2f,\"crc_one_rank_ms\":%.2f,"
+                                        + "\"crc_one_rank_kernel_ms\":%.3f}%n",
+                                run, bytes, viaIpc.ms(), viaOneStream.ms(), viaTcp.ms(), dtod, bytes / (viaIpc.ms() * 1e6), bytes / (dtod * 1e6),
+                                dtod / viaIpc.ms(), dtod / viaOneStream.ms(), viaTcp.ms() / viaIpc.ms(), viaIpc.afterLastPageMs(), viaTcp.afterLastPageMs(),
+                                crcMs, gpu.clock().lastMillis());
                     }
                 }
             } finally {
                 ipc.destroyForcibly();
                 tcp.destroyForcibly();
             }
+        } finally {
+            rankMemories.forEach(CudaPageMemory::close);
         }
     }
 }

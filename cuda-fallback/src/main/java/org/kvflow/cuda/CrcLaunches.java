@@ -11,16 +11,20 @@ import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
+import org.kvflow.pages.Crc32cCombine;
 
 /**
- * The CRC32C kernel's launches on one stream ({@code crc32c.cu}): the buffers' bases and page
+ * The CRC32C kernels' launches on one stream ({@code crc32c.cu}): the buffers' bases and page
  * sizes (each with the CRC32C of as many zero bytes, which the kernel adds for the register's
- * preset) and the page lists staged in one upload, one launch of a block an SM (a warp a page of a
- * buffer), the checksums read back. Callers check the buffers and pages. Not thread-safe.
+ * preset, and the multiplier that appends that many bytes) and the page lists staged in one
+ * upload; one launch of a block an SM (a warp a page of a buffer), then the join, a thread a page,
+ * in the same wait; one checksum a page read back. Callers check the buffers and pages. Not
+ * thread-safe.
  */
 final class CrcLaunches {
     private static final int BLOCK = 1024;
     private static final int RANGES_PER_BLOCK = BLOCK / 32;
+    private static final int JOIN_BLOCK = 256;
     /** The kernel's static shared memory (its plain tables). */
     private static final int STATIC_SHARED = 4 * 1024 + 256;
     /** Dynamic shared memory per copy of the skip tables. */
@@ -31,9 +35,12 @@ final class CrcLaunches {
     private final CudaStream stream;
     /** Copies of the skip tables: 32 (a bank a lane) where the device's blocks may hold them, fewer where not. */
     private final int copies;
+    /** By page size: the CRC32C of as many zero bytes (high 32 bits) and the multiplier that appends them (low 32). */
+    private final Map<Integer, Long> sizeTerms = new HashMap<>();
     private CUfunction kernel;
+    private CUfunction join;
 
-    /** The kernel's module loads at the first checksum, not when the memory opens: most memories never checksum in place. */
+    /** The kernels' module loads at the first checksum, not when the memory opens: most memories never checksum in place. */
     CrcLaunches(CudaDevice device, CudaStream stream) {
         this.device = device;
         this.stream = stream;
@@ -45,36 +52,40 @@ final class CrcLaunches {
     }
 
     /**
-     * {@code crcs[b][k]}: the CRC32C of page {@code srcPages[k]} ({@code pageBytes[b]} bytes) of the
-     * buffer at device address {@code srcBases[b]}; where {@code dstBases[b]} is not 0, the page is
-     * also copied, as it is read, to page {@code dstPages[k]} of the buffer there. One launch.
+     * {@code crcs[k]}: the CRC32C of page {@code srcPages[k]} ({@code pageBytes[b]} bytes) of the
+     * buffer at device address {@code srcBases[0]}, then of the one at {@code srcBases[1]}, and so
+     * on; where {@code dstBases[b]} is not 0, each page is also copied, as it is read, to page
+     * {@code dstPages[k]} of the buffer there. Two launches, one wait.
      */
-    int[][] crc32c(long[] srcBases, long[] dstBases, int[] pageBytes, long[] srcPages, long[] dstPages) {
+    int[] crc32c(long[] srcBases, long[] dstBases, int[] pageBytes, long[] srcPages, long[] dstPages) {
         int count = srcBases.length;
         int pages = srcPages.length;
         long ranges = (long) count * pages;
-        int[][] crcs = new int[count][pages];
+        int[] joined = new int[pages];
         if (ranges == 0) {
-            return crcs;
+            return joined;
         }
         long[] entries = new long[count];
-        Map<Integer, Integer> zeros = new HashMap<>(); // a store's buffers have two page sizes: each hashed once a call
+        long[] multipliers = new long[count];
         for (int b = 0; b < count; b++) {
-            entries[b] = (zeros.computeIfAbsent(pageBytes[b], CrcLaunches::ofZeros) & 0xFFFF_FFFFL) << 32 | pageBytes[b];
+            long terms = sizeTerms.computeIfAbsent(pageBytes[b], CrcLaunches::terms);
+            entries[b] = (terms & 0xFFFF_FFFF_0000_0000L) | pageBytes[b];
+            multipliers[b] = terms & 0xFFFF_FFFFL;
         }
-        long[] out = new long[(int) ((ranges + 1) / 2)]; // the kernel writes the checksums after the lists
-        DevicePointer table = stream.stage(srcBases, dstBases, entries, srcPages, dstPages, out);
+        long[] out = new long[(int) ((ranges + pages + 1) / 2)]; // the kernels write the checksums, then the joined ones, after the lists
+        DevicePointer table = stream.stage(srcBases, dstBases, entries, multipliers, srcPages, dstPages, out);
         Pointer args = Pointer.to(Pointer.to(table), Pointer.to(new int[] {count}), Pointer.to(new int[] {pages}), Pointer.to(new int[] {copies}));
+        Pointer joinArgs = Pointer.to(Pointer.to(table), Pointer.to(new int[] {count}), Pointer.to(new int[] {pages}));
         CUfunction f = kernel();
         int blocks = (int) Math.min(device.multiprocessors(), (ranges + RANGES_PER_BLOCK - 1) / RANGES_PER_BLOCK);
         int shared = copies * TABLES_BYTES;
-        stream.launch(() -> cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, shared, stream.stream(), args, null));
-        int[] flat = new int[(int) ranges];
-        cuMemcpyDtoH(Pointer.to(flat), table.withByteOffset((3L * count + 2L * pages) * Sizeof.LONG), ranges * Sizeof.INT);
-        for (int b = 0; b < count; b++) {
-            System.arraycopy(flat, b * pages, crcs[b], 0, pages);
-        }
-        return crcs;
+        int joinBlocks = (pages + JOIN_BLOCK - 1) / JOIN_BLOCK;
+        stream.launch(() -> {
+            cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, shared, stream.stream(), args, null);
+            cuLaunchKernel(join, joinBlocks, 1, 1, JOIN_BLOCK, 1, 1, 0, stream.stream(), joinArgs, null);
+        });
+        cuMemcpyDtoH(Pointer.to(joined), table.withByteOffset((4L * count + 2L * pages) * Sizeof.LONG + ranges * Sizeof.INT), (long) pages * Sizeof.INT);
+        return joined;
     }
 
     /** Loaded once (then cached by the device), and allowed its tables' dynamic shared memory. */
@@ -82,9 +93,15 @@ final class CrcLaunches {
         if (kernel == null) {
             CUfunction f = device.function(CudaKernels.CRC32C_PAGES);
             cuFuncSetAttribute(f, CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, copies * TABLES_BYTES);
+            join = device.function(CudaKernels.CRC32C_JOIN);
             kernel = f;
         }
         return kernel;
+    }
+
+    /** A page size's terms: the CRC32C of as many zero bytes (high 32 bits) and the multiplier that appends as many bytes (low 32). */
+    private static long terms(int length) {
+        return (ofZeros(length) & 0xFFFF_FFFFL) << 32 | (Crc32cCombine.multiplier(length) & 0xFFFF_FFFFL);
     }
 
     /** The CRC32C of {@code length} zero bytes: what the register's preset adds over a page of that length. */

@@ -12,7 +12,6 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -230,7 +229,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
 
     /** On the device, one launch for them all ({@code crc32c.cu}): no page byte crosses to the host. */
     @Override
-    public synchronized int[][] crc32c(List<PageBuffer> buffers, long[] pages) {
+    public synchronized int[] crc32c(List<PageBuffer> buffers, long[] pages) {
         long[] bases = new long[buffers.size()];
         int[] sizes = new int[bases.length];
         for (int b = 0; b < bases.length; b++) {
@@ -248,13 +247,13 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     }
 
     /**
-     * Every copy checked and every buffer resolved before anything moves, then the checksum kernel,
-     * which copies each page as it reads it ({@code crc32c.cu}): one launch for each run of copies
-     * that share their page lists (a rank's run over every layer and pool is one).
+     * Every copy checked (one run of pages) and every buffer resolved before anything moves, then
+     * the checksum kernel, which copies each page as it reads it, and the join ({@code crc32c.cu}):
+     * one launch for the batch.
      */
     @Override
-    public synchronized int[][] copyPagesChecked(List<PageCopy> copies) {
-        PageCopies.checkPairs(copies);
+    public synchronized int[] copyPagesChecked(List<PageCopy> copies) {
+        PageCopies.checkOneRun(copies);
         long[] from = new long[copies.size()];
         long[] to = new long[from.length];
         int[] sizes = new int[from.length];
@@ -263,25 +262,16 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             to[i] = own(copies.get(i).dst()).address.address();
             sizes[i] = copies.get(i).src().pageBytes();
         }
-        int[][] crcs = new int[copies.size()][];
-        current();
-        for (int first = 0, next; first < copies.size(); first = next) {
-            PageCopy lists = copies.get(first);
-            next = first + 1;
-            while (next < copies.size() && Arrays.equals(copies.get(next).srcPages(), lists.srcPages())
-                    && Arrays.equals(copies.get(next).dstPages(), lists.dstPages())) {
-                next++;
-            }
-            int[][] run;
-            try {
-                run = this.crcs.crc32c(Arrays.copyOfRange(from, first, next), Arrays.copyOfRange(to, first, next), Arrays.copyOfRange(sizes, first, next),
-                        lists.srcPages(), lists.dstPages());
-            } catch (RuntimeException e) {
-                throw new CudaCopyException("copying and checksumming " + lists.srcPages().length + " pages of " + (next - first) + " buffer pairs", e);
-            }
-            System.arraycopy(run, 0, crcs, first, run.length);
+        if (copies.isEmpty()) {
+            return new int[0];
         }
-        return crcs;
+        PageCopy lists = copies.get(0);
+        current();
+        try {
+            return crcs.crc32c(from, to, sizes, lists.srcPages(), lists.dstPages());
+        } catch (RuntimeException e) {
+            throw new CudaCopyException("copying and checksumming " + lists.srcPages().length + " pages of " + from.length + " buffer pairs", e);
+        }
     }
 
     @Override

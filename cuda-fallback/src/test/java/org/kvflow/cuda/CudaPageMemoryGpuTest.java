@@ -102,15 +102,23 @@ class CudaPageMemoryGpuTest {
             bytes.add(content);
         }
         long[] pages = {5, 0, 3, 1};
-        int[][] crcs = cuda.crc32c(buffers, pages);
         for (int b = 0; b < sizes.length; b++) {
+            int[] alone = cuda.crc32c(List.of(buffers.get(b)), pages);
             for (int k = 0; k < pages.length; k++) {
                 java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
                 expected.update(bytes.get(b), (int) pages[k] * sizes[b], sizes[b]);
-                assertThat(crcs[b][k]).as("page %d of %d bytes", pages[k], sizes[b]).isEqualTo((int) expected.getValue());
+                assertThat(alone[k]).as("page %d of %d bytes", pages[k], sizes[b]).isEqualTo((int) expected.getValue());
             }
         }
-        assertThat(cuda.crc32c(buffers, new long[0])).hasDimensions(sizes.length, 0);
+        int[] joined = cuda.crc32c(buffers, pages);
+        for (int k = 0; k < pages.length; k++) {
+            java.util.zip.CRC32C expected = new java.util.zip.CRC32C(); // page k of every buffer in turn
+            for (int b = 0; b < sizes.length; b++) {
+                expected.update(bytes.get(b), (int) pages[k] * sizes[b], sizes[b]);
+            }
+            assertThat(joined[k]).as("page %d over the %d buffers", pages[k], sizes.length).isEqualTo((int) expected.getValue());
+        }
+        assertThat(cuda.crc32c(buffers, new long[0])).isEmpty();
         assertThatThrownBy(() -> cuda.crc32c(buffers, new long[] {0, 6}))
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("pages of 4: entry 1 names page 6, outside [0, 6)");
         PageBuffer heap = JAVA.allocate("heap", 1, 64);
@@ -123,41 +131,45 @@ class CudaPageMemoryGpuTest {
     void aCheckedCopyMovesEveryPageAndGivesTheChecksumsOfWhatItMoved() {
         PageBuffer mla = cuda.allocate("mla", 12, 41_984);
         PageBuffer index = cuda.allocate("index", 12, 8_448);
-        PageBuffer odd = cuda.allocate("odd", 3, 1_001); // not a multiple of 4: byte by byte
+        PageBuffer odd = cuda.allocate("odd", 12, 1_001); // not a multiple of 4: byte by byte
         PageBuffer mlaTo = cuda.allocate("mla-to", 6, 41_984);
         PageBuffer indexTo = cuda.allocate("index-to", 6, 8_448);
-        PageBuffer oddTo = cuda.allocate("odd-to", 3, 1_001);
-        byte[][] bytes = {random(41, 12 * 41_984), random(42, 12 * 8_448), random(43, 3 * 1_001)};
+        PageBuffer oddTo = cuda.allocate("odd-to", 6, 1_001);
+        byte[][] bytes = {random(41, 12 * 41_984), random(42, 12 * 8_448), random(43, 12 * 1_001)};
         cuda.writePages(mla, 0, bytes[0], 0, 12);
         cuda.writePages(index, 0, bytes[1], 0, 12);
-        cuda.writePages(odd, 0, bytes[2], 0, 3);
+        cuda.writePages(odd, 0, bytes[2], 0, 12);
         long[] src = {11, 0, 5, 7};
         long[] dst = {3, 0, 5, 1};
-        List<PageCopy> batch = List.of(new PageCopy(mla, src, mlaTo, dst), new PageCopy(index, src, indexTo, dst),
-                new PageCopy(odd, new long[] {2, 0}, oddTo, new long[] {0, 2}));
-        int[][] crcs = cuda.copyPagesChecked(batch);
-        for (int i = 0; i < batch.size(); i++) {
-            PageCopy copy = batch.get(i);
-            int size = copy.src().pageBytes();
-            for (int k = 0; k < copy.srcPages().length; k++) {
-                java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
-                expected.update(bytes[i], (int) copy.srcPages()[k] * size, size);
-                assertThat(crcs[i][k]).as("%s page %d", copy.src().label(), copy.srcPages()[k]).isEqualTo((int) expected.getValue());
+        List<PageCopy> batch = List.of(new PageCopy(mla, src, mlaTo, dst), new PageCopy(index, src, indexTo, dst), new PageCopy(odd, src, oddTo, dst));
+        int[] crcs = cuda.copyPagesChecked(batch);
+        for (int k = 0; k < src.length; k++) {
+            java.util.zip.CRC32C expected = new java.util.zip.CRC32C(); // page src[k] of every source in turn
+            for (int i = 0; i < batch.size(); i++) {
+                int size = batch.get(i).src().pageBytes();
+                expected.update(bytes[i], (int) src[k] * size, size);
                 byte[] landed = new byte[size];
-                cuda.read(copy.dst(), copy.dstPages()[k] * size, size, landed, 0);
-                assertThat(landed).isEqualTo(java.util.Arrays.copyOfRange(bytes[i], (int) copy.srcPages()[k] * size, (int) (copy.srcPages()[k] + 1) * size));
+                cuda.read(batch.get(i).dst(), dst[k] * size, size, landed, 0);
+                assertThat(landed).as("%s page %d landed", batch.get(i).src().label(), src[k])
+                        .isEqualTo(java.util.Arrays.copyOfRange(bytes[i], (int) src[k] * size, (int) (src[k] + 1) * size));
             }
+            assertThat(crcs[k]).as("page %d over the batch", src[k]).isEqualTo((int) expected.getValue());
         }
         byte[] before = readAll(cuda, mlaTo);
         assertThatThrownBy(() -> cuda.copyPagesChecked(List.of(new PageCopy(mla, new long[] {0, 1}, mlaTo, new long[] {2, 1}),
                 new PageCopy(index, new long[] {0, 12}, indexTo, new long[] {0, 1}))))
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("index: entry 1 names page 12, outside [0, 12)");
         assertThat(readAll(cuda, mlaTo)).as("nothing moved").isEqualTo(before);
+        assertThatThrownBy(() -> cuda.copyPagesChecked(List.of(new PageCopy(mla, new long[] {0, 1}, mlaTo, new long[] {2, 1}),
+                new PageCopy(index, new long[] {0, 2}, indexTo, new long[] {2, 1}))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("copy 1 of a checked batch (index to index-to) moves other pages than copy 0: a checked batch copies one run of pages in every buffer");
+        assertThat(readAll(cuda, mlaTo)).as("two runs in one batch: nothing moved").isEqualTo(before);
         PageBuffer heap = JAVA.allocate("heap", 3, 1_001);
         assertThatThrownBy(() -> cuda.copyPagesChecked(List.of(new PageCopy(mla, new long[] {0, 1}, mlaTo, new long[] {2, 1}),
-                new PageCopy(odd, new long[] {0}, heap, new long[] {0}))))
+                new PageCopy(odd, new long[] {0, 1}, heap, new long[] {2, 1}))))
                 .isInstanceOf(org.kvflow.pages.ForeignBufferException.class).hasMessage("heap is not a live buffer of the cuda page memory");
-        assertThat(readAll(cuda, mlaTo)).as("a foreign buffer in a later run of the batch: nothing moved").isEqualTo(before);
+        assertThat(readAll(cuda, mlaTo)).as("a foreign buffer later in the batch: nothing moved").isEqualTo(before);
         List.of(mla, index, odd, mlaTo, indexTo, oddTo).forEach(cuda::free);
     }
 

@@ -4,8 +4,8 @@ package org.kvflow.pages;
  * Joins CRC32Cs: the checksum of {@code A ‖ B} from the checksums of {@code A} and {@code B} and the
  * length of {@code B}, by polynomial arithmetic modulo the Castagnoli polynomial (the CRC register
  * is linear in the bytes, so appending {@code B} multiplies {@code A}'s register by
- * {@code x^(8·|B|)}). Lets checksums computed per page and buffer ({@link InPlaceCrcs}) stand for the
- * checksum of the ranges in sequence.
+ * {@code x^(8·|B|)}). The Java reference of the join the GPU runs after checksumming a run's
+ * pages buffer by buffer ({@link InPlaceCrcs}).
  */
 public final class Crc32cCombine {
     /** The reflected Castagnoli polynomial: bit 31 stands for x^0. */
@@ -24,53 +24,28 @@ public final class Crc32cCombine {
     private Crc32cCombine() {}
 
     /**
-     * @param first        the CRC32C of the first part
-     * @param second       the CRC32C of the part after it
-     * @param secondLength the second part's length in bytes
-     * @return the CRC32C of both parts in sequence
-     */
-    public static int combine(int first, int second, long secondLength) {
-        return appending(secondLength).combine(first, second);
-    }
-
-    /**
-     * The join for second parts of {@code length} bytes, its multiplier worked out once: what joins
-     * many parts of a few lengths (a page's layers) costs one multiplication each.
+     * What a part of {@code length} bytes appended after another does to the other's checksum:
+     * {@code x^(8·length)} modulo the polynomial, the multiplier {@link #append} and the GPU's join
+     * take.
      *
-     * @param length the second parts' length in bytes
-     * @return the join
+     * @param length the appended part's length in bytes
+     * @return the multiplier, in the reflected representation (bit 31 is {@code x^0})
      */
-    public static Appending appending(long length) {
+    public static int multiplier(long length) {
         if (length < 0) {
             throw new IllegalArgumentException("a length of " + length + " bytes");
         }
-        int multiplier = zeroBytes(length);
-        int[] table = new int[4 * 256];
-        for (int k = 0; k < 4; k++) {
-            for (int v = 0; v < 256; v++) {
-                table[k * 256 + v] = multiply(multiplier, v << (8 * k));
-            }
-        }
-        return new Appending(table);
+        return zeroBytes(length);
     }
 
     /**
-     * Joins a checksum with that of a part of one fixed length after it. The product with the
-     * length's multiplier is linear in the checksum, so it is four lookups, one a byte.
+     * @param first      the CRC32C of the first part
+     * @param multiplier {@link #multiplier} of the second part's length
+     * @param second     the CRC32C of the part after it
+     * @return the CRC32C of both parts in sequence
      */
-    public static final class Appending {
-        /** Entry {@code k·256 + v}: the multiplier times byte {@code v} at byte position {@code k}. */
-        private final int[] table;
-
-        private Appending(int[] table) {
-            this.table = table;
-        }
-
-        /** {@return the CRC32C of the first part followed by the second, given theirs} */
-        public int combine(int first, int second) {
-            return table[first & 0xFF] ^ table[256 + ((first >>> 8) & 0xFF)] ^ table[512 + ((first >>> 16) & 0xFF)] ^ table[768 + (first >>> 24)]
-                    ^ second;
-        }
+    public static int append(int first, int multiplier, int second) {
+        return multiply(multiplier, first) ^ second;
     }
 
     /** a(x)·b(x) mod p(x). */

@@ -65,6 +65,23 @@ public final class PageCopies {
     }
 
     /**
+     * The checks of a checked batch ({@link CheckedCopies}): {@link #checkPairs(java.util.List)},
+     * then every copy moves the first copy's pages, from and to (one run in every buffer).
+     *
+     * @throws IllegalArgumentException naming the first copy whose page lists differ from the first copy's
+     */
+    public static void checkOneRun(java.util.List<PageCopy> copies) {
+        checkPairs(copies);
+        for (int i = 1; i < copies.size(); i++) {
+            PageCopy copy = copies.get(i);
+            if (!java.util.Arrays.equals(copy.srcPages(), copies.get(0).srcPages()) || !java.util.Arrays.equals(copy.dstPages(), copies.get(0).dstPages())) {
+                throw new IllegalArgumentException("copy " + i + " of a checked batch (" + copy.src().label() + " to " + copy.dst().label()
+                        + ") moves other pages than copy 0: a checked batch copies one run of pages in every buffer");
+            }
+        }
+    }
+
+    /**
      * Copies token-indexed pages (the HiCache backup and load path, contract §11.3): both index lists
      * are validated as page-aligned groups (contract §9) before anything moves, then group {@code g}
      * of {@code srcTokens} is copied to group {@code g} of {@code dstTokens}.

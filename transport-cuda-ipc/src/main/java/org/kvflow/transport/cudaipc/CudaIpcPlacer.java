@@ -24,10 +24,11 @@ import reactor.core.scheduler.Schedulers;
  * described is opened in place, once, in the memory of the rank stores that send to it (the cuda
  * one: the prefill pools must lie in GPU memory); a run of pages then goes in one copy launch over
  * every layer and pool, GPU to GPU, that also computes each page's CRC32C from the bytes as it
- * copies them (one read serves both), joined in the protocol's page order. Opened pools no
+ * copies them (one read serves both), joined on the GPU in the protocol's page order. Opened pools no
  * connection describes any more (the decode server restarted) are closed at the next handshake.
- * Copies block a worker thread
- * ({@link Schedulers#boundedElastic()}), never the caller's.
+ * Copies block a worker thread ({@link Schedulers#boundedElastic()}), never the caller's, and run
+ * side by side for ranks in different memories; a pool closed while a copy waits for its memory
+ * fails that copy whole (the memory no longer knows the buffer), never halfway.
  */
 public final class CudaIpcPlacer implements PagePlacer {
     private final IpcLandingDescription[] lanes;
@@ -74,13 +75,41 @@ public final class CudaIpcPlacer implements PagePlacer {
         return Mono.fromCallable(() -> copy(lane, source, srcStart, dstStart, length)).subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** Copies pages {@code srcStart ..} of {@code source} into decode pages {@code dstStart ..}; returns their checksums. */
-    private synchronized int[] copy(int lane, PageStore source, long srcStart, long dstStart, int length) {
-        check(lane);
-        IpcLandingDescription landing = lanes[lane];
-        if (landing == null) {
-            throw new IllegalStateException("connection " + lane + " has not shaken hands with a cuda-ipc decode server");
+    /**
+     * Copies pages {@code srcStart ..} of {@code source} into decode pages {@code dstStart ..};
+     * returns their checksums. The placer's lock covers only the checks and the opened pools: the
+     * copy itself runs outside it, so ranks whose stores lie in memories of their own (a stream
+     * each) copy side by side; a memory serializes its own calls.
+     */
+    private int[] copy(int lane, PageStore source, long srcStart, long dstStart, int length) {
+        CheckedCopies checked;
+        List<PageBuffer> pool;
+        synchronized (this) {
+            check(lane);
+            IpcLandingDescription landing = lanes[lane];
+            if (landing == null) {
+                throw new IllegalStateException("connection " + lane + " has not shaken hands with a cuda-ipc decode server");
+            }
+            fits(landing, source, dstStart, length);
+            PageMemory memory = source.memory();
+            BufferImport imports = memory.capability(BufferImport.class).orElseThrow(() -> new MissingCapabilityException(memory.name(),
+                    BufferImport.class, "cannot open the decode pool in place: cuda-ipc needs the prefill pools in GPU memory (device cuda)"));
+            checked = memory.capability(CheckedCopies.class).orElseThrow(() -> new MissingCapabilityException(memory.name(),
+                    CheckedCopies.class, "cannot copy pages with their checksums in one pass"));
+            pool = opened.computeIfAbsent(new Opened(memory, ByteBuffer.wrap(described[lane])), k -> open(imports, landing));
         }
+        long[] src = run(srcStart, length);
+        long[] dst = run(dstStart, length);
+        List<PageBuffer> from = PageCrcs.buffers(source); // the contract's page order, which the decode pool's description follows
+        List<PageCopy> batch = new ArrayList<>(from.size());
+        for (int b = 0; b < from.size(); b++) {
+            batch.add(new PageCopy(from.get(b), src, pool.get(b), dst));
+        }
+        return checked.copyPagesChecked(batch);
+    }
+
+    /** Checks that the decode pool the handshake described holds {@code source}'s buffers and decode pages {@code dstStart ..}. */
+    private static void fits(IpcLandingDescription landing, PageStore source, long dstStart, int length) {
         int layers = source.layers();
         if (landing.buffers().size() != 2 * layers) {
             throw new IllegalArgumentException("the decode side exported " + landing.buffers().size() + " buffers; " + layers + " layers need " + 2 * layers);
@@ -98,21 +127,6 @@ public final class CudaIpcPlacer implements PagePlacer {
                 }
             }
         }
-        PageMemory memory = source.memory();
-        BufferImport imports = memory.capability(BufferImport.class).orElseThrow(() -> new MissingCapabilityException(memory.name(), BufferImport.class,
-                "cannot open the decode pool in place: cuda-ipc needs the prefill pools in GPU memory (device cuda)"));
-        CheckedCopies checked = memory.capability(CheckedCopies.class).orElseThrow(() -> new MissingCapabilityException(memory.name(),
-                CheckedCopies.class, "cannot copy pages with their checksums in one pass"));
-        List<PageBuffer> pool = opened.computeIfAbsent(new Opened(memory, ByteBuffer.wrap(described[lane])), k -> open(imports, landing));
-        long[] src = run(srcStart, length);
-        long[] dst = run(dstStart, length);
-        List<PageCopy> batch = new ArrayList<>(2 * layers);
-        for (KvComponent component : KvComponent.values()) {
-            for (int l = 0; l < layers; l++) {
-                batch.add(new PageCopy(source.buffer(l, component), src, pool.get(component.ordinal() * layers + l), dst));
-            }
-        }
-        return PageCrcs.ofCopied(source, checked.copyPagesChecked(batch));
     }
 
     private static List<PageBuffer> open(BufferImport imports, IpcLandingDescription landing) {

@@ -4,24 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
 import org.kvflow.pages.BufferImport;
+import org.kvflow.pages.ChecksummingMemory;
 import org.kvflow.pages.CrossingMemory;
+import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.MissingCapabilityException;
 import org.kvflow.pages.PageBuffer;
+import org.kvflow.pages.PageCopy;
 import org.kvflow.pages.PageMemoryProvider;
 import org.kvflow.pages.PageStore;
 import org.kvflow.pages.RandomPages;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferEngineUnavailableException;
 import org.kvflow.transfer.TransferEngines;
+import org.kvflow.transport.tcp.PageCrcs;
 
-/** What the cuda-ipc engine refuses, before any GPU is touched: every refusal named, on any machine. */
+/** What the cuda-ipc engine refuses, before any GPU is touched (every refusal named), and how its placer runs ranks side by side: on any machine. */
 class CudaIpcEngineTest {
     static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 2, 40, 8, 24), KvDtype.FP8_E4M3);
 
@@ -89,6 +97,68 @@ class CudaIpcEngineTest {
             assertThat(placer.openPools()).as("nothing was opened for refused runs").isZero();
         }
         assertThatThrownBy(() -> new CudaIpcPlacer(0)).hasMessage("a CUDA IPC placer of 0 connections (at least 1)");
+    }
+
+    /** A rank's memory whose checked copies wait, once inside, until the test lets them go on. */
+    private static final class HeldCopies extends ChecksummingMemory {
+        final CountDownLatch inside = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        HeldCopies(ChecksummingMemory sameHost) {
+            super(sameHost);
+        }
+
+        @Override
+        public int[] copyPagesChecked(List<PageCopy> copies) {
+            inside.countDown();
+            try {
+                if (!release.await(30, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the test never released the held copy");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            return super.copyPagesChecked(copies);
+        }
+    }
+
+    @Test
+    void ranksInMemoriesOfTheirOwnCopySideBySideAndLandInTheOnePool() throws Exception {
+        ChecksummingMemory host = new ChecksummingMemory();
+        HeldCopies slow = new HeldCopies(host);
+        PageStore rank0 = RandomPages.fill(PageStore.allocate(slow, "prefill rank 0", LAYOUT, 16, 8), 3);
+        PageStore rank1 = RandomPages.fill(PageStore.allocate(new ChecksummingMemory(host), "prefill rank 1", LAYOUT, 16, 8), 4);
+        long[] pages = {0, 1, 2, 3};
+        try (CudaIpcPlacer placer = new CudaIpcPlacer(2)) {
+            placer.connected(0, pool(64).bytes());
+            placer.connected(1, pool(64).bytes());
+            CompletableFuture<int[]> first = placer.place(0, rank0, 0, 0, 4).toFuture();
+            assertThat(slow.inside.await(10, TimeUnit.SECONDS)).as("rank 0's copy started").isTrue();
+            int[] second = placer.place(1, rank1, 0, 8, 4).block(Duration.ofSeconds(10));
+            assertThat(first).as("rank 0's copy is still held while rank 1's finished").isNotDone();
+            assertThat(second).isEqualTo(PageCrcs.of(rank1, pages));
+            slow.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(PageCrcs.of(rank0, pages));
+            assertThat(placer.openPools()).as("the pool opened once in each rank's memory").isEqualTo(2);
+            PageStore decode = PageStore.allocate(new ChecksummingMemory(host), "decode view", LAYOUT, 16, 64);
+            for (int b = 0; b < 4; b++) {
+                // the view's buffers are the handles' buffers: what both ranks placed, side by side
+                IpcLandingDescription.Buffer d = pool(64).buffers().get(b);
+                PageBuffer opened = ((ChecksummingMemory) decode.memory()).importBuffer("decode " + b, d.handle(), d.pages(), d.pageBytes());
+                KvComponent component = KvComponent.values()[b / 2];
+                for (int k = 0; k < 4; k++) {
+                    assertThat(bytes(decode, opened, k)).as("buffer %d page %d from rank 0", b, k).isEqualTo(bytes(rank0, rank0.buffer(b % 2, component), k));
+                    assertThat(bytes(decode, opened, 8 + k)).as("buffer %d page %d from rank 1", b, 8 + k).isEqualTo(bytes(rank1, rank1.buffer(b % 2, component), k));
+                }
+            }
+        }
+    }
+
+    private static byte[] bytes(PageStore store, PageBuffer buffer, long page) {
+        byte[] out = new byte[buffer.pageBytes()];
+        store.memory().read(buffer, page * buffer.pageBytes(), out.length, out, 0);
+        return out;
     }
 
     @Test

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.zip.CRC32C;
-import org.kvflow.pages.Crc32cCombine;
 import org.kvflow.pages.InPlaceCrcs;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageBuffer;
@@ -33,7 +32,7 @@ public final class PageCrcs {
     /**
      * The checksums of {@code pages}, as {@link #of(PageStore, long)} gives each: where the store's
      * memory computes checksums in place ({@link InPlaceCrcs}, the GPU), in one call over every
-     * layer and pool, joined per page ({@link Crc32cCombine}); elsewhere page by page.
+     * layer and pool in the contract's page order; elsewhere page by page.
      *
      * @param store the store
      * @param pages its pages
@@ -48,43 +47,17 @@ public final class PageCrcs {
             }
             return crcs;
         }
+        return inPlace.get().crc32c(buffers(store), pages);
+    }
+
+    /** {@return the store's buffers in the contract's page order: every layer's MLA buffer, then every layer's indexer buffer} */
+    public static List<PageBuffer> buffers(PageStore store) {
         List<PageBuffer> buffers = new ArrayList<>(store.layers() * KvComponent.values().length);
         for (KvComponent component : KvComponent.values()) {
             for (int l = 0; l < store.layers(); l++) {
                 buffers.add(store.buffer(l, component));
             }
         }
-        return ofBuffers(store, pages.length, inPlace.get().crc32c(buffers, pages));
-    }
-
-    /**
-     * The checksums of the pages a batch copied, as {@link #of(PageStore, long)} gives each, from
-     * the batch's per-copy checksums ({@link org.kvflow.pages.CheckedCopies}).
-     *
-     * @param store  the store the batch copied from
-     * @param copied {@code copied[component.ordinal() * layers + layer][k]}: page {@code k}'s bytes of that buffer
-     * @return the pages' checksums
-     */
-    public static int[] ofCopied(PageStore store, int[][] copied) {
-        return ofBuffers(store, copied.length == 0 ? 0 : copied[0].length, copied);
-    }
-
-    /** Each page's buffers' checksums ({@code parts[component.ordinal() * layers + layer][k]}) joined in the contract's page order. */
-    private static int[] ofBuffers(PageStore store, int pages, int[][] parts) {
-        Crc32cCombine.Appending[] after = new Crc32cCombine.Appending[KvComponent.values().length];
-        for (KvComponent component : KvComponent.values()) {
-            after[component.ordinal()] = Crc32cCombine.appending(store.pageBytes(component));
-        }
-        int[] crcs = new int[pages];
-        for (int k = 0; k < pages; k++) {
-            int crc = 0; // the CRC32C of no bytes
-            for (KvComponent component : KvComponent.values()) {
-                for (int l = 0; l < store.layers(); l++) {
-                    crc = after[component.ordinal()].combine(crc, parts[component.ordinal() * store.layers() + l][k]);
-                }
-            }
-            crcs[k] = crc;
-        }
-        return crcs;
+        return buffers;
     }
 }

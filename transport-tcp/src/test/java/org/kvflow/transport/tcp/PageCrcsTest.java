@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
@@ -13,9 +12,7 @@ import org.kvflow.core.model.ModelKind;
 import org.kvflow.core.model.ModelShape;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.decode.TransferRejectedException;
-import org.kvflow.pages.CheckedCopies;
-import org.kvflow.pages.CrossingMemory;
-import org.kvflow.pages.InPlaceCrcs;
+import org.kvflow.pages.ChecksummingMemory;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageBuffer;
 import org.kvflow.pages.PageCopy;
@@ -27,86 +24,44 @@ import org.kvflow.transfer.PageRun;
 class PageCrcsTest {
     private static final KvLayout LAYOUT = new KvLayout(new ModelShape("synthetic-toy", ModelKind.TOY_MLA, 3, 40, 8, 24), KvDtype.FP8_E4M3);
 
-    /** The heap, with page checksums computed as a device memory would: one call for a run, counted. */
-    static final class CountingCrcs extends CrossingMemory implements InPlaceCrcs {
-        int calls;
-        int ranges;
-
-        @Override
-        public int[][] crc32c(List<PageBuffer> buffers, long[] pages) {
-            calls++;
-            ranges += buffers.size() * pages.length;
-            int[][] crcs = new int[buffers.size()][pages.length];
-            for (int b = 0; b < crcs.length; b++) {
-                int bytes = buffers.get(b).pageBytes();
-                for (int k = 0; k < pages.length; k++) {
-                    CRC32C crc = new CRC32C();
-                    checksum(buffers.get(b), pages[k] * bytes, bytes, crc);
-                    crcs[b][k] = (int) crc.getValue();
-                }
-            }
-            return crcs;
-        }
-    }
-
     @Test
     void aRunsChecksumsInOneInPlaceCallEqualThePageByPageOnes() {
-        CountingCrcs memory = new CountingCrcs();
+        ChecksummingMemory memory = new ChecksummingMemory();
         PageStore inPlace = RandomPages.fill(PageStore.allocate(memory, "decode", LAYOUT, 16, 12), 5);
         PageStore heap = RandomPages.fill(PageStore.onHeap("decode", LAYOUT, 16, 12), 5);
         long[] pages = {11, 0, 3, 4, 9};
         int[] joined = PageCrcs.of(inPlace, pages);
-        assertThat(memory.calls).as("one call for the run").isEqualTo(1);
-        assertThat(memory.ranges).as("a range per page, layer and pool").isEqualTo(pages.length * LAYOUT.shape().layers() * 2);
+        assertThat(memory.calls()).as("one call for the run").isEqualTo(1);
+        assertThat(memory.ranges()).as("a range per page, layer and pool").isEqualTo(pages.length * LAYOUT.shape().layers() * 2);
         for (int k = 0; k < pages.length; k++) {
             assertThat(joined[k]).as("page %d", pages[k]).isEqualTo(PageCrcs.of(heap, pages[k])).isEqualTo(PageCrcs.of(inPlace, pages[k]));
         }
         assertThat(PageCrcs.of(heap, pages)).isEqualTo(joined);
     }
 
-    /** The heap, with copies that checksum each page they move, as the GPU's checked copy does. */
-    static final class CheckingCopies extends CrossingMemory implements CheckedCopies {
-        @Override
-        public int[][] copyPagesChecked(List<PageCopy> copies) {
-            copyPages(copies);
-            int[][] crcs = new int[copies.size()][];
-            for (int i = 0; i < crcs.length; i++) {
-                PageCopy copy = copies.get(i);
-                int bytes = copy.dst().pageBytes();
-                crcs[i] = new int[copy.dstPages().length];
-                for (int k = 0; k < crcs[i].length; k++) {
-                    CRC32C crc = new CRC32C();
-                    checksum(copy.dst(), copy.dstPages()[k] * bytes, bytes, crc);
-                    crcs[i][k] = (int) crc.getValue();
-                }
-            }
-            return crcs;
-        }
-    }
-
     @Test
-    void aCheckedBatchsPerBufferChecksumsJoinIntoThePagesChecksumsInTheContractsOrder() {
-        CheckingCopies memory = new CheckingCopies();
+    void aCheckedBatchOverTheStoresBuffersGivesEachPagesProtocolChecksum() {
+        ChecksummingMemory memory = new ChecksummingMemory();
         PageStore rank = RandomPages.fill(PageStore.allocate(memory, "rank", LAYOUT, 16, 12), 3);
         PageStore decode = PageStore.allocate(memory, "decode", LAYOUT, 16, 12);
         long[] src = {7, 2, 11};
         long[] dst = {0, 5, 1};
+        List<PageBuffer> from = PageCrcs.buffers(rank);
+        List<PageBuffer> to = PageCrcs.buffers(decode);
+        assertThat(from).hasSize(2 * LAYOUT.shape().layers()).startsWith(rank.buffer(0, KvComponent.MLA)).endsWith(rank.buffer(2, KvComponent.INDEX));
         List<PageCopy> batch = new java.util.ArrayList<>();
-        for (KvComponent component : KvComponent.values()) {
-            for (int l = 0; l < LAYOUT.shape().layers(); l++) {
-                batch.add(new PageCopy(rank.buffer(l, component), src, decode.buffer(l, component), dst));
-            }
+        for (int b = 0; b < from.size(); b++) {
+            batch.add(new PageCopy(from.get(b), src, to.get(b), dst));
         }
-        int[] joined = PageCrcs.ofCopied(rank, memory.copyPagesChecked(batch));
+        int[] joined = memory.copyPagesChecked(batch);
         for (int k = 0; k < src.length; k++) {
             assertThat(joined[k]).as("page %d", src[k]).isEqualTo(PageCrcs.of(rank, src[k])).isEqualTo(PageCrcs.of(decode, dst[k]));
         }
-        assertThat(PageCrcs.ofCopied(rank, new int[0][])).isEmpty();
     }
 
     @Test
     void aDecodePoolThatChecksInPlaceCountsGoodRunsAndRefusesABadOneInOneCallEach() {
-        CountingCrcs memory = new CountingCrcs();
+        ChecksummingMemory memory = new ChecksummingMemory();
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
         InProcessPlacement landing = new InProcessPlacement(receiver);
         PageStore rank0 = RandomPages.fill(PageStore.onHeap("prefill rank", LAYOUT, 16, 8), 9);
@@ -117,13 +72,13 @@ class PageCrcsTest {
             good.send("ok", 0, new PageRun(2, d[0], 3), rank0).block();
             good.complete("ok", 0).block();
             assertThat(receiver.isReady("ok")).isTrue();
-            assertThat(memory.calls).as("the run was checked in one call on the pool's memory").isEqualTo(1);
+            assertThat(memory.calls()).as("the run was checked in one call on the pool's memory").isEqualTo(1);
             long[] e = bad.open("bad", 2, 1).block();
             int landed = PageCrcs.of(rank0, 0);
             assertThatThrownBy(() -> bad.send("bad", 0, new PageRun(0, e[0], 2), rank0).block()).isInstanceOf(TransferRejectedException.class)
                     .hasMessage("transfer of request bad rejected: E-PD-CRC: request bad: page " + e[0] + " landed with crc32c " + Integer.toHexString(landed)
                             + ", placed as " + Integer.toHexString(landed ^ 1));
-            assertThat(memory.calls).isEqualTo(2);
+            assertThat(memory.calls()).isEqualTo(2);
             assertThat(server.rejectedPages()).isEqualTo(2);
         }
     }
