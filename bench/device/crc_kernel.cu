@@ -26,6 +26,16 @@ static uint32_t host_crc_update(uint32_t c, const uint8_t *p, size_t n) {
 
 static uint32_t host_crc(const uint8_t *p, size_t n) { return host_crc_update(0xFFFFFFFFu, p, n) ^ 0xFFFFFFFFu; }
 
+/** a(x) * b(x) mod p(x), reflected. */
+static uint32_t host_mul(uint32_t a, uint32_t b) {
+    uint32_t product = 0;
+    for (int i = 0; i < 32; i++) {
+        if (a & (0x80000000u >> i)) product ^= b;
+        b = (b & 1) ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+    }
+    return product;
+}
+
 /** x^(8n) mod p(x), reflected: the register of x^0 pushed through n zero bytes. */
 static uint32_t host_shift(long long n) {
     uint32_t c = 0x80000000u;
@@ -59,8 +69,12 @@ int main(int argc, char **argv) {
         table[b] = reinterpret_cast<long long>(src) + at;
         table[count + b] = 0;
         table[2LL * count + b] = (b < layers ? zm : zi) << 32 | size[b];
-        table[3LL * count + b] = b < layers ? mm : mi;
         at += size[b] * pages;
+    }
+    uint32_t after = 0x80000000u;  // the join's multipliers: x^(8 * the bytes after each buffer's page)
+    for (int b = count - 1; b >= 0; b--) {
+        table[3LL * count + b] = after;
+        after = host_mul(after, static_cast<uint32_t>(b < layers ? mm : mi));
     }
     for (int k = 0; k < pages; k++) table[4LL * count + k] = table[4LL * count + pages + k] = k;
     long long *dtable, *dcopy;
@@ -76,7 +90,7 @@ int main(int argc, char **argv) {
     const int ranges = count * pages;
     const int blocks = std::min(sms, (ranges + 31) / 32);
     auto run = [&](long long *t, int copies) { crc32c_pages<<<blocks, 1024, copies * 4096>>>(t, count, pages, copies); };
-    auto join = [&](long long *t) { crc32c_join<<<(pages + 255) / 256, 256>>>(t, count, pages); };
+    auto join = [&](long long *t) { crc32c_join<<<(pages + 7) / 8, 256>>>(t, count, pages); };
     run(dcopy, 32);
     join(dcopy);
     CHECK(cudaDeviceSynchronize());

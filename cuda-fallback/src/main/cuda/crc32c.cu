@@ -20,7 +20,8 @@
 //
 // crc32c_join then joins each page's checksums over the buffers into the checksum of the page's
 // bytes of every buffer in turn, so the host reads back one checksum a page: appending b's bytes
-// multiplies the register by x^(8 * length_b), a multiplier the host sends per buffer.
+// multiplies the register by x^(8 * length_b), so each buffer's checksum enters times x^(8 * the
+// bytes after it), a multiplier the host sends per buffer.
 //
 // Polynomial arithmetic in the reflected representation: bit 31 is x^0, bit 0 is x^31.
 #include <stdint.h>
@@ -55,7 +56,8 @@ __device__ __forceinline__ uint32_t zeroBytes(long long n, const uint32_t *power
 
 // table: count source buffers' bases; count destination bases (0: checksum only); count entries of
 // the buffer's page size in bytes (low 32 bits) and the CRC32C of that many zero bytes (high 32);
-// count multipliers x^(8 * page size) mod p(x) (low 32 bits, for crc32c_join); then pages source
+// count multipliers x^(8 * the bytes of the later buffers' pages) mod p(x) (low 32 bits, for
+// crc32c_join); then pages source
 // page indices and pages destination page indices. Range b * pages + k is page src[k] of buffer b,
 // copied to page dst[k] of its destination; the count * pages CRCs (32-bit) are written after the
 // lists, in that order. Dynamic shared memory: 4,096 * copies bytes.
@@ -168,17 +170,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long lo
 }
 
 // The table and its count * pages CRCs as crc32c_pages left them: writes, after those, page k's
-// joined checksum for each k, the CRC32C of page k's bytes of buffer 0, then of buffer 1, ... (the
-// register of no bytes is 0; joining b multiplies by b's multiplier and adds b's CRC). A thread a page.
+// joined checksum for each k, the CRC32C of page k's bytes of buffer 0, then of buffer 1, ... Joining
+// in turn is c = c * x^(8 * length_b) + crc_b from c = 0, so the joined checksum is the sum over b of
+// crc_b times x^(8 * the bytes after buffer b's page): the multipliers the host sends. A warp a
+// page, a lane every 32nd buffer, the lanes' sums added by shuffles.
 extern "C" __global__ void crc32c_join(const long long *table, int count, int pages) {
     const uint32_t *crcs = reinterpret_cast<const uint32_t *>(table + 4LL * count + 2LL * pages);
     uint32_t *joined = const_cast<uint32_t *>(crcs) + static_cast<long long>(count) * pages;
     const long long *multipliers = table + 3LL * count;
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < pages; k += gridDim.x * blockDim.x) {
+    const int lane = threadIdx.x & 31;
+    const int warps = blockDim.x >> 5;
+    for (int k = blockIdx.x * warps + (threadIdx.x >> 5); k < pages; k += gridDim.x * warps) {
         uint32_t c = 0;
-        for (int b = 0; b < count; b++) {
-            c = multiply(static_cast<uint32_t>(multipliers[b]), c) ^ crcs[static_cast<long long>(b) * pages + k];
+        for (int b = lane; b < count; b += 32) {
+            c ^= multiply(static_cast<uint32_t>(multipliers[b]), crcs[static_cast<long long>(b) * pages + k]);
         }
-        joined[k] = c;
+        for (int o = 16; o > 0; o >>= 1) c ^= __shfl_xor_sync(0xFFFFFFFFu, c, o);
+        if (lane == 0) joined[k] = c;
     }
 }

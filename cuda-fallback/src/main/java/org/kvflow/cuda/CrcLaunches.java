@@ -17,14 +17,16 @@ import org.kvflow.pages.Crc32cCombine;
  * The CRC32C kernels' launches on one stream ({@code crc32c.cu}): the buffers' bases and page
  * sizes (each with the CRC32C of as many zero bytes, which the kernel adds for the register's
  * preset, and the multiplier that appends that many bytes) and the page lists staged in one
- * upload; one launch of a block an SM (a warp a page of a buffer), then the join, a thread a page,
- * in the same wait; one checksum a page read back. Callers check the buffers and pages. Not
+ * upload, with each buffer's multiplier for the join (x^(8·the bytes after its page)); one launch
+ * of a block an SM (a warp a page of a buffer), then the join, a warp a page, in the same wait; one
+ * checksum a page read back. Callers check the buffers and pages. Not
  * thread-safe.
  */
 final class CrcLaunches {
     private static final int BLOCK = 1024;
     private static final int RANGES_PER_BLOCK = BLOCK / 32;
     private static final int JOIN_BLOCK = 256;
+    private static final int PAGES_PER_JOIN_BLOCK = JOIN_BLOCK / 32;
     /** The kernel's static shared memory (its plain tables). */
     private static final int STATIC_SHARED = 4 * 1024 + 256;
     /** Dynamic shared memory per copy of the skip tables. */
@@ -35,7 +37,7 @@ final class CrcLaunches {
     private final CudaStream stream;
     /** Copies of the skip tables: 32 (a bank a lane) where the device's blocks may hold them, fewer where not. */
     private final int copies;
-    /** By page size: the CRC32C of as many zero bytes (high 32 bits) and the multiplier that appends them (low 32). */
+    /** By page size: the CRC32C of as many zero bytes (high 32 bits) and the multiplier that appends as many bytes (low 32). */
     private final Map<Integer, Long> sizeTerms = new HashMap<>();
     private CUfunction kernel;
     private CUfunction join;
@@ -67,19 +69,21 @@ final class CrcLaunches {
         }
         long[] entries = new long[count];
         long[] multipliers = new long[count];
-        for (int b = 0; b < count; b++) {
+        int after = 0x80000000; // x^0: nothing follows the last buffer's page
+        for (int b = count - 1; b >= 0; b--) {
             long terms = sizeTerms.computeIfAbsent(pageBytes[b], CrcLaunches::terms);
             entries[b] = (terms & 0xFFFF_FFFF_0000_0000L) | pageBytes[b];
-            multipliers[b] = terms & 0xFFFF_FFFFL;
+            multipliers[b] = after & 0xFFFF_FFFFL;
+            after = Crc32cCombine.times(after, (int) terms);
         }
-        long[] out = new long[(int) ((ranges + pages + 1) / 2)]; // the kernels write the checksums, then the joined ones, after the lists
-        DevicePointer table = stream.stage(srcBases, dstBases, entries, multipliers, srcPages, dstPages, out);
+        // the kernels write the checksums, then the joined ones, after the lists: room the upload leaves alone
+        DevicePointer table = stream.stageWithRoom((ranges + pages) * Sizeof.INT, srcBases, dstBases, entries, multipliers, srcPages, dstPages);
         Pointer args = Pointer.to(Pointer.to(table), Pointer.to(new int[] {count}), Pointer.to(new int[] {pages}), Pointer.to(new int[] {copies}));
         Pointer joinArgs = Pointer.to(Pointer.to(table), Pointer.to(new int[] {count}), Pointer.to(new int[] {pages}));
         CUfunction f = kernel();
         int blocks = (int) Math.min(device.multiprocessors(), (ranges + RANGES_PER_BLOCK - 1) / RANGES_PER_BLOCK);
         int shared = copies * TABLES_BYTES;
-        int joinBlocks = (pages + JOIN_BLOCK - 1) / JOIN_BLOCK;
+        int joinBlocks = (pages + PAGES_PER_JOIN_BLOCK - 1) / PAGES_PER_JOIN_BLOCK;
         stream.launch(() -> {
             cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, shared, stream.stream(), args, null);
             cuLaunchKernel(join, joinBlocks, 1, 1, JOIN_BLOCK, 1, 1, 0, stream.stream(), joinArgs, null);

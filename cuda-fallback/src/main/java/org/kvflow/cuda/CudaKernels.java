@@ -25,7 +25,7 @@ public enum CudaKernels {
     KEY_ROWS("key_rows", "kv_rows", 11),
     /** CRC32C of the same pages of several buffers, a warp a page of a buffer, copying each as it is read where a destination is given. */
     CRC32C_PAGES("crc32c_pages", "crc32c", 4),
-    /** Each page's checksums over the buffers {@link #CRC32C_PAGES} left joined into one, a thread a page. */
+    /** Each page's checksums over the buffers {@link #CRC32C_PAGES} left joined into one, a warp a page. */
     CRC32C_JOIN("crc32c_join", "crc32c", 3);
 
     private final String entry;

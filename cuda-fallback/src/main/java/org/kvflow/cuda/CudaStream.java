@@ -44,12 +44,20 @@ final class CudaStream implements AutoCloseable {
      * stream); returns where the first lies, the others following it.
      */
     DevicePointer stage(long[]... parts) {
+        return stageWithRoom(0, parts);
+    }
+
+    /**
+     * {@link #stage}, the scratch holding {@code roomBytes} more after the parts, uncopied: where a
+     * kernel writes what the host reads back.
+     */
+    DevicePointer stageWithRoom(long roomBytes, long[]... parts) {
         long longs = 0;
         for (long[] part : parts) {
             longs += part.length;
         }
         long bytes = longs * Sizeof.LONG;
-        LongBuffer out = staging(Math.max(Sizeof.LONG, bytes));
+        LongBuffer out = staging(Math.max(Sizeof.LONG, bytes), Math.max(Sizeof.LONG, bytes) + roomBytes);
         for (long[] part : parts) {
             out.put(part);
         }
@@ -60,7 +68,7 @@ final class CudaStream implements AutoCloseable {
     /** The first {@code length} longs of {@code table} in the device scratch; returns the stage count that stays current while they are there. */
     long stageTable(long[] table, int length) {
         long bytes = (long) length * Sizeof.LONG;
-        staging(bytes).put(table, 0, length);
+        staging(bytes, bytes).put(table, 0, length);
         cuMemcpyHtoDAsync(scratch, staging, bytes, stream);
         return staged;
     }
@@ -86,10 +94,11 @@ final class CudaStream implements AutoCloseable {
         cuStreamSynchronize(stream);
     }
 
-    private LongBuffer staging(long bytes) {
+    /** The pinned staging buffer's first {@code bytes}, the scratch grown to at least {@code scratchNeeded} bytes first. */
+    private LongBuffer staging(long bytes, long scratchNeeded) {
         staged++;
-        if (bytes > scratchBytes) {
-            long size = Math.max(bytes, 1 << 20);
+        if (scratchNeeded > scratchBytes) {
+            long size = Math.max(scratchNeeded, 1 << 20);
             freeScratch();
             cuMemAlloc(scratch, size);
             cuMemHostAlloc(staging, size, 0);

@@ -48,6 +48,16 @@ public final class Crc32cCombine {
         return multiply(multiplier, first) ^ second;
     }
 
+    /**
+     * The product of two multipliers (or a multiplier and a checksum's register): what appending
+     * both parts' lengths does at once.
+     *
+     * @return {@code a(x)·b(x)} modulo the polynomial
+     */
+    public static int times(int a, int b) {
+        return multiply(a, b);
+    }
+
     /** a(x)·b(x) mod p(x). */
     private static int multiply(int a, int b) {
         int product = 0;

@@ -40,6 +40,27 @@ class Crc32cCombineTest {
     }
 
     @Test
+    void joiningInTurnEqualsEachPartTimesWhatFollowsItAsTheGpuSumsThem() {
+        Random random = new Random(11);
+        int[] lengths = {41_984, 41_984, 8_448, 1_001, 8_448, 0, 5};
+        byte[][] parts = new byte[lengths.length][];
+        java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = new byte[lengths[i]];
+            random.nextBytes(parts[i]);
+            whole.writeBytes(parts[i]);
+        }
+        int sum = 0;
+        int after = 0x80000000; // x^0
+        for (int i = parts.length - 1; i >= 0; i--) {
+            sum ^= Crc32cCombine.times(after, crc(parts[i], 0, lengths[i]));
+            after = Crc32cCombine.times(after, Crc32cCombine.multiplier(lengths[i]));
+        }
+        byte[] all = whole.toByteArray();
+        assertThat(sum).isEqualTo(crc(all, 0, all.length));
+    }
+
+    @Test
     void aNegativeLengthIsRefused() {
         assertThatThrownBy(() -> Crc32cCombine.multiplier(-3)).isInstanceOf(IllegalArgumentException.class).hasMessage("a length of -3 bytes");
     }
