@@ -16,11 +16,10 @@ import org.kvflow.pages.Crc32cCombine;
 /**
  * The CRC32C kernels' launches on one stream ({@code crc32c.cu}): the buffers' bases and page
  * sizes (each with the CRC32C of as many zero bytes, which the kernel adds for the register's
- * preset, and the multiplier that appends that many bytes) and the page lists staged in one
- * upload, with each buffer's multiplier for the join (x^(8·the bytes after its page)); one launch
- * of a block an SM (a warp a page of a buffer), then the join, a warp a page, in the same wait; one
- * checksum a page read back. Callers check the buffers and pages. Not
- * thread-safe.
+ * preset), each buffer's multiplier for the join (x^(8·the bytes after its page)) and the page
+ * lists staged in one upload; one launch of a block an SM (a warp a page of a buffer), then the
+ * join, a warp a page, in the same wait; one checksum a page read back. Callers check the buffers
+ * and pages. Not thread-safe.
  */
 final class CrcLaunches {
     private static final int BLOCK = 1024;

@@ -25,8 +25,8 @@ public final class Crc32cCombine {
 
     /**
      * What a part of {@code length} bytes appended after another does to the other's checksum:
-     * {@code x^(8·length)} modulo the polynomial, the multiplier {@link #append} and the GPU's join
-     * take.
+     * {@code x^(8·length)} modulo the polynomial: the checksum of {@code A ‖ B} is
+     * {@code times(multiplier(|B|), crc(A)) ^ crc(B)}.
      *
      * @param length the appended part's length in bytes
      * @return the multiplier, in the reflected representation (bit 31 is {@code x^0})
@@ -39,18 +39,8 @@ public final class Crc32cCombine {
     }
 
     /**
-     * @param first      the CRC32C of the first part
-     * @param multiplier {@link #multiplier} of the second part's length
-     * @param second     the CRC32C of the part after it
-     * @return the CRC32C of both parts in sequence
-     */
-    public static int append(int first, int multiplier, int second) {
-        return multiply(multiplier, first) ^ second;
-    }
-
-    /**
-     * The product of two multipliers (or a multiplier and a checksum's register): what appending
-     * both parts' lengths does at once.
+     * The product of two multipliers (what appending both parts' lengths does at once), or of a
+     * multiplier and a checksum (that checksum moved past the appended bytes).
      *
      * @return {@code a(x)·b(x)} modulo the polynomial
      */

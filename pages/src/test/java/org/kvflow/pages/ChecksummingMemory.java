@@ -85,7 +85,7 @@ public class ChecksummingMemory extends CrossingMemory implements InPlaceCrcs, C
             for (int k = 0; k < pages.length; k++) {
                 CRC32C crc = new CRC32C();
                 checksum(buffer, pages[k] * bytes, bytes, crc);
-                joined[k] = Crc32cCombine.append(joined[k], multiplier, (int) crc.getValue());
+                joined[k] = Crc32cCombine.times(multiplier, joined[k]) ^ (int) crc.getValue();
             }
         }
         return joined;

@@ -21,7 +21,7 @@ class Crc32cCombineTest {
             byte[] bytes = new byte[random.nextInt(5000)];
             random.nextBytes(bytes);
             int split = bytes.length == 0 ? 0 : random.nextInt(bytes.length + 1);
-            int joined = Crc32cCombine.append(crc(bytes, 0, split), Crc32cCombine.multiplier(bytes.length - split), crc(bytes, split, bytes.length));
+            int joined = Crc32cCombine.times(Crc32cCombine.multiplier(bytes.length - split), crc(bytes, 0, split)) ^ crc(bytes, split, bytes.length);
             assertThat(joined).as("%d bytes split at %d", bytes.length, split).isEqualTo(crc(bytes, 0, bytes.length));
         }
     }
@@ -34,7 +34,7 @@ class Crc32cCombineTest {
         int[] cuts = {0, 41_984, 83_968, 125_952, 134_400, 142_848, bytes.length};
         int joined = crc(bytes, 0, 0);
         for (int i = 0; i + 1 < cuts.length; i++) {
-            joined = Crc32cCombine.append(joined, Crc32cCombine.multiplier(cuts[i + 1] - cuts[i]), crc(bytes, cuts[i], cuts[i + 1]));
+            joined = Crc32cCombine.times(Crc32cCombine.multiplier(cuts[i + 1] - cuts[i]), joined) ^ crc(bytes, cuts[i], cuts[i + 1]);
         }
         assertThat(joined).isEqualTo(crc(bytes, 0, bytes.length));
     }
