@@ -51,6 +51,7 @@ import org.kvflow.operators.PrefillResult;
 import org.kvflow.ranks.RankLostException;
 import org.kvflow.ranks.RankProcessMain;
 import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.RestartablePort;
 import org.kvflow.transport.tcp.DecodeUnreachableException;
 import org.kvflow.transport.tcp.TcpTarget;
 import reactor.core.publisher.Flux;
@@ -117,9 +118,11 @@ public final class Soak {
         }
 
         synchronized void start() {
+            if (port == 0) {
+                port = RestartablePort.free("127.0.0.1"); // an ephemeral port may be taken by a client between a close and the restart
+            }
             DecodeReceiver r = new DecodeReceiver(1 << 15, PS, model.storesBytes() ? model.layout() : null);
             DecodeServer s = DecodeServer.start(r, "127.0.0.1", port);
-            port = s.port();
             receiver.set(r);
             server.set(s);
         }

@@ -15,8 +15,8 @@ import org.kvflow.decode.DecodeReceiver;
 class DecodeRestartTest {
     @Test
     void callsFailFastWhileTheDecodeSideIsDownAndReconnectWhenItIsBack() throws Exception {
-        DecodeServer first = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", 0);
-        int port = first.port();
+        int port = RestartablePort.free("127.0.0.1"); // not one an outgoing connection can take while the server is down
+        DecodeServer first = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", port);
         try (TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", port, 16, null, 1, Duration.ofSeconds(2))) {
             assertThat(client.open("before", 1, 1).block()).hasSize(1);
             first.close();
