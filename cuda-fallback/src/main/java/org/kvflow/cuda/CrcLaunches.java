@@ -2,7 +2,6 @@ package org.kvflow.cuda;
 
 import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -18,8 +17,8 @@ import org.kvflow.pages.Crc32cCombine;
  * sizes (each with the CRC32C of as many zero bytes, which the kernel adds for the register's
  * preset), each buffer's multiplier for the join (x^(8·the bytes after its page)) and the page
  * lists staged in one upload; one launch of a block an SM (a warp a page of a buffer), then the
- * join, a warp a page, in the same wait; one checksum a page read back. Callers check the buffers
- * and pages. Not thread-safe.
+ * join, a warp a page, in the same wait; one checksum a page read back on the same stream. Callers
+ * check the buffers and pages. Not thread-safe.
  */
 final class CrcLaunches {
     private static final int BLOCK = 1024;
@@ -87,7 +86,7 @@ final class CrcLaunches {
             cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, shared, stream.stream(), args, null);
             cuLaunchKernel(join, joinBlocks, 1, 1, JOIN_BLOCK, 1, 1, 0, stream.stream(), joinArgs, null);
         });
-        cuMemcpyDtoH(Pointer.to(joined), table.withByteOffset((4L * count + 2L * pages) * Sizeof.LONG + ranges * Sizeof.INT), (long) pages * Sizeof.INT);
+        stream.readInts((4L * count + 2L * pages) * Sizeof.LONG + ranges * Sizeof.INT, joined);
         return joined;
     }
 

@@ -16,6 +16,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.zip.Checksum;
 import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
@@ -48,16 +50,21 @@ import org.kvflow.pages.SideBySideViews;
  * on a stream of its own. Copies run the hand-written kernels ({@link CopyLaunches}), also to and
  * from pinned host memory, which is mapped into the device's address space; the row kernels
  * ({@link RowLaunches}) move model rows in place; CRC32Cs of pages are computed on the device, also
- * by a copy as it moves them ({@link CrcLaunches}); {@link SharedBuffers} makes what other processes open. Each call waits for its stream once before returning. Every buffer is freed in
+ * by a copy as it moves them ({@link CrcLaunches}); {@link SharedBuffers} makes what other
+ * processes open. Each call waits for its stream once before returning. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
- * one memory).
+ * one memory), except the checksum kernels, which run on lanes of their own ({@link CrcLanes}) once
+ * their buffers are resolved, side by side with each other and with the serialized calls; a buffer
+ * is freed only when no checksum call runs.
  */
 public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies, InPlaceCrcs, CheckedCopies {
     private final CudaDevice device;
     private final CudaStream stream;
     private final PageCopyCalls calls;
     private final RowLaunches rows;
-    private final CrcLaunches crcs;
+    private final CrcLanes crcs;
+    /** Checksum calls running outside the lock, on their lanes: a buffer is freed only when none is. */
+    private int checksRunning;
     private final SharedBuffers shared;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
     private final HostTraffic traffic = new HostTraffic();
@@ -88,7 +95,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         try {
             this.calls = new PageCopyCalls(this, new CopyLaunches(device, stream));
             this.rows = new RowLaunches(device, stream);
-            this.crcs = new CrcLaunches(device, stream);
+            this.crcs = new CrcLanes(device, clock);
             this.shared = new SharedBuffers(device);
         } catch (RuntimeException e) {
             CudaCopyException failure = new CudaCopyException("loading the page kernels on CUDA device " + ordinal, e);
@@ -227,23 +234,26 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         return crossed;
     }
 
-    /** On the device, one launch for them all ({@code crc32c.cu}): no page byte crosses to the host. */
+    /**
+     * On the device, one launch for them all ({@code crc32c.cu}): no page byte crosses to the host.
+     * The buffers are resolved under the memory's lock; the launch runs outside it, on a checksum
+     * lane's stream, so that several callers' checks run side by side.
+     */
     @Override
-    public synchronized int[] crc32c(List<PageBuffer> buffers, long[] pages) {
+    public int[] crc32c(List<PageBuffer> buffers, long[] pages) {
         long[] bases = new long[buffers.size()];
         int[] sizes = new int[bases.length];
-        for (int b = 0; b < bases.length; b++) {
-            DeviceBuffer d = own(buffers.get(b));
-            PageLists.check(d.label(), pages, d.pages());
-            bases[b] = d.address.address();
-            sizes[b] = d.pageBytes();
+        synchronized (this) {
+            for (int b = 0; b < bases.length; b++) {
+                DeviceBuffer d = own(buffers.get(b));
+                PageLists.check(d.label(), pages, d.pages());
+                bases[b] = d.address.address();
+                sizes[b] = d.pageBytes();
+            }
+            checkStarts();
         }
-        current();
-        try {
-            return crcs.crc32c(bases, new long[bases.length], sizes, pages, pages);
-        } catch (RuntimeException e) {
-            throw new CudaCopyException("checksumming " + pages.length + " pages of " + bases.length + " buffers", e);
-        }
+        return onLane(c -> c.crc32c(bases, new long[bases.length], sizes, pages, pages),
+                () -> "checksumming " + pages.length + " pages of " + bases.length + " buffers");
     }
 
     /**
@@ -252,25 +262,65 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
      * one launch for the batch.
      */
     @Override
-    public synchronized int[] copyPagesChecked(List<PageCopy> copies) {
+    public int[] copyPagesChecked(List<PageCopy> copies) {
         PageCopies.checkOneRun(copies);
         long[] from = new long[copies.size()];
         long[] to = new long[from.length];
         int[] sizes = new int[from.length];
-        for (int i = 0; i < from.length; i++) {
-            from[i] = own(copies.get(i).src()).address.address();
-            to[i] = own(copies.get(i).dst()).address.address();
-            sizes[i] = copies.get(i).src().pageBytes();
-        }
-        if (copies.isEmpty()) {
-            return new int[0];
+        synchronized (this) {
+            for (int i = 0; i < from.length; i++) {
+                from[i] = own(copies.get(i).src()).address.address();
+                to[i] = own(copies.get(i).dst()).address.address();
+                sizes[i] = copies.get(i).src().pageBytes();
+            }
+            if (copies.isEmpty()) {
+                return new int[0];
+            }
+            checkStarts();
         }
         PageCopy lists = copies.get(0);
+        return onLane(c -> c.crc32c(from, to, sizes, lists.srcPages(), lists.dstPages()),
+                () -> "copying and checksumming " + lists.srcPages().length + " pages of " + from.length + " buffer pairs");
+    }
+
+    /** Counts a checksum call that is to run outside the lock; the caller holds the lock and has resolved its buffers. */
+    private void checkStarts() {
         current();
+        checksRunning++;
+    }
+
+    /** Runs a started checksum call on a lane, this thread in the device's context, and counts it ended whatever happens. */
+    private int[] onLane(Function<CrcLaunches, int[]> call, Supplier<String> what) {
         try {
-            return crcs.crc32c(from, to, sizes, lists.srcPages(), lists.dstPages());
+            device.makeCurrent();
+            return crcs.run(call);
         } catch (RuntimeException e) {
-            throw new CudaCopyException("copying and checksumming " + lists.srcPages().length + " pages of " + from.length + " buffer pairs", e);
+            throw new CudaCopyException(what.get(), e);
+        } finally {
+            synchronized (this) {
+                checksRunning--;
+                notifyAll();
+            }
+        }
+    }
+
+    /** How many checksum lanes calls have needed at once so far. */
+    int checksumLanes() {
+        return crcs.made();
+    }
+
+    /** Waits, the lock held between waits, until no checksum call reads or writes a buffer. */
+    private void awaitChecks() {
+        boolean interrupted = false;
+        while (checksRunning > 0) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true; // a buffer is not freed under a running kernel: wait on, then say so
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -409,6 +459,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     public synchronized void free(PageBuffer buffer) {
         DeviceBuffer b = own(buffer);
         current();
+        awaitChecks();
         release(b);
         live.remove(b);
         b.heldBy = null;
@@ -420,6 +471,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         if (closed) {
             return;
         }
+        awaitChecks();
         closed = true;
         try {
             device.makeCurrent();
@@ -430,6 +482,9 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             live.clear();
             if (calls != null) {
                 calls.close();
+            }
+            if (crcs != null) {
+                crcs.close();
             }
             stream.close();
         } catch (RuntimeException e) {

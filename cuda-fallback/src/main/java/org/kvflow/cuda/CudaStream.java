@@ -4,6 +4,7 @@ import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
@@ -87,6 +88,18 @@ final class CudaStream implements AutoCloseable {
     void launch(Runnable launch) {
         clock.launch(stream, launch);
         cuStreamSynchronize(stream);
+    }
+
+    /**
+     * Copies {@code into.length} ints from {@code offsetBytes} into the scratch back to the host, on
+     * this stream (through the pinned staging buffer, so no other stream's work is waited for), and
+     * waits for it.
+     */
+    void readInts(long offsetBytes, int[] into) {
+        long bytes = (long) into.length * Sizeof.INT;
+        cuMemcpyDtoHAsync(staging.withByteOffset(offsetBytes), scratch.withByteOffset(offsetBytes), bytes, stream);
+        cuStreamSynchronize(stream);
+        staging.getByteBuffer(offsetBytes, bytes).order(ByteOrder.nativeOrder()).asIntBuffer().get(into);
     }
 
     /** Waits for everything enqueued on the stream. */

@@ -247,6 +247,69 @@ class CudaPageMemoryGpuTest {
         List.of(src, dst).forEach(cuda::free);
     }
 
+    /**
+     * Eight threads check pages at once, and copy them checked, while another buffer is freed: the
+     * calls run on lanes of their own (more than one made, no more than {@link CrcLanes#LANES}),
+     * every checksum equals Java's, and closing the memory gives the lanes' device memory back.
+     */
+    @Test
+    void checksumCallsFromManyThreadsRunSideBySideAndStayRight() throws Exception {
+        long before = cuda.freeDeviceBytes();
+        int threads = 8;
+        int pageBytes = 41_984;
+        int pages = 64;
+        try (CudaPageMemory shared = new CudaPageMemory(0)) {
+            List<PageBuffer> buffers = new java.util.ArrayList<>();
+            List<PageBuffer> copies = new java.util.ArrayList<>();
+            int[][] expected = new int[threads][pages];
+            long[] all = new long[pages];
+            java.util.Arrays.setAll(all, i -> i);
+            for (int t = 0; t < threads; t++) {
+                byte[] content = random(100 + t, pages * pageBytes);
+                PageBuffer b = shared.allocate("rank " + t, pages, pageBytes);
+                shared.write(b, 0, content, 0, content.length);
+                buffers.add(b);
+                copies.add(shared.allocate("copy of rank " + t, pages, pageBytes));
+                for (int k = 0; k < pages; k++) {
+                    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                    crc.update(content, k * pageBytes, pageBytes);
+                    expected[t][k] = (int) crc.getValue();
+                }
+            }
+            PageBuffer doomed = shared.allocate("freed meanwhile", 8, pageBytes);
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<Boolean>> results = new java.util.ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int rank = t;
+                    results.add(pool.submit(() -> {
+                        go.await();
+                        boolean right = true;
+                        for (int i = 0; i < 20; i++) {
+                            right &= java.util.Arrays.equals(shared.crc32c(List.of(buffers.get(rank)), all), expected[rank]);
+                            right &= java.util.Arrays.equals(shared.copyPagesChecked(List.of(new PageCopy(buffers.get(rank), all, copies.get(rank), all))),
+                                    expected[rank]);
+                        }
+                        return right;
+                    }));
+                }
+                go.countDown();
+                shared.free(doomed);
+                for (int t = 0; t < threads; t++) {
+                    assertThat(results.get(t).get()).as("rank %d's checksums, in place and copied", t).isTrue();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(shared.checksumLanes()).as("lanes made for calls that overlapped").isBetween(2, CrcLanes.LANES);
+            for (int t = 0; t < threads; t++) {
+                assertThat(shared.crc32c(List.of(copies.get(t)), all)).as("what rank %d's checked copies landed", t).isEqualTo(expected[t]);
+            }
+        }
+        assertThat(cuda.freeDeviceBytes()).as("the lanes' scratch freed with the memory").isGreaterThanOrEqualTo(before - (4 << 20));
+    }
+
     @Test
     void deviceMemoryComesBackOnEveryPath() {
         long before = cuda.freeDeviceBytes();
