@@ -1,9 +1,6 @@
 package org.kvflow.cuda;
 
-import static jcuda.driver.JCudaDriver.cuIpcCloseMemHandle;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
@@ -63,8 +60,6 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     private final PageCopyCalls calls;
     private final RowLaunches rows;
     private final CrcLanes crcs;
-    /** Checksum calls running outside the lock, on their lanes: a buffer is freed only when none is. */
-    private int checksRunning;
     private final SharedBuffers shared;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
     private final HostTraffic traffic = new HostTraffic();
@@ -250,7 +245,8 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
                 bases[b] = d.address.address();
                 sizes[b] = d.pageBytes();
             }
-            checkStarts();
+            current();
+            crcs.begin();
         }
         return onLane(c -> c.crc32c(bases, new long[bases.length], sizes, pages, pages),
                 () -> "checksumming " + pages.length + " pages of " + bases.length + " buffers");
@@ -276,32 +272,12 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             if (copies.isEmpty()) {
                 return new int[0];
             }
-            checkStarts();
+            current();
+            crcs.begin();
         }
         PageCopy lists = copies.get(0);
         return onLane(c -> c.crc32c(from, to, sizes, lists.srcPages(), lists.dstPages()),
                 () -> "copying and checksumming " + lists.srcPages().length + " pages of " + from.length + " buffer pairs");
-    }
-
-    /** Counts a checksum call that is to run outside the lock; the caller holds the lock and has resolved its buffers. */
-    private void checkStarts() {
-        current();
-        checksRunning++;
-    }
-
-    /** Runs a started checksum call on a lane, this thread in the device's context, and counts it ended whatever happens. */
-    private int[] onLane(Function<CrcLaunches, int[]> call, Supplier<String> what) {
-        try {
-            device.makeCurrent();
-            return crcs.run(call);
-        } catch (RuntimeException e) {
-            throw new CudaCopyException(what.get(), e);
-        } finally {
-            synchronized (this) {
-                checksRunning--;
-                notifyAll();
-            }
-        }
     }
 
     /** How many checksum lanes calls have needed at once so far. */
@@ -309,18 +285,12 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         return crcs.made();
     }
 
-    /** Waits, the lock held between waits, until no checksum call reads or writes a buffer. */
-    private void awaitChecks() {
-        boolean interrupted = false;
-        while (checksRunning > 0) {
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                interrupted = true; // a buffer is not freed under a running kernel: wait on, then say so
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+    /** Runs a checksum call on a lane; the caller began it under the lock, this thread made current in the device's context. */
+    private int[] onLane(Function<CrcLaunches, int[]> call, Supplier<String> what) {
+        try {
+            return crcs.run(call);
+        } catch (RuntimeException e) {
+            throw new CudaCopyException(what.get(), e);
         }
     }
 
@@ -459,8 +429,8 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
     public synchronized void free(PageBuffer buffer) {
         DeviceBuffer b = own(buffer);
         current();
-        awaitChecks();
-        release(b);
+        crcs.awaitIdle(); // no checksum call reads or writes a buffer while one is freed
+        b.release();
         live.remove(b);
         b.heldBy = null;
     }
@@ -471,12 +441,14 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         if (closed) {
             return;
         }
-        awaitChecks();
+        if (crcs != null) { // null when the kernels failed to load
+            crcs.awaitIdle();
+        }
         closed = true;
         try {
             device.makeCurrent();
             for (DeviceBuffer b : live) {
-                release(b);
+                b.release();
                 b.heldBy = null;
             }
             live.clear();
@@ -489,25 +461,6 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
             stream.close();
         } catch (RuntimeException e) {
             throw new CudaCopyException("closing the CUDA page memory", e);
-        }
-    }
-
-    private static void release(DeviceBuffer b) {
-        if (b.freed) {
-            return;
-        }
-        b.freed = true;
-        if (b.range != null) {
-            b.range.release();
-            if (b.exportedFd >= 0) {
-                Descriptors.close(b.exportedFd);
-            }
-        } else if (b.host != null) {
-            cuMemFreeHost(b.host);
-        } else if (b.imported) {
-            cuIpcCloseMemHandle(b.address);
-        } else {
-            cuMemFree(b.address);
         }
     }
 

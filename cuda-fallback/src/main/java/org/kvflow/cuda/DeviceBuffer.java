@@ -1,5 +1,9 @@
 package org.kvflow.cuda;
 
+import static jcuda.driver.JCudaDriver.cuIpcCloseMemHandle;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import org.jspecify.annotations.Nullable;
@@ -57,5 +61,25 @@ final class DeviceBuffer implements PageBuffer {
 
     CUdeviceptr at(long page) {
         return address.withByteOffset(page * pageBytes);
+    }
+
+    /** Gives the memory back the way it was made (once; later calls do nothing); the device's context must be current. */
+    void release() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        if (range != null) {
+            range.release();
+            if (exportedFd >= 0) {
+                Descriptors.close(exportedFd);
+            }
+        } else if (host != null) {
+            cuMemFreeHost(host);
+        } else if (imported) {
+            cuIpcCloseMemHandle(address);
+        } else {
+            cuMemFree(address);
+        }
     }
 }
