@@ -13,12 +13,13 @@ import jcuda.driver.CUfunction_attribute;
 import org.kvflow.pages.Crc32cCombine;
 
 /**
- * The CRC32C kernels' launches on one stream ({@code crc32c.cu}): the buffers' bases and page
- * sizes (each with the CRC32C of as many zero bytes, which the kernel adds for the register's
- * preset), each buffer's multiplier for the join (x^(8·the bytes after its page)) and the page
- * lists staged in one upload; one launch of a block an SM (a warp a page of a buffer), then the
- * join, a warp a page, in the same wait; one checksum a page read back on the same stream. Callers
- * check the buffers and pages. Not thread-safe.
+ * The CRC32C kernels' launches ({@code crc32c.cu}) on a stream they own: a page memory's checksum
+ * lane ({@link Lanes}). The buffers' bases and page sizes (each with the CRC32C of as many zero
+ * bytes, which the kernel adds for the register's preset), each buffer's multiplier for the join
+ * (x^(8·the bytes after its page)) and the page lists are staged in one upload; one launch of a
+ * block an SM (a warp a page of a buffer), then the join, a warp a page, in the same wait; one
+ * checksum a page is read back on the same stream. Callers check the buffers and pages. Not
+ * thread-safe: a lane serves one call at a time.
  */
 final class CrcLaunches {
     private static final int BLOCK = 1024;
@@ -88,6 +89,11 @@ final class CrcLaunches {
         });
         stream.readInts((4L * count + 2L * pages) * Sizeof.LONG + ranges * Sizeof.INT, joined);
         return joined;
+    }
+
+    /** Destroys the stream these launches run on, which they own (a checksum lane's); the device's context must be current. */
+    void close() {
+        stream.close();
     }
 
     /** Loaded once (then cached by the device), and allowed its tables' dynamic shared memory. */

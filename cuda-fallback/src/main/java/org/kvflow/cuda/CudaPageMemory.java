@@ -50,16 +50,19 @@ import org.kvflow.pages.SideBySideViews;
  * by a copy as it moves them ({@link CrcLaunches}); {@link SharedBuffers} makes what other
  * processes open. Each call waits for its stream once before returning. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
- * one memory), except the checksum kernels, which run on lanes of their own ({@link CrcLanes}) once
+ * one memory), except the checksum kernels, which run on lanes of their own ({@link Lanes}, a stream each) once
  * their buffers are resolved, side by side with each other and with the serialized calls; a buffer
  * is freed only when no checksum call runs.
  */
 public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies, InPlaceCrcs, CheckedCopies {
+    /** Checksum calls that run side by side at most, a stream each: a CP group's ranks. */
+    static final int CHECK_LANES = 8;
+
     private final CudaDevice device;
     private final CudaStream stream;
     private final PageCopyCalls calls;
     private final RowLaunches rows;
-    private final CrcLanes crcs;
+    private final Lanes<CrcLaunches> crcs;
     private final SharedBuffers shared;
     private final Set<DeviceBuffer> live = new LinkedHashSet<>();
     private final HostTraffic traffic = new HostTraffic();
@@ -90,7 +93,7 @@ public final class CudaPageMemory implements PageMemory, BufferExport, BufferImp
         try {
             this.calls = new PageCopyCalls(this, new CopyLaunches(device, stream));
             this.rows = new RowLaunches(device, stream);
-            this.crcs = new CrcLanes(device, clock);
+            this.crcs = new Lanes<>(CHECK_LANES, () -> new CrcLaunches(device, new CudaStream(clock)), CrcLaunches::close, "the CUDA page memory");
             this.shared = new SharedBuffers(device);
         } catch (RuntimeException e) {
             CudaCopyException failure = new CudaCopyException("loading the page kernels on CUDA device " + ordinal, e);

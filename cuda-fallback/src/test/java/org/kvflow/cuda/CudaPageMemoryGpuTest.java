@@ -249,7 +249,7 @@ class CudaPageMemoryGpuTest {
 
     /**
      * Eight threads check pages at once, and copy them checked, while another buffer is freed: the
-     * calls run on lanes of their own (more than one made, no more than {@link CrcLanes#LANES}),
+     * calls run on lanes of their own (more than one made, no more than {@link CudaPageMemory#CHECK_LANES}),
      * every checksum equals Java's, and closing the memory gives the lanes' device memory back.
      */
     @Test
@@ -302,7 +302,7 @@ class CudaPageMemoryGpuTest {
             } finally {
                 pool.shutdownNow();
             }
-            assertThat(shared.checksumLanes()).as("lanes made for calls that overlapped").isBetween(2, CrcLanes.LANES);
+            assertThat(shared.checksumLanes()).as("lanes made for calls that overlapped").isBetween(2, CudaPageMemory.CHECK_LANES);
             for (int t = 0; t < threads; t++) {
                 assertThat(shared.crc32c(List.of(copies.get(t)), all)).as("what rank %d's checked copies landed", t).isEqualTo(expected[t]);
             }
