@@ -7,7 +7,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -94,7 +93,7 @@ class TcpTransferTest {
 
     @Test
     void receiverProcessDiesMidStreamThenRestarts() throws Exception {
-        int port = freePort();
+        int port = RestartablePort.free("127.0.0.1"); // not one a client may take while the process is down
         Process decode = startDecodeProcess(port);
         Sinks.Many<PrefillRequest> source = Sinks.many().unicast().onBackpressureBuffer();
         PrefillPipeline pipeline = pipeline(port);
@@ -128,11 +127,6 @@ class TcpTransferTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private static void waitFor(Process p) {
         try {
