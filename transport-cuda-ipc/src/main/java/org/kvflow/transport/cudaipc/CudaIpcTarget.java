@@ -2,11 +2,10 @@ package org.kvflow.transport.cudaipc;
 
 import java.time.Duration;
 import java.util.Objects;
-import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferBackend;
-import org.kvflow.transfer.TransferFactory;
 import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.DecodeServerTarget;
 import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 
@@ -21,7 +20,7 @@ import org.kvflow.transport.tcp.TcpTransferBackend;
  * @param port    its control port
  * @param timeout how long one call may take
  */
-public record CudaIpcTarget(String host, int port, Duration timeout) implements TransferFactory {
+public record CudaIpcTarget(String host, int port, Duration timeout) implements DecodeServerTarget {
     /** Checks that the host and timeout are given. */
     public CudaIpcTarget {
         Objects.requireNonNull(host, "host");
@@ -42,16 +41,6 @@ public record CudaIpcTarget(String host, int port, Duration timeout) implements 
     /** {@return the same target with another call timeout} */
     public CudaIpcTarget timeout(Duration d) {
         return new CudaIpcTarget(host, port, d);
-    }
-
-    @Override
-    public TransferBackendKind kind() {
-        return TransferBackendKind.TCP;
-    }
-
-    @Override
-    public String target() {
-        return toString();
     }
 
     /**

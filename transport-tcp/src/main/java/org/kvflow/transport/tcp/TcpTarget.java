@@ -3,10 +3,8 @@ package org.kvflow.transport.tcp;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferBackend;
-import org.kvflow.transfer.TransferFactory;
 
 /**
  * Where the {@code tcp} transfer sends: a decode server's address, how long one call may take,
@@ -18,7 +16,7 @@ import org.kvflow.transfer.TransferFactory;
  * @param timeout how long one call may take before it fails typed
  * @param tls     this prefill's certificate and key and the server's CA, or null for plain TCP
  */
-public record TcpTarget(String host, int port, Duration timeout, @Nullable TransferTls tls) implements TransferFactory {
+public record TcpTarget(String host, int port, Duration timeout, @Nullable TransferTls tls) implements DecodeServerTarget {
     /** Thirty seconds per call unless set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -57,16 +55,6 @@ public record TcpTarget(String host, int port, Duration timeout, @Nullable Trans
      */
     public TcpTarget tls(TransferTls material) {
         return new TcpTarget(host, port, timeout, Objects.requireNonNull(material, "tls"));
-    }
-
-    @Override
-    public TransferBackendKind kind() {
-        return TransferBackendKind.TCP;
-    }
-
-    @Override
-    public String target() {
-        return toString();
     }
 
     @Override

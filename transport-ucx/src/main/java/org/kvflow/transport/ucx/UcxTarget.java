@@ -2,11 +2,10 @@ package org.kvflow.transport.ucx;
 
 import java.time.Duration;
 import java.util.Objects;
-import org.kvflow.core.config.TransferBackendKind;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferBackend;
-import org.kvflow.transfer.TransferFactory;
 import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.DecodeServerTarget;
 import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 
@@ -22,7 +21,7 @@ import org.kvflow.transport.tcp.TcpTransferBackend;
  * @param timeout how long one call may take
  * @param trusted whether a host beyond loopback may be reached (a fabric the operator trusts)
  */
-public record UcxTarget(String host, int port, Duration timeout, boolean trusted) implements TransferFactory {
+public record UcxTarget(String host, int port, Duration timeout, boolean trusted) implements DecodeServerTarget {
     /** Checks that the host and timeout are given. */
     public UcxTarget {
         Objects.requireNonNull(host, "host");
@@ -48,16 +47,6 @@ public record UcxTarget(String host, int port, Duration timeout, boolean trusted
     /** {@return the same target allowed beyond loopback: the operator trusts the fabric, since UCX neither encrypts nor authenticates} */
     public UcxTarget trustedFabric() {
         return new UcxTarget(host, port, timeout, true);
-    }
-
-    @Override
-    public TransferBackendKind kind() {
-        return TransferBackendKind.TCP;
-    }
-
-    @Override
-    public String target() {
-        return toString();
     }
 
     /**
