@@ -50,9 +50,9 @@ import org.kvflow.pages.SideBySideViews;
  * by a copy as it moves them ({@link CrcLaunches}); {@link SharedBuffers} makes what other
  * processes open. Each call waits for its stream once before returning. Every buffer is freed in
  * {@link #close()}. Thread-safe: calls are serialized (pipeline stages on different threads share
- * one memory), except the checksum kernels, which run on lanes of their own ({@link Lanes}, a stream each) once
- * their buffers are resolved, side by side with each other and with the serialized calls; a buffer
- * is freed only when no checksum call runs.
+ * one memory), except the checksum kernels, which run on lanes of their own ({@link Lanes}, a
+ * stream each) once their buffers are resolved, side by side with each other and with the
+ * serialized calls; a buffer is freed only when no checksum call runs.
  */
 public final class CudaPageMemory implements PageMemory, BufferExport, BufferImport, SideBySideViews, DeviceRowAccess, PreparedCopies, InPlaceCrcs, CheckedCopies {
     /** Checksum calls that run side by side at most, a stream each: a CP group's ranks. */
