@@ -23,6 +23,7 @@ import org.kvflow.core.Failures;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.KernelBackend;
+import org.kvflow.kernels.api.NativeBackend;
 import org.kvflow.kernels.api.KernelCompileException;
 
 /**
@@ -34,56 +35,37 @@ import org.kvflow.kernels.api.KernelCompileException;
  * the dims it takes. A plan's arrays live in device memory for the life of the plan, persisted ones beyond
  * it; see {@link CudaSession} for what one execution does.
  */
-public final class CudaBackend implements KernelBackend {
+public final class CudaBackend extends NativeBackend {
     private static final System.Logger LOG = System.getLogger(CudaBackend.class.getName());
     /** Translations, one per twin class: a recompiled class is a new class, so an edited kernel is translated anew. */
     private static final Map<Class<?>, CudaTwinSource> SOURCES = new ConcurrentHashMap<>();
 
-    private final List<Device> devices = new ArrayList<>();
-    private String unavailable = "";
-    private boolean probed;
+    /** Lists the CUDA devices through the driver, which loads here (never when the backend is loaded). */
+    @Override
+    protected String listDevices(List<Device> into) {
+        JCudaDriver.setExceptionsEnabled(true);
+        cuInit(0);
+        int[] count = new int[1];
+        cuDeviceGetCount(count);
+        for (int i = 0; i < count[0]; i++) {
+            CUdevice d = new CUdevice();
+            cuDeviceGet(d, i);
+            byte[] name = new byte[256];
+            cuDeviceGetName(name, name.length, d);
+            into.add(new Device("cuda", i, new String(name, StandardCharsets.US_ASCII).replace("\0", "").trim(), Device.Kind.GPU));
+        }
+        return "the CUDA driver lists no device";
+    }
 
-    /** Lists the CUDA devices on first use, not when the backend is loaded: a run on {@code java} never loads the driver. */
-    private synchronized void probe() {
-        if (probed) {
-            return;
-        }
-        probed = true;
-        try {
-            JCudaDriver.setExceptionsEnabled(true);
-            cuInit(0);
-            int[] count = new int[1];
-            cuDeviceGetCount(count);
-            for (int i = 0; i < count[0]; i++) {
-                CUdevice d = new CUdevice();
-                cuDeviceGet(d, i);
-                byte[] name = new byte[256];
-                cuDeviceGetName(name, name.length, d);
-                devices.add(new Device("cuda", i, new String(name, StandardCharsets.US_ASCII).replace("\0", "").trim(), Device.Kind.GPU));
-            }
-            if (devices.isEmpty()) {
-                unavailable = "the CUDA driver lists no device";
-            }
-        } catch (Throwable e) { // UnsatisfiedLinkError without libcuda.so.1, CudaException without a device
-            unavailable = "no CUDA driver (" + Failures.brief(e) + ")";
-        }
+    /** UnsatisfiedLinkError without libcuda.so.1, CudaException without a device. */
+    @Override
+    protected String notLoaded(Throwable thrown) {
+        return "no CUDA driver (" + Failures.brief(thrown) + ")";
     }
 
     @Override
     public String name() {
         return "cuda";
-    }
-
-    @Override
-    public synchronized List<Device> devices() {
-        probe();
-        return List.copyOf(devices);
-    }
-
-    @Override
-    public synchronized String unavailableReason() {
-        probe();
-        return unavailable;
     }
 
     @Override

@@ -16,6 +16,7 @@ import org.kvflow.kernels.api.ImmutableTaskGraph;
 import org.kvflow.kernels.api.KernelBackend;
 import org.kvflow.kernels.api.KernelCompileException;
 import org.kvflow.kernels.api.KernelFallbackException;
+import org.kvflow.kernels.api.NativeBackend;
 
 /**
  * Backend {@code opencl}: runs each task's Aparapi twin on an OpenCL device (GPUs first, then
@@ -27,49 +28,32 @@ import org.kvflow.kernels.api.KernelFallbackException;
  * graph persists on the device is brought to the host when the plan closes, where the consuming
  * plan's upload finds it.
  */
-public final class AparapiBackend implements KernelBackend {
+public final class AparapiBackend extends NativeBackend {
+    /** Aparapi's devices, in the order of the listed ones. */
     private final List<OpenCLDevice> found = new ArrayList<>();
-    private final List<Device> devices = new ArrayList<>();
-    private String unavailable = "";
-    private boolean probed;
 
-    /** Lists the OpenCL devices on first use, not when the backend is loaded: a run on {@code java} never starts an OpenCL runtime. */
-    private synchronized void probe() {
-        if (probed) {
-            return;
-        }
-        probed = true;
-        try {
-            for (OpenCLDevice.TYPE type : new OpenCLDevice.TYPE[] {OpenCLDevice.TYPE.GPU, OpenCLDevice.TYPE.CPU}) {
-                for (OpenCLDevice d : OpenCLDevice.listDevices(type)) {
-                    devices.add(new Device("opencl", found.size(), d.getName().trim() + " / " + d.getOpenCLPlatform().getName().trim(),
-                            type == OpenCLDevice.TYPE.GPU ? Device.Kind.GPU : Device.Kind.CPU));
-                    found.add(d);
-                }
+    /** Lists the OpenCL devices, GPUs first, through Aparapi, which starts the OpenCL runtime here. */
+    @Override
+    protected String listDevices(List<Device> into) {
+        for (OpenCLDevice.TYPE type : new OpenCLDevice.TYPE[] {OpenCLDevice.TYPE.GPU, OpenCLDevice.TYPE.CPU}) {
+            for (OpenCLDevice d : OpenCLDevice.listDevices(type)) {
+                into.add(new Device("opencl", found.size(), d.getName().trim() + " / " + d.getOpenCLPlatform().getName().trim(),
+                        type == OpenCLDevice.TYPE.GPU ? Device.Kind.GPU : Device.Kind.CPU));
+                found.add(d);
             }
-            if (found.isEmpty()) {
-                unavailable = "no OpenCL platform lists a device (install an ICD such as pocl-opencl-icd)";
-            }
-        } catch (Throwable e) { // a missing libOpenCL surfaces as UnsatisfiedLinkError
-            unavailable = "OpenCL cannot be loaded: " + Failures.brief(e);
         }
+        return "no OpenCL platform lists a device (install an ICD such as pocl-opencl-icd)";
+    }
+
+    /** A missing libOpenCL surfaces as an UnsatisfiedLinkError. */
+    @Override
+    protected String notLoaded(Throwable thrown) {
+        return "OpenCL cannot be loaded: " + Failures.brief(thrown);
     }
 
     @Override
     public String name() {
         return "opencl";
-    }
-
-    @Override
-    public synchronized List<Device> devices() {
-        probe();
-        return List.copyOf(devices);
-    }
-
-    @Override
-    public synchronized String unavailableReason() {
-        probe();
-        return unavailable;
     }
 
     @Override
