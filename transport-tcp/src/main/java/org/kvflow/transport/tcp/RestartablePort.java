@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -29,21 +30,27 @@ public final class RestartablePort {
      *
      * @param host the address the server will bind
      * @return the port
-     * @throws IllegalStateException if the ephemeral range leaves no room below it, or no port tried was free
+     * @throws IllegalArgumentException if the host does not resolve
+     * @throws IllegalStateException    if the ephemeral range leaves no room below it, or no port tried was free
      */
     public static int free(String host) {
-        return free(host, new SplittableRandom());
+        return free(host, new SplittableRandom(), ephemeralFirst());
     }
 
-    /** {@link #free(String)} drawing candidates from the given generator. */
-    static int free(String host, SplittableRandom random) {
-        int first = ephemeralFirst();
+    /** {@link #free(String)} drawing candidates from {@code random}, below {@code first}. */
+    static int free(String host, SplittableRandom random, int first) {
         if (first <= LOWEST + 1) {
             throw new IllegalStateException("no port below the ephemeral range (it starts at " + first + ") to restart a server on");
         }
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("no port for a server on " + host + ": " + e.getMessage(), e);
+        }
         for (int i = 0; i < TRIES; i++) {
             int port = random.nextInt(LOWEST, first);
-            if (bindable(host, port)) {
+            if (bindable(address, port)) {
                 return port;
             }
         }
@@ -59,10 +66,10 @@ public final class RestartablePort {
         }
     }
 
-    private static boolean bindable(String host, int port) {
+    private static boolean bindable(InetAddress address, int port) {
         try (ServerSocket probe = new ServerSocket()) {
             probe.setReuseAddress(true);
-            probe.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+            probe.bind(new InetSocketAddress(address, port));
             return true;
         } catch (IOException taken) {
             return false;

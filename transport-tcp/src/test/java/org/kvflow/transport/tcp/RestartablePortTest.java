@@ -1,6 +1,7 @@
 package org.kvflow.transport.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,8 +36,20 @@ class RestartablePortTest {
         int next = draws.nextInt(RestartablePort.LOWEST, first);
         try (ServerSocket held = new ServerSocket()) {
             held.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), taken));
-            assertThat(RestartablePort.free("127.0.0.1", new SplittableRandom(5))).isEqualTo(next);
+            assertThat(RestartablePort.free("127.0.0.1", new SplittableRandom(5), first)).isEqualTo(next);
         }
-        assertThat(RestartablePort.free("127.0.0.1", new SplittableRandom(5))).as("free again once closed").isEqualTo(taken);
+        assertThat(RestartablePort.free("127.0.0.1", new SplittableRandom(5), first)).as("free again once closed").isEqualTo(taken);
+    }
+
+    @Test
+    void aHostThatDoesNotResolveNoRoomBelowTheRangeOrNoFreePortIsRefusedNamingIt() {
+        assertThatThrownBy(() -> RestartablePort.free("[not-an-address]")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no port for a server on [not-an-address]: [not-an-address]: invalid IPv6 address literal");
+        assertThatThrownBy(() -> RestartablePort.free("127.0.0.1", new SplittableRandom(1), RestartablePort.LOWEST + 1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("no port below the ephemeral range (it starts at 10001) to restart a server on");
+        // an address of no interface here (TEST-NET-1): every bind fails
+        assertThatThrownBy(() -> RestartablePort.free("192.0.2.1", new SplittableRandom(1), 32_768)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("no free port on 192.0.2.1 between 10000 and 32768 after 200 tries");
     }
 }
