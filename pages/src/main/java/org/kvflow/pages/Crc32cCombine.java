@@ -17,7 +17,7 @@ public final class Crc32cCombine {
         int p = 0x40000000; // x^1
         for (int k = 0; k < 32; k++) {
             POWERS[k] = p;
-            p = multiply(p, p);
+            p = times(p, p);
         }
     }
 
@@ -45,11 +45,6 @@ public final class Crc32cCombine {
      * @return {@code a(x)·b(x)} modulo the polynomial
      */
     public static int times(int a, int b) {
-        return multiply(a, b);
-    }
-
-    /** a(x)·b(x) mod p(x). */
-    private static int multiply(int a, int b) {
         int product = 0;
         for (int i = 0; i < 32; i++) {
             if ((a & (0x80000000 >>> i)) != 0) {
@@ -65,7 +60,7 @@ public final class Crc32cCombine {
         int p = 0x80000000; // x^0
         for (int k = 3; n != 0; n >>>= 1, k++) {
             if ((n & 1) != 0) {
-                p = multiply(POWERS[k & 31], p);
+                p = times(POWERS[k & 31], p);
             }
         }
         return p;
