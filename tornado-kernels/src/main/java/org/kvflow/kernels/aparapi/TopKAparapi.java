@@ -33,7 +33,7 @@ abstract class TopKAparapi extends AparapiTask {
     /** Most segments a row is cut into. */
     static final int MAX_SEGMENTS = 8;
     /** Work-groups a launch aims at: about eight per multiprocessor of an H200. */
-    static final int TARGET_GROUPS = 1024;
+    private static final int TARGET_GROUPS = 1024;
     /** Counters of local memory a digit pass may use. */
     static final int COUNTERS = 16 * LOCAL;
     private static final int MIN_EXPONENT = -126;
@@ -41,7 +41,7 @@ abstract class TopKAparapi extends AparapiTask {
     static final int FROM_SCORES = 0;
     private static final int FROM_CANDIDATES = 1;
     /** Where it writes: the row's result, or the segment's candidates. */
-    static final int TO_SELECTED = 0;
+    private static final int TO_SELECTED = 0;
     private static final int TO_CANDIDATES = 1;
     /** What a work-group does in a pass: nothing, a row of at most k, a whole row, a short segment, a segment, a row's candidates. */
     private static final int NONE = 0;
@@ -225,27 +225,11 @@ abstract class TopKAparapi extends AparapiTask {
         narrow(src, base, n, k, lid);
         int prefix = pick[0];
         int remaining = pick[1];
+        int threshold = prefix ^ signBit;
+        int span = (n + LOCAL - 1) / LOCAL;
+        int from = min(lid * span, n);
+        int to = min(from + span, n);
         localGlobalBarrier(); // keys a twin kept were written strided; now each work-item reads a contiguous span
-        placeSelected(src, base, firstPosition, n, prefix ^ signBit, remaining, 0, 0, dst, out, lid);
-    }
-
-    /** Where work-item {@code lid}'s contiguous share of {@code n} elements starts (and, for {@code lid + 1}, ends). */
-    final int spanStart(int n, int lid) {
-        return min(lid * ((n + LOCAL - 1) / LOCAL), n);
-    }
-
-    /** A row of at most {@code k} scores: all its positions are selected, the rest of its {@code k} is -1. */
-    final void selectShortRow(int row, int count, int k, int lid) {
-        for (int i = lid; i < k; i += LOCAL) {
-            selected[row * k + i] = i < count ? i : -1;
-        }
-    }
-
-    /**
-     * How many of keys {@code from .. to - 1} of {@code src} at {@code base} lie above
-     * {@code threshold} (the high 32 bits) and how many equal it (the low 32).
-     */
-    final long countAgainst(int src, int base, int from, int to, int threshold) {
         int above = 0;
         int ties = 0;
         int j = from;
@@ -262,26 +246,11 @@ abstract class TopKAparapi extends AparapiTask {
             above += a > threshold ? 1 : 0;
             ties += a == threshold ? 1 : 0;
         }
-        return ((long) above << 32) | ties;
-    }
-
-    /**
-     * Writes the selected of {@code n} elements of {@code src} at {@code base} in position order:
-     * those above {@code threshold}, and ties at it while fewer than {@code remaining} came
-     * before. {@code aboveBefore} and {@code tiesBefore} count the selection's elements ahead of
-     * these {@code n} (another slice's, in the sliced mode), so each lands at its rank after
-     * {@code out}. All work-items of the group call it.
-     */
-    final void placeSelected(int src, int base, int firstPosition, int n, int threshold, int remaining, int aboveBefore, int tiesBefore,
-                             int dst, int out, int lid) {
-        int from = spanStart(n, lid);
-        int to = spanStart(n, lid + 1);
-        long counted = countAgainst(src, base, from, to, threshold);
-        int aboveHere = exclusiveSum(lid, (int) (counted >> 32));
-        int tiesHere = tiesBefore + exclusiveSum(lid, (int) counted);
-        int rank = aboveBefore + aboveHere + min(tiesHere, remaining);
-        pick[2 + lid] = tiesHere; // this work-item's running tie rank
-        int j = from;
+        int aboveBefore = exclusiveSum(lid, above);
+        int tiesBefore = exclusiveSum(lid, ties);
+        int rank = aboveBefore + min(tiesBefore, remaining);
+        pick[2 + lid] = tiesBefore; // this work-item's running tie rank
+        j = from;
         for (; j + 3 < to; j += 4) {
             int a = key(src, base + j);
             int b = key(src, base + j + 1);
@@ -298,13 +267,8 @@ abstract class TopKAparapi extends AparapiTask {
         localBarrier(); // the tie ranks in pick are reused by the next selection
     }
 
-    /** Row mode, or segments then their merge: see the class comment. A twin with a mode of its own overrides {@link #run}. */
     @Override
     public void run() {
-        runSegments();
-    }
-
-    final void runSegments() {
         int rows = shape[0];
         int nk = shape[1];
         int k = shape[2];
@@ -333,7 +297,9 @@ abstract class TopKAparapi extends AparapiTask {
             action = action == SHORT || action == MERGE ? NONE : action;
         }
         if (action == SHORT) {
-            selectShortRow(row, count, k, lid);
+            for (int i = lid; i < k; i += LOCAL) {
+                selected[row * k + i] = i < count ? i : -1;
+            }
         }
         if (action == ROW) {
             select(FROM_SCORES, row * nk, 0, n, k, TO_SELECTED, row * k, lid);
