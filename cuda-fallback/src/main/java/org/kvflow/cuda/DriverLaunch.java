@@ -17,11 +17,10 @@ import jcuda.driver.CUstream;
  * foreign-function API, its arguments in a native block that every launch reuses: the caller
  * sets the values that changed, the block of pointers to them stays. JCuda marshals a launch's
  * argument pointers anew each time, which costs a page copy's call several microseconds before
- * the kernel starts (docs/benchmarks.md, "The materialize call by its parts"). Page copies and the
- * task graph's translated twins launch through it. Not thread-safe: its owner serializes calls;
- * the kernel's context must be current.
+ * the kernel starts (docs/benchmarks.md, "The materialize call by its parts"). Not thread-safe:
+ * its memory serializes calls; the memory's context must be current.
  */
-public final class DriverLaunch implements AutoCloseable {
+final class DriverLaunch implements AutoCloseable {
     private static final MethodHandle LAUNCH = Linker.nativeLinker().downcallHandle(
             SymbolLookup.libraryLookup("libcuda.so.1", Arena.global()).find("cuLaunchKernel")
                     .orElseThrow(() -> new IllegalStateException("libcuda has no cuLaunchKernel")),
@@ -45,7 +44,7 @@ public final class DriverLaunch implements AutoCloseable {
      * @param stream   the stream it is launched on
      * @param args     how many arguments it takes
      */
-    public DriverLaunch(String kernel, CUfunction function, CUstream stream, int args) {
+    DriverLaunch(String kernel, CUfunction function, CUstream stream, int args) {
         this.kernel = kernel;
         this.function = MemorySegment.ofAddress(address(function));
         this.stream = MemorySegment.ofAddress(address(stream));
@@ -57,13 +56,13 @@ public final class DriverLaunch implements AutoCloseable {
     }
 
     /** Sets argument {@code i} to a 64-bit value (a device address, a pointer-sized count). */
-    public DriverLaunch set(int i, long value) {
+    DriverLaunch set(int i, long value) {
         values.setAtIndex(ValueLayout.JAVA_LONG, i, value);
         return this;
     }
 
-    /** Sets argument {@code i} to a 32-bit {@code int} (or a narrower integer: its low bytes come first). */
-    public DriverLaunch setInt(int i, int value) {
+    /** Sets argument {@code i} to a 32-bit {@code int}. */
+    DriverLaunch setInt(int i, int value) {
         values.set(ValueLayout.JAVA_INT, 8L * i, value);
         return this;
     }
@@ -75,18 +74,9 @@ public final class DriverLaunch implements AutoCloseable {
      * @throws CudaCopyException naming the kernel and the driver's result if the launch is refused
      */
     void launch(int gridX, int gridY, int block) {
-        launch(gridX, gridY, block, 0);
-    }
-
-    /**
-     * As {@link #launch(int, int, int)}, each block with {@code sharedBytes} of dynamic shared memory.
-     *
-     * @throws CudaCopyException naming the kernel and the driver's result if the launch is refused
-     */
-    public void launch(int gridX, int gridY, int block, int sharedBytes) {
         int result;
         try {
-            result = (int) LAUNCH.invokeExact(function, gridX, gridY, 1, block, 1, 1, sharedBytes, stream, pointers, MemorySegment.NULL);
+            result = (int) LAUNCH.invokeExact(function, gridX, gridY, 1, block, 1, 1, 0, stream, pointers, MemorySegment.NULL);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {

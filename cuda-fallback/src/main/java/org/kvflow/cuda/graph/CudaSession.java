@@ -18,7 +18,6 @@ import java.util.Set;
 import jcuda.CudaException;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
-import org.kvflow.cuda.CudaCopyException;
 import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.DeviceRegion;
 import org.kvflow.kernels.api.Device;
@@ -98,7 +97,7 @@ final class CudaSession implements KernelBackend.Session, KernelBackend.InPlaceA
                     cuEventRecord(pair[0], stream);
                     l.enqueue(stream);
                     cuEventRecord(pair[1], stream);
-                } catch (CudaException | CudaCopyException e) {
+                } catch (CudaException e) {
                     throw new KernelFallbackException(l.task(), device, "nothing (launch failed: " + e.getMessage() + ")", e);
                 }
                 l.writes().forEach(DeviceArray::deviceWrote);
@@ -172,7 +171,6 @@ final class CudaSession implements KernelBackend.Session, KernelBackend.InPlaceA
             cuEventDestroy(pair[1]);
         }
         events.clear();
-        launches.forEach(graph -> graph.forEach(Launch::close));
         cuStreamDestroy(stream);
         buffers.release(persisted, false);
     }

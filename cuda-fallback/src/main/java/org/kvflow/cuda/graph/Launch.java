@@ -27,9 +27,4 @@ interface Launch {
 
     /** Enqueues the kernel launches on {@code stream} without waiting for them. */
     void enqueue(CUstream stream);
-
-    /** Frees what the launch holds for its launches, once its session is done with it (most hold nothing). */
-    default void close() {
-        // nothing held
-    }
 }

@@ -1,5 +1,7 @@
 package org.kvflow.cuda.graph;
 
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -7,9 +9,10 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
+import jcuda.Pointer;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
-import org.kvflow.cuda.DriverLaunch;
 import org.kvflow.kernels.aparapi.Twin;
 
 /**
@@ -17,22 +20,14 @@ import org.kvflow.kernels.aparapi.Twin;
  * task's arguments as on OpenCL, and each entry-point parameter is filled from the twin's field
  * of that name: an array by the device address of its buffer, a {@code __local} array by its
  * offset in the launch's shared memory, a scalar by its value at launch time. The range is the
- * twin's (a block per work-group, one launch per pass). Launches go through {@link DriverLaunch}:
- * the arguments stay in one native block made at the first launch, and a launch rewrites only
- * the pass id and the scalars.
+ * twin's (a block per work-group, one launch per pass).
  */
 final class TwinLaunch implements Launch {
     private final String task;
     private final Twin twin;
     private final CUfunction function;
-    private final List<KernelParam> params;
-    /** Per parameter, the value that does not change between launches (an address, an offset, a length); unused for the rest. */
-    private final long[] fixed;
-    /** Per parameter, the scalar field it reads at each launch, or null. */
-    private final Field[] scalars;
-    /** The argument block, made at the first launch, on the stream of that launch. */
-    private DriverLaunch driver;
-    private CUstream driverStream;
+    /** Per parameter, its value for a given pass. */
+    private final List<IntFunction<Pointer>> values = new ArrayList<>();
     private final List<DeviceArray> reads = new ArrayList<>();
     private final List<DeviceArray> writes;
     private final int sharedBytes;
@@ -42,12 +37,8 @@ final class TwinLaunch implements Launch {
         this.twin = twin;
         this.function = function;
         Set<DeviceArray> read = Collections.newSetFromMap(new IdentityHashMap<>());
-        this.params = source.params();
-        this.fixed = new long[params.size()];
-        this.scalars = new Field[params.size()];
         int shared = 0;
-        for (int i = 0; i < params.size(); i++) {
-            KernelParam p = params.get(i);
+        for (KernelParam p : source.params()) {
             switch (p.kind()) {
                 case GLOBAL_ARRAY -> {
                     Object heapArray = fieldValue(p.field());
@@ -56,16 +47,25 @@ final class TwinLaunch implements Launch {
                         slot = new DeviceArrays.Slot(buffers.own(heapArray, task + " " + p.name()), 0);
                     }
                     read.add(slot.array());
-                    fixed[i] = slot.array().address().address() + slot.offset();
+                    Pointer at = Pointer.to(slot.array().address().withByteOffset(slot.offset()));
+                    values.add(pass -> at);
                 }
                 case SHARED_ARRAY -> {
-                    fixed[i] = shared;
+                    int offset = shared;
+                    Pointer at = Pointer.to(new int[] {offset});
+                    values.add(pass -> at);
                     long bytes = DeviceArray.bytesOf(fieldValue(p.field()));
-                    shared = Math.toIntExact((shared + bytes + 31) / 32 * 32); // 32-byte aligned, as tensor-core fragments load
+                    shared = Math.toIntExact((offset + bytes + 31) / 32 * 32); // 32-byte aligned, as tensor-core fragments load
                 }
-                case ARRAY_LENGTH -> fixed[i] = Array.getLength(fieldValue(p.field()));
-                case PASS_ID -> fixed[i] = 0;
-                case SCALAR -> scalars[i] = field(p.field());
+                case ARRAY_LENGTH -> {
+                    Pointer length = Pointer.to(new int[] {Array.getLength(fieldValue(p.field()))});
+                    values.add(pass -> length);
+                }
+                case PASS_ID -> values.add(pass -> Pointer.to(new int[] {pass}));
+                case SCALAR -> {
+                    Field f = field(p.field());
+                    values.add(pass -> scalar(f));
+                }
             }
         }
         this.reads.addAll(read);
@@ -96,49 +96,13 @@ final class TwinLaunch implements Launch {
             return;
         }
         int local = twin.localSize();
-        DriverLaunch launch = driver(stream);
-        for (int i = 0; i < scalars.length; i++) {
-            if (scalars[i] != null) {
-                setScalar(launch, i, scalars[i]);
-            }
-        }
         for (int pass = 0; pass < twin.passes(); pass++) {
-            for (int i = 0; i < params.size(); i++) {
-                if (params.get(i).kind() == KernelParam.Kind.PASS_ID) {
-                    launch.setInt(i, pass);
-                }
+            Pointer[] params = new Pointer[values.size()];
+            for (int i = 0; i < params.length; i++) {
+                params[i] = values.get(i).apply(pass);
             }
-            launch.launch(global / local, 1, local, sharedBytes);
+            cuLaunchKernel(function, global / local, 1, 1, local, 1, 1, sharedBytes, stream, Pointer.to(params), null);
         }
-    }
-
-    /** Frees the argument block. */
-    @Override
-    public void close() {
-        if (driver != null) {
-            driver.close();
-            driver = null;
-        }
-    }
-
-    /** The argument block for launches on {@code stream}, its fixed values set once. */
-    private DriverLaunch driver(CUstream stream) {
-        if (driver == null || driverStream != stream) {
-            close();
-            DriverLaunch d = new DriverLaunch(task, function, stream, params.size());
-            for (int i = 0; i < fixed.length; i++) {
-                switch (params.get(i).kind()) {
-                    case GLOBAL_ARRAY -> d.set(i, fixed[i]);
-                    case SHARED_ARRAY, ARRAY_LENGTH -> d.setInt(i, (int) fixed[i]);
-                    case PASS_ID, SCALAR -> {
-                        // set at each launch
-                    }
-                }
-            }
-            driver = d;
-            driverStream = stream;
-        }
-        return driver;
     }
 
     private Object fieldValue(String name) {
@@ -162,20 +126,19 @@ final class TwinLaunch implements Launch {
         throw new IllegalArgumentException("the twin " + twin.kernel().getClass().getName() + " has no field " + name);
     }
 
-    /** Argument {@code i} from the scalar field {@code f} as it is now: 4 bytes for an int or narrower, a float's bits; 8 for a long or a double. */
-    private void setScalar(DriverLaunch launch, int i, Field f) {
+    private Pointer scalar(Field f) {
         try {
-            switch (f.get(twin.kernel())) {
-                case Integer v -> launch.setInt(i, v);
-                case Float v -> launch.setInt(i, Float.floatToRawIntBits(v));
-                case Long v -> launch.set(i, v);
-                case Double v -> launch.set(i, Double.doubleToRawLongBits(v));
-                case Short v -> launch.setInt(i, v & 0xFFFF);
-                case Byte v -> launch.setInt(i, v & 0xFF);
-                case Boolean v -> launch.setInt(i, v ? 1 : 0);
+            return switch (f.get(twin.kernel())) {
+                case Integer v -> Pointer.to(new int[] {v});
+                case Float v -> Pointer.to(new float[] {v});
+                case Long v -> Pointer.to(new long[] {v});
+                case Double v -> Pointer.to(new double[] {v});
+                case Short v -> Pointer.to(new short[] {v});
+                case Byte v -> Pointer.to(new byte[] {v});
+                case Boolean v -> Pointer.to(new byte[] {(byte) (v ? 1 : 0)});
                 case Object v -> throw new IllegalArgumentException("field " + f.getName() + " holds a " + v.getClass().getSimpleName()
                         + ", not a scalar a kernel takes");
-            }
+            };
         } catch (IllegalAccessException e) {
             throw new IllegalStateException("twin field " + f.getName(), e);
         }
