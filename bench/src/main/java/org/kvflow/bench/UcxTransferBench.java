@@ -39,7 +39,9 @@ import reactor.core.publisher.Mono;
  * second decode process, and, as the baseline, jucx's own puts of the same bytes into the same
  * decode pool (one worker per rank, from registered buffers, no store read and no checksum), all
  * in one run. DeepSeek V3.2's fp8 widths, page 64. Each timed send runs from the first rank's send
- * to the last rank's COMPLETE; the request is released after. One JSON object per line.
+ * to the last rank's COMPLETE; {@code ready_after_last_page_ms} is the part after the last page
+ * landed (the COMPLETEs: on ucx, the flush and the decode side's checks). The request is released
+ * after. One JSON object per line.
  * Usage: {@code UcxTransferBench [pages 2048] [layers 61] [ranks 8] [runs 3]}.
  */
 public final class UcxTransferBench {
@@ -60,14 +62,17 @@ public final class UcxTransferBench {
                  TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", tcpPort).timeout(Duration.ofMinutes(2)).open(shape);
                  RawPuts raw = RawPuts.connect(ucxPort, shape, request.ranks())) {
                 for (int run = 0; run <= request.runs(); run++) { // run 0 warms every path up
-                    double ucxMs = TransferRuns.send(byUcx, "ucx-" + run, owners, request.share()).ms();
-                    double tcpMs = TransferRuns.send(byTcp, "tcp-" + run, owners, request.share()).ms();
+                    TransferRuns.Sent ucxSent = TransferRuns.send(byUcx, "ucx-" + run, owners, request.share());
+                    TransferRuns.Sent tcpSent = TransferRuns.send(byTcp, "tcp-" + run, owners, request.share());
+                    double ucxMs = ucxSent.ms();
+                    double tcpMs = tcpSent.ms();
                     double rawMs = raw.put(request.share(), request.layout());
                     if (run > 0) {
                         System.out.printf(Locale.ROOT, "{\"name\":\"transfer\",\"run\":%d,\"bytes\":%d,\"ucx_ms\":%.1f,\"tcp_ms\":%.1f,\"raw_put_ms\":%.1f,"
-                                        + "\"ucx_gbps\":%.2f,\"tcp_gbps\":%.2f,\"raw_put_gbps\":%.2f,\"ucx_host_vs_raw_put\":%.3f,\"ucx_over_tcp_backend\":%.2f}%n",
+                                        + "\"ucx_gbps\":%.2f,\"tcp_gbps\":%.2f,\"raw_put_gbps\":%.2f,\"ucx_host_vs_raw_put\":%.3f,\"ucx_over_tcp_backend\":%.2f,"
+                                        + "\"ucx_ready_after_last_page_ms\":%.2f,\"tcp_ready_after_last_page_ms\":%.2f}%n",
                                 run, bytes, ucxMs, tcpMs, rawMs, bytes / (ucxMs * 1e6), bytes / (tcpMs * 1e6), bytes / (rawMs * 1e6), rawMs / ucxMs,
-                                tcpMs / ucxMs);
+                                tcpMs / ucxMs, ucxSent.afterLastPageMs(), tcpSent.afterLastPageMs());
                     }
                 }
             }
