@@ -23,22 +23,35 @@ import reactor.core.scheduler.Schedulers;
 /**
  * The prefill side of the {@code ucx} engine: per connection (one per CP rank) a worker and an
  * endpoint to the decode worker, with the remote keys of the decode pool's buffers that connection's
- * handshake described. A run of pages is read from the rank's store into one of two registered
- * staging buffers a layer and a component at a time, each part put into its decode pages with a
- * one-sided UCX put while the next part is staged in the other buffer, and the endpoint flushed,
- * so the pages are in the decode pool when the call completes;
- * each page's CRC32C is taken from the staged bytes in the protocol's page order. Puts block a
- * worker thread ({@link Schedulers#boundedElastic()}), never the caller's.
+ * handshake described. A run of pages is read from the rank's store into registered staging
+ * buffers a layer and a component at a time, in parts of about a MiB (so a part is
+ * still in the core's cache when its checksum and its put read it again), each part put into its
+ * decode pages with a one-sided UCX put while the next parts are staged in the other buffers, and
+ * the endpoint flushed, so the pages are in the decode pool when the call completes; each page's
+ * CRC32C is taken from the staged bytes in the protocol's page order. Puts block a worker thread
+ * ({@link Schedulers#boundedElastic()}), never the caller's.
  */
 public final class UcxPlacer implements PagePlacer {
+    /** Bytes a staged part aims at by default: whole pages, at least one. */
+    private static final int PART_BYTES = 1 << 20;
+    /** Staging buffers a connection cycles through: a part is staged while the puts of the others are in flight. */
+    private static final int STAGES = 4;
     private final UcpContext context = new UcpContext(new UcpParams().requestRmaFeature());
     private final Lane[] lanes;
+    /** Bytes a staged part aims at. */
+    private final int partBytes;
     private volatile boolean closed;
 
     /**
      * @param lanes connections of the backend (its CP size)
      */
     public UcxPlacer(int lanes) {
+        this(lanes, PART_BYTES);
+    }
+
+    /** With parts of {@code partBytes} (rounded down to whole pages, at least one): tests cut a run into several. */
+    UcxPlacer(int lanes, int partBytes) {
+        this.partBytes = partBytes;
         if (lanes < 1) {
             throw new IllegalArgumentException("a UCX placer of " + lanes + " connections (at least 1)");
         }
@@ -93,9 +106,9 @@ public final class UcxPlacer implements PagePlacer {
         private @Nullable UcpEndpoint endpoint;
         private List<LandingDescription.Region> regions = List.of();
         private UcpRemoteKey[] keys = new UcpRemoteKey[0];
-        /** Two staging buffers, registered with UCX: a part is staged in one while the other's put is in flight. */
-        private final @Nullable ByteBuffer[] staging = new ByteBuffer[2];
-        private final @Nullable UcpMemory[] stagingMemory = new UcpMemory[2];
+        /** Staging buffers, registered with UCX: a part is staged in one while the others' puts are in flight. */
+        private final @Nullable ByteBuffer[] staging = new ByteBuffer[STAGES];
+        private final @Nullable UcpMemory[] stagingMemory = new UcpMemory[STAGES];
 
         Lane(int index) {
             this.index = index;
@@ -141,23 +154,28 @@ public final class UcxPlacer implements PagePlacer {
             for (int k = 0; k < length; k++) {
                 crcs[k] = new CRC32C();
             }
-            UcpRequest[] inFlight = new UcpRequest[2];
+            UcpRequest[] inFlight = new UcpRequest[STAGES];
             int part = 0;
             for (KvComponent component : KvComponent.values()) {
                 int pageBytes = source.pageBytes(component);
-                long bytes = (long) length * pageBytes;
-                for (int l = 0; l < layers; l++, part++) {
-                    int buffer = part % 2;
-                    if (inFlight[buffer] != null) {
-                        w.progressRequest(inFlight[buffer]); // that buffer's last put has left it
-                    }
-                    ByteBuffer stage = staging(buffer, bytes);
-                    source.readPages(l, component, srcStart, length, stage.duplicate().clear().limit((int) bytes));
-                    for (int k = 0; k < length; k++) {
-                        crcs[k].update(stage.duplicate().clear().position(k * pageBytes).limit((k + 1) * pageBytes));
-                    }
+                int partPages = Math.max(1, partBytes / pageBytes);
+                for (int l = 0; l < layers; l++) {
                     int at = component.ordinal() * layers + l;
-                    inFlight[buffer] = e.putNonBlocking(UcxUtils.getAddress(stage), bytes, regions.get(at).address() + dstStart * pageBytes, keys[at], null);
+                    for (int first = 0; first < length; first += partPages, part++) {
+                        int pages = Math.min(partPages, length - first);
+                        long bytes = (long) pages * pageBytes;
+                        int buffer = part % STAGES;
+                        if (inFlight[buffer] != null) {
+                            w.progressRequest(inFlight[buffer]); // that buffer's last put has left it
+                        }
+                        ByteBuffer stage = staging(buffer, bytes);
+                        source.readPages(l, component, srcStart + first, pages, stage.duplicate().clear().limit((int) bytes));
+                        for (int k = 0; k < pages; k++) {
+                            crcs[first + k].update(stage.duplicate().clear().position(k * pageBytes).limit((k + 1) * pageBytes));
+                        }
+                        long remote = regions.get(at).address() + (dstStart + first) * pageBytes;
+                        inFlight[buffer] = e.putNonBlocking(UcxUtils.getAddress(stage), bytes, remote, keys[at], null);
+                    }
                 }
             }
             for (UcpRequest r : inFlight) {
@@ -184,7 +202,7 @@ public final class UcxPlacer implements PagePlacer {
                 if (old != null) {
                     old.deregister();
                 }
-                s = ByteBuffer.allocateDirect((int) Math.max(bytes, 1 << 20));
+                s = ByteBuffer.allocateDirect((int) Math.max(bytes, partBytes));
                 stagingMemory[i] = context.registerMemory(s);
                 staging[i] = s;
             }
@@ -208,7 +226,7 @@ public final class UcxPlacer implements PagePlacer {
 
         synchronized void close() {
             disconnect();
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < STAGES; i++) {
                 UcpMemory m = stagingMemory[i];
                 if (m != null) {
                     m.deregister();

@@ -58,6 +58,30 @@ class UcxTransferTest {
         }
     }
 
+    /** Parts of two MLA pages: rank 0's run of three pages crosses a part boundary in every MLA buffer, and lands whole. */
+    @Test
+    void aRunCutIntoSeveralPartsLandsWhole() {
+        PageStore rank0 = filled(8, 6);
+        PageStore rank1 = filled(8, 7);
+        int twoMlaPages = (int) (2 * LAYOUT.mlaPageBytes(16));
+        try (NativePageMemory memory = new NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+            try (UcxLanding landing = new UcxLanding(receiver.store());
+                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+                 TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 2, Duration.ofSeconds(30), null,
+                         new UcxPlacer(2, twoMlaPages))) {
+                long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
+                assertThat(receiver.isReady("r")).as("every page's checksum held").isTrue();
+                for (int i = 0; i < 5; i++) {
+                    PageStore from = i < 3 ? rank0 : rank1;
+                    for (KvComponent c : KvComponent.values()) {
+                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(from.readPage(c, 1 + i));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void aPrefillThatVanishesMidRequestLeavesNoPageHeld() throws Exception {
         PageStore rank0 = filled(8, 3);
