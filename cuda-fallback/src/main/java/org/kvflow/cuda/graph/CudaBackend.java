@@ -22,9 +22,8 @@ import org.kvflow.kernels.aparapi.Twins;
 import org.kvflow.core.Failures;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
-import org.kvflow.kernels.api.KernelBackend;
-import org.kvflow.kernels.api.NativeBackend;
 import org.kvflow.kernels.api.KernelCompileException;
+import org.kvflow.kernels.api.NativeBackend;
 
 /**
  * Backend {@code cuda}: task graphs on an NVIDIA GPU through the CUDA driver (JCuda), in the

@@ -13,7 +13,6 @@ import org.kvflow.kernels.api.DataTransferMode;
 import org.kvflow.kernels.api.Device;
 import org.kvflow.kernels.api.ExecutionProfile;
 import org.kvflow.kernels.api.ImmutableTaskGraph;
-import org.kvflow.kernels.api.KernelBackend;
 import org.kvflow.kernels.api.KernelCompileException;
 import org.kvflow.kernels.api.KernelFallbackException;
 import org.kvflow.kernels.api.NativeBackend;
