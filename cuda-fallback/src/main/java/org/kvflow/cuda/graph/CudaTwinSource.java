@@ -110,14 +110,19 @@ record CudaTwinSource(String kernel, String source, List<KernelParam> params, St
                }
             }
             """;
-    /** The order-key intrinsic ({@code orderKey} of Aparapi's {@code TopKAparapi}) from the float's bits, as Java's {@code floatToIntBits} reads them. */
+    /**
+     * The order-key intrinsic ({@code orderKey} of Aparapi's {@code TopKAparapi}) from the float's
+     * bits, as Java's {@code floatToIntBits} reads them. Selects, not branches: a branch on a loaded
+     * score would hold back the loads after it, so a top-k sweep would keep one load in flight a
+     * thread instead of its unrolled four.
+     */
     private static final String ORDER_KEY_BODY = """
             __device__ int %1$s(This *self, float x){
-               // kvflow: the order key from the float's bits (replaces Aparapi's exact log2 and scaling)
-               if (x != x) return 0x7FC00000;
-               if (x == 0.0f) return 0;
+               // kvflow: the order key from the float's bits (replaces Aparapi's exact log2 and scaling), branch-free
                int bits = __float_as_int(x);
-               return bits < 0 ? bits ^ 0x7FFFFFFF : bits;
+               int key = bits < 0 ? bits ^ 0x7FFFFFFF : bits;
+               key = x == 0.0f ? 0 : key;
+               return x != x ? 0x7FC00000 : key;
             }
             """;
     private static final Pattern HELPER = Pattern.compile("(?m)^(?!__kernel|typedef)([A-Za-z_][^\\n;{}]*\\)\\{)$");

@@ -72,15 +72,23 @@ final class TopKByAtomics extends TopKAparapi {
             }
             localBarrier();
             int j = lid;
-            for (; j + 3 * LOCAL < n; j += 4 * LOCAL) {
+            for (; j + 7 * LOCAL < n; j += 8 * LOCAL) { // eight loads in flight a work-item
                 int a = passKey(first, src, base + j);
                 int b = passKey(first, src, base + j + LOCAL);
                 int c = passKey(first, src, base + j + 2 * LOCAL);
                 int d = passKey(first, src, base + j + 3 * LOCAL);
+                int e = passKey(first, src, base + j + 4 * LOCAL);
+                int f = passKey(first, src, base + j + 5 * LOCAL);
+                int g = passKey(first, src, base + j + 6 * LOCAL);
+                int h = passKey(first, src, base + j + 7 * LOCAL);
                 count(a, mask, prefix, shift, digits - 1);
                 count(b, mask, prefix, shift, digits - 1);
                 count(c, mask, prefix, shift, digits - 1);
                 count(d, mask, prefix, shift, digits - 1);
+                count(e, mask, prefix, shift, digits - 1);
+                count(f, mask, prefix, shift, digits - 1);
+                count(g, mask, prefix, shift, digits - 1);
+                count(h, mask, prefix, shift, digits - 1);
             }
             for (; j < n; j += LOCAL) {
                 count(passKey(first, src, base + j), mask, prefix, shift, digits - 1);
