@@ -171,6 +171,7 @@ final class CudaSession implements KernelBackend.Session, KernelBackend.InPlaceA
             cuEventDestroy(pair[1]);
         }
         events.clear();
+        launches.forEach(graph -> graph.forEach(Launch::close));
         cuStreamDestroy(stream);
         buffers.release(persisted, false);
     }

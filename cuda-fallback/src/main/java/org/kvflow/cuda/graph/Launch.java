@@ -27,4 +27,7 @@ interface Launch {
 
     /** Enqueues the kernel launches on {@code stream} without waiting for them. */
     void enqueue(CUstream stream);
+
+    /** Frees what the launch holds on the device beyond the plan's buffers (a captured graph); called once, when the plan closes. */
+    default void close() {}
 }

@@ -31,6 +31,9 @@ final class TwinLaunch implements Launch {
     private final List<DeviceArray> reads = new ArrayList<>();
     private final List<DeviceArray> writes;
     private final int sharedBytes;
+    /** The scalar parameters' fields: with the grid and passes, what a replayed graph was captured for. */
+    private final List<Field> scalars = new ArrayList<>();
+    private final LaunchReplay replay = new LaunchReplay();
 
     TwinLaunch(String task, Twin twin, CudaTwinSource source, CUfunction function, List<Object> args, DeviceArrays buffers) {
         this.task = task;
@@ -64,6 +67,7 @@ final class TwinLaunch implements Launch {
                 case PASS_ID -> values.add(pass -> Pointer.to(new int[] {pass}));
                 case SCALAR -> {
                     Field f = field(p.field());
+                    scalars.add(f);
                     values.add(pass -> scalar(f));
                 }
             }
@@ -89,6 +93,7 @@ final class TwinLaunch implements Launch {
         return writes;
     }
 
+    /** A kernel of several passes is replayed as one captured graph ({@link LaunchReplay}); one pass is launched directly. */
     @Override
     public void enqueue(CUstream stream) {
         int global = twin.globalSize();
@@ -96,7 +101,20 @@ final class TwinLaunch implements Launch {
             return;
         }
         int local = twin.localSize();
-        for (int pass = 0; pass < twin.passes(); pass++) {
+        int passes = twin.passes();
+        if (passes == 1) {
+            launch(stream, global, local, passes);
+            return;
+        }
+        List<Object> key = new ArrayList<>(List.of(global, local, passes));
+        for (Field f : scalars) {
+            key.add(read(f));
+        }
+        replay.launch(stream, key, captured -> launch(captured, global, local, passes));
+    }
+
+    private void launch(CUstream stream, int global, int local, int passes) {
+        for (int pass = 0; pass < passes; pass++) {
             Pointer[] params = new Pointer[values.size()];
             for (int i = 0; i < params.length; i++) {
                 params[i] = values.get(i).apply(pass);
@@ -105,12 +123,13 @@ final class TwinLaunch implements Launch {
         }
     }
 
+    @Override
+    public void close() {
+        replay.close();
+    }
+
     private Object fieldValue(String name) {
-        try {
-            return field(name).get(twin.kernel());
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("twin field " + name, e);
-        }
+        return read(field(name));
     }
 
     private Field field(String name) {
@@ -126,21 +145,25 @@ final class TwinLaunch implements Launch {
         throw new IllegalArgumentException("the twin " + twin.kernel().getClass().getName() + " has no field " + name);
     }
 
-    private Pointer scalar(Field f) {
+    private Object read(Field f) {
         try {
-            return switch (f.get(twin.kernel())) {
-                case Integer v -> Pointer.to(new int[] {v});
-                case Float v -> Pointer.to(new float[] {v});
-                case Long v -> Pointer.to(new long[] {v});
-                case Double v -> Pointer.to(new double[] {v});
-                case Short v -> Pointer.to(new short[] {v});
-                case Byte v -> Pointer.to(new byte[] {v});
-                case Boolean v -> Pointer.to(new byte[] {(byte) (v ? 1 : 0)});
-                case Object v -> throw new IllegalArgumentException("field " + f.getName() + " holds a " + v.getClass().getSimpleName()
-                        + ", not a scalar a kernel takes");
-            };
+            return f.get(twin.kernel());
         } catch (IllegalAccessException e) {
             throw new IllegalStateException("twin field " + f.getName(), e);
         }
+    }
+
+    private Pointer scalar(Field f) {
+        return switch (read(f)) {
+            case Integer v -> Pointer.to(new int[] {v});
+            case Float v -> Pointer.to(new float[] {v});
+            case Long v -> Pointer.to(new long[] {v});
+            case Double v -> Pointer.to(new double[] {v});
+            case Short v -> Pointer.to(new short[] {v});
+            case Byte v -> Pointer.to(new byte[] {v});
+            case Boolean v -> Pointer.to(new byte[] {(byte) (v ? 1 : 0)});
+            case Object v -> throw new IllegalArgumentException("field " + f.getName() + " holds a " + v.getClass().getSimpleName()
+                    + ", not a scalar a kernel takes");
+        };
     }
 }
