@@ -1,7 +1,9 @@
 package org.kvflow.transport.ucx;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.pages.KvComponent;
@@ -29,29 +31,37 @@ import reactor.core.scheduler.Schedulers;
  * decode pages with a one-sided UCX put while the next parts are staged in the other buffers, and
  * the endpoint flushed, so the pages are in the decode pool when the call completes; each page's
  * CRC32C is taken from the staged bytes in the protocol's page order. Puts block a worker thread
- * ({@link Schedulers#boundedElastic()}), never the caller's.
+ * ({@link Schedulers#boundedElastic()}), never the caller's, and for at most the call timeout: a put
+ * or flush a vanished decode process never completes fails the call, and that connection's endpoint
+ * is dropped (closed without a flush) until its next handshake.
  */
 public final class UcxPlacer implements PagePlacer {
     /** Bytes a staged part aims at by default: whole pages, at least one. */
     private static final int PART_BYTES = 1 << 20;
     /** Staging buffers a connection cycles through: a part is staged while the puts of the others are in flight. */
     private static final int STAGES = 4;
+    /** How long dropping an endpoint waits for its forced close before the worker is destroyed with it. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
     private final UcpContext context = new UcpContext(new UcpParams().requestRmaFeature());
     private final Lane[] lanes;
     /** Bytes a staged part aims at. */
     private final int partBytes;
+    /** How long one {@link #place} may wait on UCX. */
+    private final Duration timeout;
     private volatile boolean closed;
 
     /**
-     * @param lanes connections of the backend (its CP size)
+     * @param lanes   connections of the backend (its CP size)
+     * @param timeout how long one call may wait for its puts to complete
      */
-    public UcxPlacer(int lanes) {
-        this(lanes, PART_BYTES);
+    public UcxPlacer(int lanes, Duration timeout) {
+        this(lanes, timeout, PART_BYTES);
     }
 
     /** With parts of {@code partBytes} (rounded down to whole pages, at least one): tests cut a run into several. */
-    UcxPlacer(int lanes, int partBytes) {
+    UcxPlacer(int lanes, Duration timeout, int partBytes) {
         this.partBytes = partBytes;
+        this.timeout = timeout;
         if (lanes < 1) {
             throw new IllegalArgumentException("a UCX placer of " + lanes + " connections (at least 1)");
         }
@@ -129,13 +139,26 @@ public final class UcxPlacer implements PagePlacer {
             }
         }
 
-        /** Puts pages {@code srcStart ..} of {@code source} into decode pages {@code dstStart ..}; returns their checksums. */
+        /**
+         * Puts pages {@code srcStart ..} of {@code source} into decode pages {@code dstStart ..}; returns their checksums.
+         *
+         * @throws TimeoutException if UCX did not complete the puts within the timeout (the endpoint is dropped)
+         */
         synchronized int[] put(PageStore source, long srcStart, long dstStart, int length) throws Exception {
             UcpWorker w = worker;
             UcpEndpoint e = endpoint;
             if (w == null || e == null) {
                 throw new IllegalStateException("connection " + index + " has not shaken hands with a ucx decode server");
             }
+            try {
+                return put(w, e, source, srcStart, dstStart, length, System.nanoTime() + timeout.toNanos());
+            } catch (TimeoutException gone) {
+                disconnect();
+                throw gone;
+            }
+        }
+
+        private int[] put(UcpWorker w, UcpEndpoint e, PageStore source, long srcStart, long dstStart, int length, long deadline) throws Exception {
             int layers = source.layers();
             if (regions.size() != 2 * layers) {
                 throw new IllegalArgumentException("the decode side registered " + regions.size() + " buffers; " + layers + " layers need " + 2 * layers);
@@ -166,7 +189,7 @@ public final class UcxPlacer implements PagePlacer {
                         long bytes = (long) pages * pageBytes;
                         int buffer = part % STAGES;
                         if (inFlight[buffer] != null) {
-                            w.progressRequest(inFlight[buffer]); // that buffer's last put has left it
+                            await(w, inFlight[buffer], deadline, timeout, "connection " + index + ": a put"); // that buffer's last put has left it
                         }
                         ByteBuffer stage = staging(buffer, bytes);
                         source.readPages(l, component, srcStart + first, pages, stage.duplicate().clear().limit((int) bytes));
@@ -180,10 +203,10 @@ public final class UcxPlacer implements PagePlacer {
             }
             for (UcpRequest r : inFlight) {
                 if (r != null) {
-                    w.progressRequest(r);
+                    await(w, r, deadline, timeout, "connection " + index + ": a put");
                 }
             }
-            w.progressRequest(e.flushNonBlocking(null));
+            await(w, e.flushNonBlocking(null), deadline, timeout, "connection " + index + ": the flush of its puts");
             int[] out = new int[length];
             for (int k = 0; k < length; k++) {
                 out[k] = (int) crcs[k].getValue();
@@ -209,18 +232,28 @@ public final class UcxPlacer implements PagePlacer {
             return s;
         }
 
+        /**
+         * Closes the keys, then the endpoint without a flush (every put was flushed, or is abandoned
+         * to a peer that may be gone, on which a flushing close would wait forever), then the worker.
+         */
         private void disconnect() {
             for (UcpRemoteKey k : keys) {
                 k.close();
             }
             keys = new UcpRemoteKey[0];
-            if (endpoint != null) {
-                endpoint.close();
-                endpoint = null;
+            UcpWorker w = worker;
+            UcpEndpoint e = endpoint;
+            endpoint = null;
+            worker = null;
+            if (w != null && e != null) {
+                try {
+                    await(w, e.closeNonBlockingForce(), System.nanoTime() + CLOSE_WAIT.toNanos(), CLOSE_WAIT, "connection " + index + ": closing its endpoint");
+                } catch (Exception notClosed) {
+                    // destroying the worker below releases an endpoint whose close did not finish
+                }
             }
-            if (worker != null) {
-                worker.close();
-                worker = null;
+            if (w != null) {
+                w.close();
             }
         }
 
@@ -232,6 +265,23 @@ public final class UcxPlacer implements PagePlacer {
                     m.deregister();
                     stagingMemory[i] = null;
                 }
+            }
+        }
+    }
+
+    /**
+     * Progresses {@code w} until {@code r} completes.
+     *
+     * @param deadline a {@link System#nanoTime()} value
+     * @param allowed  the time the call was given, for the error
+     * @param what     the operation, for the error
+     * @throws TimeoutException naming {@code what} if {@code r} has not completed by {@code deadline}
+     */
+    static void await(UcpWorker w, UcpRequest r, long deadline, Duration allowed, String what) throws Exception {
+        while (!r.isCompleted()) {
+            w.progress();
+            if (System.nanoTime() - deadline > 0 && !r.isCompleted()) {
+                throw new TimeoutException(what + " did not complete within " + allowed.toMillis() + " ms; the decode side is taken as gone");
             }
         }
     }

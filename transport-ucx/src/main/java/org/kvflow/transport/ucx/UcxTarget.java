@@ -58,7 +58,7 @@ public record UcxTarget(String host, int port, Duration timeout, boolean trusted
             throw new IllegalArgumentException("ucx to " + host + ": UCX carries no TLS, so a host beyond loopback needs a fabric the operator trusts"
                     + " (UcxTarget.trustedFabric)");
         }
-        return new TcpTransferBackend(host, port, shape.pageSize(), shape.layout(), shape.cpSize(), timeout, null, new UcxPlacer(shape.cpSize()));
+        return new TcpTransferBackend(host, port, shape.pageSize(), shape.layout(), shape.cpSize(), timeout, null, new UcxPlacer(shape.cpSize(), timeout));
     }
 
     @Override

@@ -3,9 +3,12 @@ package org.kvflow.transport.ucx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
@@ -21,6 +24,11 @@ import org.kvflow.transfer.TransferEngines;
 import org.kvflow.transport.tcp.DecodeServer;
 import org.kvflow.transport.tcp.TcpFixtures;
 import org.kvflow.transport.tcp.TcpTransferBackend;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /** The ucx engine over UCX's TCP and shared-memory transports: pages put into a registered decode pool count once their CRC32C checks. */
 class UcxTransferTest {
@@ -69,7 +77,7 @@ class UcxTransferTest {
             try (UcxLanding landing = new UcxLanding(receiver.store());
                  DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
                  TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 2, Duration.ofSeconds(30), null,
-                         new UcxPlacer(2, twoMlaPages))) {
+                         new UcxPlacer(2, Duration.ofSeconds(30), twoMlaPages))) {
                 long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
                 assertThat(receiver.isReady("r")).as("every page's checksum held").isTrue();
                 for (int i = 0; i < 5; i++) {
@@ -129,6 +137,7 @@ class UcxTransferTest {
     }
 
     @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a put into the dead process that never completes fails here
     void aDecodeProcessKilledMidRequestFailsTheSendTypedAndTheClientConnectsAgainLater() throws Exception {
         PageStore rank0 = filled(8, 6);
         Process decode = startDecode();
@@ -161,13 +170,34 @@ class UcxTransferTest {
                 List.of(org.kvflow.transport.tcp.DecodeServerMain.arguments(0, 64, 16, LAYOUT)))).redirectErrorStream(true).start();
     }
 
+    /**
+     * The wait under every put and flush is bounded: a request that never completes (a tagged
+     * receive no one answers, as a flush to a vanished peer can be) fails once the deadline passes,
+     * naming what waited, instead of spinning the worker thread forever.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // an unbounded wait fails here instead of hanging the build
+    void aRequestThatNeverCompletesFailsAtTheDeadlineNamingWhatWaited() throws Exception {
+        try (UcpContext context = new UcpContext(new UcpParams().requestTagFeature());
+             UcpWorker worker = context.newWorker(new UcpWorkerParams())) {
+            UcpRequest never = worker.recvTaggedNonBlocking(ByteBuffer.allocateDirect(64), null);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> UcxPlacer.await(worker, never, start + Duration.ofMillis(200).toNanos(), Duration.ofMillis(200), "connection 3: the flush of its puts"))
+                    .isInstanceOf(TimeoutException.class)
+                    .hasMessage("connection 3: the flush of its puts did not complete within 200 ms; the decode side is taken as gone");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(200), Duration.ofSeconds(10));
+            worker.cancelRequest(never);
+            UcxPlacer.await(worker, never, System.nanoTime() + Duration.ofSeconds(5).toNanos(), Duration.ofSeconds(5), "the cancelled receive");
+        }
+    }
+
     @Test
     void whatTheEngineRefusesIsNamed() {
         assertThatThrownBy(() -> new UcxLanding(PageStore.onHeap("decode pool", LAYOUT, 16, 4))).isInstanceOf(MissingCapabilityException.class)
                 .hasMessage("the java page memory has no buffers at fixed host addresses for UCX to register (the native page memory has)");
         assertThatThrownBy(() -> UcxTarget.of("10.1.2.3", 9).open(TWO_RANKS)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("ucx to 10.1.2.3: UCX carries no TLS, so a host beyond loopback needs a fabric the operator trusts (UcxTarget.trustedFabric)");
-        assertThatThrownBy(() -> new UcxPlacer(0)).hasMessage("a UCX placer of 0 connections (at least 1)");
+        assertThatThrownBy(() -> new UcxPlacer(0, Duration.ofSeconds(1))).hasMessage("a UCX placer of 0 connections (at least 1)");
         assertThatThrownBy(() -> LandingDescription.parse(new byte[] {5, 0, 0, 0, 1})).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the UCX landing's worker address of 5 bytes (at most 65536, 1 left)");
     }
