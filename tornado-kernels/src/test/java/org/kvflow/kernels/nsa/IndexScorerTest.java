@@ -87,19 +87,27 @@ class IndexScorerTest {
         float[] q = gaussian(rnd, queries * dim);
         try (IndexScorer java = new IndexScorer(dim, Devices.java());
              IndexScorer opencl = new IndexScorer(dim, cl)) {
-            float[] expected = java.scores(q, k.codes(), k.scales()).clone();
-            float[] actual = opencl.scores(q, k.codes(), k.scales());
-            for (int i = 0; i < expected.length; i++) {
-                int qi = i / keys;
-                float magnitude = 0;
-                for (int d = 0; d < dim; d++) {
-                    magnitude += Math.abs(q[qi * dim + d] * k.dequantised()[(i % keys) * dim + d]);
-                }
-                assertThat(actual[i]).as("score %d", i).isCloseTo(expected[i], org.assertj.core.data.Offset.offset(RELATIVE * magnitude + 1e-30f));
-            }
+            assertScoresClose(java, opencl, q, k, dim);
             assertSameTopK(java, opencl, q, k, topK, dim);
             Keys fewer = keys(rnd, Math.max(0, keys / 2), dim); // a smaller shape reuses the same buffers and kernel
             assertSameTopK(java, opencl, Arrays.copyOf(q, dim), fewer, topK, dim);
+            // back to the first shape with new queries: nothing kept from the smaller call's launch may answer
+            assertScoresClose(java, opencl, gaussian(rnd, queries * dim), k, dim);
+        }
+    }
+
+    private static void assertScoresClose(IndexScorer java, IndexScorer device, float[] q, Keys k, int dim) {
+        int keys = k.codes().length / dim;
+        float[] expected = java.scores(q, k.codes(), k.scales()).clone();
+        float[] actual = device.scores(q, k.codes(), k.scales());
+        assertThat(actual).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.length; i++) {
+            int qi = i / keys;
+            float magnitude = 0;
+            for (int d = 0; d < dim; d++) {
+                magnitude += Math.abs(q[qi * dim + d] * k.dequantised()[(i % keys) * dim + d]);
+            }
+            assertThat(actual[i]).as("score %d", i).isCloseTo(expected[i], org.assertj.core.data.Offset.offset(RELATIVE * magnitude + 1e-30f));
         }
     }
 
