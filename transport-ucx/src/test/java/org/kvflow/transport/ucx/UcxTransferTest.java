@@ -111,6 +111,93 @@ class UcxTransferTest {
         }
     }
 
+    /**
+     * A run whose reported checksum differs from what landed (the engine's puts arrived, the report
+     * says otherwise) is refused by the decode side's own check of the pool's bytes: counted, and
+     * none of its pages counts as written.
+     */
+    @Test
+    void aRunPutByUcxWhoseChecksumDiffersIsRefusedCountedAndLeftUnwritten() {
+        PageStore rank0 = filled(4, 8);
+        try (NativePageMemory memory = new NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+            try (UcxLanding landing = new UcxLanding(receiver.store());
+                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+                 TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, Duration.ofSeconds(30), null,
+                         new FirstChecksumFlipped(new UcxPlacer(1, Duration.ofSeconds(30))))) {
+                long[] d = prefill.open("r", 2, 1).block();
+                int landed = org.kvflow.transport.tcp.PageCrcs.of(rank0, 0);
+                assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block())
+                        .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                        .hasMessage("transfer of request r rejected: E-PD-CRC: request r: page " + d[0] + " landed with crc32c "
+                                + Integer.toHexString(landed) + ", placed as " + Integer.toHexString(landed ^ 1));
+                assertThat(server.rejectedPages()).isEqualTo(2);
+                prefill.complete("r", 0).block();
+                assertThat(receiver.isReady("r")).as("the rank completed, yet nothing of its run counts as written").isFalse();
+            }
+        }
+    }
+
+    /**
+     * A second client's run into pages of a request it did not open is refused by owner, and the
+     * owner's run then lands and counts. UCX puts are one-sided: the stranger's bytes reach the pool
+     * before its report is refused, so what protects the request is that they never count and the
+     * owner's checked run replaces them (docs/transfer-engines.md: what is checked, and what is not).
+     */
+    @Test
+    void aStrangersRunIntoAnotherClientsRequestIsRefusedByOwnerAndTheOwnersRunCounts() {
+        PageStore honestPages = filled(4, 9);
+        PageStore strangerPages = filled(4, 10);
+        try (NativePageMemory memory = new NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+            RunShape oneRank = new RunShape(16, 1, LAYOUT);
+            try (UcxLanding landing = new UcxLanding(receiver.store());
+                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+                 TcpTransferBackend honest = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(oneRank);
+                 TcpTransferBackend stranger = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(oneRank)) {
+                long[] d = honest.open("victim", 2, 1).block();
+                assertThatThrownBy(() -> stranger.send("victim", 0, new PageRun(0, d[0], 2), strangerPages).block())
+                        .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                        .hasMessage("transfer of request victim rejected: E-PD-OWNER: request victim was opened by another client");
+                assertThat(receiver.isReady("victim")).isFalse();
+                honest.send("victim", 0, new PageRun(0, d[0], 2), honestPages).block();
+                honest.complete("victim", 0).block();
+                assertThat(receiver.isReady("victim")).isTrue();
+                for (int i = 0; i < 2; i++) {
+                    for (KvComponent c : KvComponent.values()) {
+                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(honestPages.readPage(c, i));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The ucx placer with the first page's checksum of every run reported wrong: bytes land as put, the report lies. */
+    private record FirstChecksumFlipped(UcxPlacer ucx) implements org.kvflow.transport.tcp.PagePlacer {
+        @Override
+        public String engine() {
+            return ucx.engine();
+        }
+
+        @Override
+        public void connected(int lane, byte[] decodeSide) {
+            ucx.connected(lane, decodeSide);
+        }
+
+        @Override
+        public reactor.core.publisher.Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
+            return ucx.place(lane, source, srcStart, dstStart, length).map(crcs -> {
+                crcs[0] ^= 1;
+                return crcs;
+            });
+        }
+
+        @Override
+        public void close() {
+            ucx.close();
+        }
+    }
+
     @Test
     void aDecodeProcessLandsWhatTheInProcessReceiverDigestsAlike() throws Exception {
         PageStore rank0 = filled(8, 4);
