@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
@@ -23,7 +26,9 @@ import org.kvflow.transfer.TransferEngineUnavailableException;
 import org.kvflow.transfer.TransferEngines;
 import org.kvflow.transport.tcp.DecodeServer;
 import org.kvflow.transport.tcp.TcpFixtures;
+import org.kvflow.transport.tcp.DecodeUnreachableException;
 import org.kvflow.transport.tcp.TcpTransferBackend;
+import org.kvflow.transport.tcp.TransferTls;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpRequest;
@@ -170,6 +175,54 @@ class UcxTransferTest {
                 }
             }
         }
+    }
+
+    /**
+     * With mutual TLS on the control connection only a client the CA signed gets the pool's
+     * description: its pages land by UCX under its certificate's name, and a client without TLS is
+     * turned away at its handshake (certificates of the tcp transport's tests, tls-tenants).
+     */
+    @Test
+    void overMutualTlsACertifiedClientLandsUnderItsNameAndAPlainOneIsTurnedAway(@TempDir Path dir) throws Exception {
+        TransferTls server = tenantTls(dir, "server");
+        TransferTls tenant = tenantTls(dir, "tenant-a");
+        PageStore rank0 = filled(4, 11);
+        RunShape oneRank = new RunShape(16, 1, LAYOUT);
+        try (NativePageMemory memory = new NativePageMemory()) {
+            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+            try (UcxLanding landing = new UcxLanding(receiver.store());
+                 DecodeServer decode = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, server, landing);
+                 TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.port()).tls(tenant).open(oneRank);
+                 TcpTransferBackend plain = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.port()).timeout(Duration.ofSeconds(3))
+                         .open(oneRank)) {
+                long[] d = prefill.open("r", 2, 1).block();
+                prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block();
+                prefill.complete("r", 0).block();
+                assertThat(receiver.isReady("tenant-a/r")).as("the id under the client certificate's name").isTrue();
+                for (int i = 0; i < 2; i++) {
+                    for (KvComponent c : KvComponent.values()) {
+                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(rank0.readPage(c, i));
+                    }
+                }
+                assertThatThrownBy(() -> plain.connect().block()).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
+                assertThat(receiver.openSessions()).isEqualTo(1);
+            }
+        }
+    }
+
+    /** A certificate of the tcp transport's test resources, copied out to files (they may lie in its test jar). */
+    private static TransferTls tenantTls(Path dir, String name) throws java.io.IOException {
+        return new TransferTls(resource(dir, name + ".crt"), resource(dir, name + ".key"), resource(dir, "ca.crt"));
+    }
+
+    private static Path resource(Path dir, String file) throws java.io.IOException {
+        Path to = dir.resolve(file);
+        if (!Files.exists(to)) {
+            try (var in = UcxTransferTest.class.getResourceAsStream("/tls-tenants/" + file)) {
+                Files.copy(java.util.Objects.requireNonNull(in, "/tls-tenants/" + file), to);
+            }
+        }
+        return to;
     }
 
     /** The ucx placer with the first page's checksum of every run reported wrong: bytes land as put, the report lies. */
