@@ -195,7 +195,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
      * pool, then reported in a PLACED frame with their checksums; the next part is written while that
      * frame's reply is awaited. The first refusal fails the call: a run the engine refuses (pages past
      * the pool it was told of) as a {@link TransferRejectedException}, an engine that fails as the
-     * decode side being unreachable.
+     * decode side being unreachable, and then the lane's connection is dropped, so the next call
+     * shakes hands again and the engine is told the landing anew.
      */
     private Mono<Void> place(PagePlacer engine, String requestId, int rank, PageRun run, PageStore source, String what) {
         int lane = lane(rank);
@@ -208,6 +209,8 @@ public final class TcpTransferBackend implements TransferBackend, AutoCloseable 
                     return engine.place(lane, source, run.srcStart() + done, dstStart, length)
                             .onErrorMap(IllegalArgumentException.class, e -> new TransferRejectedException(requestId, e.getMessage()))
                             .onErrorMap(e -> !(e instanceof DecodeUnreachableException || e instanceof TransferRejectedException), e -> unreachable(what, e))
+                            // the engine may have dropped its endpoint (a put that never completed): the next call shakes hands again
+                            .doOnError(DecodeUnreachableException.class, e -> drop(lane))
                             .map(crcs -> {
                                 Frames.Writer w = new Frames.Writer(Frames.PLACED, 64 + 4 * length).str(wire(requestId)).i32(rank).i64(dstStart).i32(length);
                                 for (int crc : crcs) {

@@ -11,6 +11,7 @@ import org.kvflow.decode.TransferRejectedException;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.PageRun;
+import reactor.core.publisher.Mono;
 
 /**
  * Page bytes an engine writes into the decode pool count only once a PLACED frame names them and
@@ -70,6 +71,55 @@ class PlacedPagesTest {
             assertThat(server.rejectedPages()).isEqualTo(2);
             prefill.complete("r", 0).block();
             assertThat(receiver.isReady("r")).as("the rank completed, yet nothing of its run counts as written").isFalse();
+        }
+    }
+
+    /**
+     * An engine that fails (UCX giving up on a put that never completed, its endpoint dropped) fails
+     * the call as the decode side being unreachable, and the lane's next call shakes hands again, so
+     * the engine is told the landing anew and its run lands.
+     */
+    @Test
+    void anEngineThatFailsFailsTheCallUnreachableAndTheNextCallShakesHandsAgain() {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        InProcessPlacement landing = new InProcessPlacement(receiver);
+        InProcessPlacement.Placer placer = landing.placer(false);
+        PagePlacer failingOnce = new PagePlacer() {
+            private final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+
+            @Override
+            public String engine() {
+                return placer.engine();
+            }
+
+            @Override
+            public void connected(int lane, byte[] decodeSide) {
+                placer.connected(lane, decodeSide);
+            }
+
+            @Override
+            public Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
+                return failed.compareAndSet(false, true) ? Mono.error(new IllegalStateException("connection 0: a put did not complete"))
+                        : placer.place(lane, source, srcStart, dstStart, length);
+            }
+
+            @Override
+            public void close() {
+                placer.close();
+            }
+        };
+        PageStore rank0 = filled(4, 5);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, null, failingOnce)) {
+            long[] d = prefill.open("a", 2, 1).block();
+            assertThatThrownBy(() -> prefill.send("a", 0, new PageRun(0, d[0], 2), rank0).block()).isInstanceOf(DecodeUnreachableException.class)
+                    .hasMessage("PAGES a rank 0 decode pages " + d[0] + ".." + (d[0] + 1) + ": connection 0: a put did not complete");
+            assertThat(placer.described).as("one handshake so far").hasSize(1);
+            long[] e = prefill.open("b", 2, 1).block();
+            prefill.send("b", 0, new PageRun(0, e[0], 2), rank0).block();
+            prefill.complete("b", 0).block();
+            assertThat(receiver.isReady("b")).isTrue();
+            assertThat(placer.described).as("the lane shook hands again after the engine failed").hasSize(2);
         }
     }
 
