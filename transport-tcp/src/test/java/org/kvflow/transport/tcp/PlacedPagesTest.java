@@ -84,28 +84,12 @@ class PlacedPagesTest {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
         InProcessPlacement landing = new InProcessPlacement(receiver);
         InProcessPlacement.Placer placer = landing.placer(false);
-        PagePlacer failingOnce = new PagePlacer() {
-            private final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-
-            @Override
-            public String engine() {
-                return placer.engine();
-            }
-
-            @Override
-            public void connected(int lane, byte[] decodeSide) {
-                placer.connected(lane, decodeSide);
-            }
-
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        PagePlacer failingOnce = new ForwardingPlacer(placer) {
             @Override
             public Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
                 return failed.compareAndSet(false, true) ? Mono.error(new IllegalStateException("connection 0: a put did not complete"))
-                        : placer.place(lane, source, srcStart, dstStart, length);
-            }
-
-            @Override
-            public void close() {
-                placer.close();
+                        : super.place(lane, source, srcStart, dstStart, length);
             }
         };
         PageStore rank0 = filled(4, 5);

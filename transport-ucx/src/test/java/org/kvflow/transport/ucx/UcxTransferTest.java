@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
@@ -48,26 +49,22 @@ class UcxTransferTest {
     void pagesPutByUcxLandInTheDecodePoolAndCountOnceChecked() {
         PageStore rank0 = filled(8, 1);
         PageStore rank1 = filled(8, 2);
-        try (NativePageMemory memory = new NativePageMemory()) {
-            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
-            try (UcxLanding landing = new UcxLanding(receiver.store());
-                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
-                 TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(TWO_RANKS)) {
-                long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
-                assertThat(receiver.isReady("r")).isTrue();
-                for (int i = 0; i < 5; i++) {
-                    PageStore from = i < 3 ? rank0 : rank1;
-                    long page = 1 + i; // rank 0 sent its pages 1..3, rank 1 its pages 4..5
-                    for (KvComponent c : KvComponent.values()) {
-                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(from.readPage(c, page));
-                    }
+        try (UcxDecode decode = new UcxDecode(null);
+             TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).open(TWO_RANKS)) {
+            long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
+            assertThat(decode.receiver.isReady("r")).isTrue();
+            for (int i = 0; i < 5; i++) {
+                PageStore from = i < 3 ? rank0 : rank1;
+                long page = 1 + i; // rank 0 sent its pages 1..3, rank 1 its pages 4..5
+                for (KvComponent c : KvComponent.values()) {
+                    assertThat(decode.receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(from.readPage(c, page));
                 }
-                long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
-                assertThat(prefill.bytesSent()).as("the connection carried checksums, not pages").isLessThan(5 * pageBytes);
-                assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, 70, 1), rank0).block())
-                        .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
-                        .hasMessage("transfer of request r rejected: decode pages 70..70 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
             }
+            long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
+            assertThat(prefill.bytesSent()).as("the connection carried checksums, not pages").isLessThan(5 * pageBytes);
+            assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, 70, 1), rank0).block())
+                    .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                    .hasMessage("transfer of request r rejected: decode pages 70..70 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
         }
     }
 
@@ -77,19 +74,15 @@ class UcxTransferTest {
         PageStore rank0 = filled(8, 6);
         PageStore rank1 = filled(8, 7);
         int twoMlaPages = (int) (2 * LAYOUT.mlaPageBytes(16));
-        try (NativePageMemory memory = new NativePageMemory()) {
-            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
-            try (UcxLanding landing = new UcxLanding(receiver.store());
-                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
-                 TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 2, Duration.ofSeconds(30), null,
-                         new UcxPlacer(2, Duration.ofSeconds(30), twoMlaPages))) {
-                long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
-                assertThat(receiver.isReady("r")).as("every page's checksum held").isTrue();
-                for (int i = 0; i < 5; i++) {
-                    PageStore from = i < 3 ? rank0 : rank1;
-                    for (KvComponent c : KvComponent.values()) {
-                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(from.readPage(c, 1 + i));
-                    }
+        try (UcxDecode decode = new UcxDecode(null);
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", decode.server.port(), 16, LAYOUT, 2, Duration.ofSeconds(30), null,
+                     new UcxPlacer(2, Duration.ofSeconds(30), twoMlaPages))) {
+            long[] d = TcpFixtures.twoRankTransfer(prefill, "r", rank0, rank1);
+            assertThat(decode.receiver.isReady("r")).as("every page's checksum held").isTrue();
+            for (int i = 0; i < 5; i++) {
+                PageStore from = i < 3 ? rank0 : rank1;
+                for (KvComponent c : KvComponent.values()) {
+                    assertThat(decode.receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(from.readPage(c, 1 + i));
                 }
             }
         }
@@ -98,21 +91,17 @@ class UcxTransferTest {
     @Test
     void aPrefillThatVanishesMidRequestLeavesNoPageHeld() throws Exception {
         PageStore rank0 = filled(8, 3);
-        try (NativePageMemory memory = new NativePageMemory()) {
-            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
-            try (UcxLanding landing = new UcxLanding(receiver.store());
-                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing)) {
-                TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(new RunShape(16, 1, LAYOUT));
-                long[] d = prefill.open("gone", 4, 1).block();
-                prefill.send("gone", 0, new PageRun(0, d[0], 2), rank0).block();
-                assertThat(receiver.pagesInUse()).isEqualTo(4);
-                prefill.close(); // before COMPLETE: the request never becomes ready
-                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (receiver.pagesInUse() > 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
-                assertThat(receiver.pagesInUse()).as("pages of a request its client left unfinished").isZero();
+        try (UcxDecode decode = new UcxDecode(null)) {
+            TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).open(new RunShape(16, 1, LAYOUT));
+            long[] d = prefill.open("gone", 4, 1).block();
+            prefill.send("gone", 0, new PageRun(0, d[0], 2), rank0).block();
+            assertThat(decode.receiver.pagesInUse()).isEqualTo(4);
+            prefill.close(); // before COMPLETE: the request never becomes ready
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (decode.receiver.pagesInUse() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
             }
+            assertThat(decode.receiver.pagesInUse()).as("pages of a request its client left unfinished").isZero();
         }
     }
 
@@ -124,22 +113,18 @@ class UcxTransferTest {
     @Test
     void aRunPutByUcxWhoseChecksumDiffersIsRefusedCountedAndLeftUnwritten() {
         PageStore rank0 = filled(4, 8);
-        try (NativePageMemory memory = new NativePageMemory()) {
-            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
-            try (UcxLanding landing = new UcxLanding(receiver.store());
-                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
-                 TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, Duration.ofSeconds(30), null,
-                         new FirstChecksumFlipped(new UcxPlacer(1, Duration.ofSeconds(30))))) {
-                long[] d = prefill.open("r", 2, 1).block();
-                int landed = org.kvflow.transport.tcp.PageCrcs.of(rank0, 0);
-                assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block())
-                        .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
-                        .hasMessage("transfer of request r rejected: E-PD-CRC: request r: page " + d[0] + " landed with crc32c "
-                                + Integer.toHexString(landed) + ", placed as " + Integer.toHexString(landed ^ 1));
-                assertThat(server.rejectedPages()).isEqualTo(2);
-                prefill.complete("r", 0).block();
-                assertThat(receiver.isReady("r")).as("the rank completed, yet nothing of its run counts as written").isFalse();
-            }
+        try (UcxDecode decode = new UcxDecode(null);
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", decode.server.port(), 16, LAYOUT, 1, Duration.ofSeconds(30), null,
+                     firstChecksumFlipped(new UcxPlacer(1, Duration.ofSeconds(30))))) {
+            long[] d = prefill.open("r", 2, 1).block();
+            int landed = org.kvflow.transport.tcp.PageCrcs.of(rank0, 0);
+            assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block())
+                    .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                    .hasMessage("transfer of request r rejected: E-PD-CRC: request r: page " + d[0] + " landed with crc32c "
+                            + Integer.toHexString(landed) + ", placed as " + Integer.toHexString(landed ^ 1));
+            assertThat(decode.server.rejectedPages()).isEqualTo(2);
+            prefill.complete("r", 0).block();
+            assertThat(decode.receiver.isReady("r")).as("the rank completed, yet nothing of its run counts as written").isFalse();
         }
     }
 
@@ -153,25 +138,21 @@ class UcxTransferTest {
     void aStrangersRunIntoAnotherClientsRequestIsRefusedByOwnerAndTheOwnersRunCounts() {
         PageStore honestPages = filled(4, 9);
         PageStore strangerPages = filled(4, 10);
-        try (NativePageMemory memory = new NativePageMemory()) {
-            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
-            RunShape oneRank = new RunShape(16, 1, LAYOUT);
-            try (UcxLanding landing = new UcxLanding(receiver.store());
-                 DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
-                 TcpTransferBackend honest = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(oneRank);
-                 TcpTransferBackend stranger = (TcpTransferBackend) UcxTarget.of("127.0.0.1", server.port()).open(oneRank)) {
-                long[] d = honest.open("victim", 2, 1).block();
-                assertThatThrownBy(() -> stranger.send("victim", 0, new PageRun(0, d[0], 2), strangerPages).block())
-                        .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
-                        .hasMessage("transfer of request victim rejected: E-PD-OWNER: request victim was opened by another client");
-                assertThat(receiver.isReady("victim")).isFalse();
-                honest.send("victim", 0, new PageRun(0, d[0], 2), honestPages).block();
-                honest.complete("victim", 0).block();
-                assertThat(receiver.isReady("victim")).isTrue();
-                for (int i = 0; i < 2; i++) {
-                    for (KvComponent c : KvComponent.values()) {
-                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(honestPages.readPage(c, i));
-                    }
+        RunShape oneRank = new RunShape(16, 1, LAYOUT);
+        try (UcxDecode decode = new UcxDecode(null);
+             TcpTransferBackend honest = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).open(oneRank);
+             TcpTransferBackend stranger = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).open(oneRank)) {
+            long[] d = honest.open("victim", 2, 1).block();
+            assertThatThrownBy(() -> stranger.send("victim", 0, new PageRun(0, d[0], 2), strangerPages).block())
+                    .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                    .hasMessage("transfer of request victim rejected: E-PD-OWNER: request victim was opened by another client");
+            assertThat(decode.receiver.isReady("victim")).isFalse();
+            honest.send("victim", 0, new PageRun(0, d[0], 2), honestPages).block();
+            honest.complete("victim", 0).block();
+            assertThat(decode.receiver.isReady("victim")).isTrue();
+            for (int i = 0; i < 2; i++) {
+                for (KvComponent c : KvComponent.values()) {
+                    assertThat(decode.receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(honestPages.readPage(c, i));
                 }
             }
         }
@@ -188,25 +169,21 @@ class UcxTransferTest {
         TransferTls tenant = tenantTls(dir, "tenant-a");
         PageStore rank0 = filled(4, 11);
         RunShape oneRank = new RunShape(16, 1, LAYOUT);
-        try (NativePageMemory memory = new NativePageMemory()) {
-            DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
-            try (UcxLanding landing = new UcxLanding(receiver.store());
-                 DecodeServer decode = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, server, landing);
-                 TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.port()).tls(tenant).open(oneRank);
-                 TcpTransferBackend plain = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.port()).timeout(Duration.ofSeconds(3))
-                         .open(oneRank)) {
-                long[] d = prefill.open("r", 2, 1).block();
-                prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block();
-                prefill.complete("r", 0).block();
-                assertThat(receiver.isReady("tenant-a/r")).as("the id under the client certificate's name").isTrue();
-                for (int i = 0; i < 2; i++) {
-                    for (KvComponent c : KvComponent.values()) {
-                        assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(rank0.readPage(c, i));
-                    }
+        try (UcxDecode decode = new UcxDecode(server);
+             TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).tls(tenant).open(oneRank);
+             TcpTransferBackend plain = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).timeout(Duration.ofSeconds(3))
+                     .open(oneRank)) {
+            long[] d = prefill.open("r", 2, 1).block();
+            prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block();
+            prefill.complete("r", 0).block();
+            assertThat(decode.receiver.isReady("tenant-a/r")).as("the id under the client certificate's name").isTrue();
+            for (int i = 0; i < 2; i++) {
+                for (KvComponent c : KvComponent.values()) {
+                    assertThat(decode.receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(rank0.readPage(c, i));
                 }
-                assertThatThrownBy(() -> plain.connect().block()).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
-                assertThat(receiver.openSessions()).isEqualTo(1);
             }
+            assertThatThrownBy(() -> plain.connect().block()).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
+            assertThat(decode.receiver.openSessions()).isEqualTo(1);
         }
     }
 
@@ -225,29 +202,35 @@ class UcxTransferTest {
         return to;
     }
 
-    /** The ucx placer with the first page's checksum of every run reported wrong: bytes land as put, the report lies. */
-    private record FirstChecksumFlipped(UcxPlacer ucx) implements org.kvflow.transport.tcp.PagePlacer {
-        @Override
-        public String engine() {
-            return ucx.engine();
-        }
+    /** {@code ucx} with the first page's checksum of every run reported wrong: bytes land as put, the report lies. */
+    private static org.kvflow.transport.tcp.PagePlacer firstChecksumFlipped(UcxPlacer ucx) {
+        return new org.kvflow.transport.tcp.ForwardingPlacer(ucx) {
+            @Override
+            public reactor.core.publisher.Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
+                return super.place(lane, source, srcStart, dstStart, length).map(crcs -> {
+                    crcs[0] ^= 1;
+                    return crcs;
+                });
+            }
+        };
+    }
 
-        @Override
-        public void connected(int lane, byte[] decodeSide) {
-            ucx.connected(lane, decodeSide);
-        }
+    /** A decode server on loopback whose pool lies in native memory and takes page bytes by UCX: what most tests here send to. */
+    private static final class UcxDecode implements AutoCloseable {
+        private final NativePageMemory memory = new NativePageMemory();
+        final DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT, memory);
+        private final UcxLanding landing = new UcxLanding(receiver.store());
+        final DecodeServer server;
 
-        @Override
-        public reactor.core.publisher.Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
-            return ucx.place(lane, source, srcStart, dstStart, length).map(crcs -> {
-                crcs[0] ^= 1;
-                return crcs;
-            });
+        UcxDecode(@Nullable TransferTls tls) {
+            server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, tls, landing);
         }
 
         @Override
         public void close() {
-            ucx.close();
+            server.close();
+            landing.close();
+            memory.close();
         }
     }
 
