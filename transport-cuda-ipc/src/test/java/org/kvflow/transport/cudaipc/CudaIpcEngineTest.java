@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
@@ -168,6 +170,20 @@ class CudaIpcEngineTest {
         assertThatThrownBy(() -> CudaIpcTarget.of("10.1.2.3", 9).open(new RunShape(16, 2, LAYOUT))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("cuda-ipc to 10.1.2.3: CUDA IPC reaches only a decode server on this host (a loopback address)");
         assertThat(CudaIpcTarget.of("127.0.0.1", 9)).hasToString("cuda-ipc 127.0.0.1:9");
+    }
+
+    /** With TLS material the control connection is mutual TLS, and requests go under the client certificate's name. */
+    @Test
+    void aTargetWithTlsNamesRequestsByTheClientsCertificate(@TempDir Path dir) throws Exception {
+        CudaIpcTarget target = CudaIpcTarget.of("127.0.0.1", 9).tls(org.kvflow.transport.tcp.TcpFixtures.tenantTls(dir, "tenant-a"));
+        assertThat(target).hasToString("cuda-ipc tls 127.0.0.1:9");
+        try (org.kvflow.transport.tcp.TcpTransferBackend backend = (org.kvflow.transport.tcp.TcpTransferBackend) target.open(new RunShape(16, 2, LAYOUT))) {
+            assertThat(backend.wire("r")).isEqualTo("tenant-a/r");
+        }
+        try (org.kvflow.transport.tcp.TcpTransferBackend plain = (org.kvflow.transport.tcp.TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", 9)
+                .open(new RunShape(16, 2, LAYOUT))) {
+            assertThat(plain.wire("r")).isEqualTo("r");
+        }
     }
 
     @Test

@@ -4,6 +4,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.PageRun;
 
@@ -39,5 +42,23 @@ public final class TcpFixtures {
             throw new IOException("the decode process ended without its ready line");
         }
         return Integer.parseInt(line.substring("LISTENING ".length()).trim());
+    }
+
+    /**
+     * The mutual-TLS material of {@code name} (server, tenant-a, tenant-b) from src/test/resources/tls-tenants,
+     * copied out into {@code dir}, since tests of other modules read it from this module's test jar.
+     */
+    public static TransferTls tenantTls(Path dir, String name) throws IOException {
+        return new TransferTls(tenantFile(dir, name + ".crt"), tenantFile(dir, name + ".key"), tenantFile(dir, "ca.crt"));
+    }
+
+    private static Path tenantFile(Path dir, String file) throws IOException {
+        Path to = dir.resolve(file);
+        if (!Files.exists(to)) {
+            try (var in = TcpFixtures.class.getResourceAsStream("/tls-tenants/" + file)) {
+                Files.copy(Objects.requireNonNull(in, "/tls-tenants/" + file), to);
+            }
+        }
+        return to;
     }
 }

@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
@@ -26,8 +25,8 @@ import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferEngineUnavailableException;
 import org.kvflow.transfer.TransferEngines;
 import org.kvflow.transport.tcp.DecodeServer;
-import org.kvflow.transport.tcp.TcpFixtures;
 import org.kvflow.transport.tcp.DecodeUnreachableException;
+import org.kvflow.transport.tcp.TcpFixtures;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.transport.tcp.TransferTls;
 import org.openucx.jucx.ucp.UcpContext;
@@ -165,8 +164,8 @@ class UcxTransferTest {
      */
     @Test
     void overMutualTlsACertifiedClientLandsUnderItsNameAndAPlainOneIsTurnedAway(@TempDir Path dir) throws Exception {
-        TransferTls server = tenantTls(dir, "server");
-        TransferTls tenant = tenantTls(dir, "tenant-a");
+        TransferTls server = TcpFixtures.tenantTls(dir, "server");
+        TransferTls tenant = TcpFixtures.tenantTls(dir, "tenant-a");
         PageStore rank0 = filled(4, 11);
         RunShape oneRank = new RunShape(16, 1, LAYOUT);
         try (UcxDecode decode = new UcxDecode(server);
@@ -185,21 +184,6 @@ class UcxTransferTest {
             assertThatThrownBy(() -> plain.connect().block()).as("no TLS at all").isInstanceOf(DecodeUnreachableException.class);
             assertThat(decode.receiver.openSessions()).isEqualTo(1);
         }
-    }
-
-    /** A certificate of the tcp transport's test resources, copied out to files (they may lie in its test jar). */
-    private static TransferTls tenantTls(Path dir, String name) throws java.io.IOException {
-        return new TransferTls(resource(dir, name + ".crt"), resource(dir, name + ".key"), resource(dir, "ca.crt"));
-    }
-
-    private static Path resource(Path dir, String file) throws java.io.IOException {
-        Path to = dir.resolve(file);
-        if (!Files.exists(to)) {
-            try (var in = UcxTransferTest.class.getResourceAsStream("/tls-tenants/" + file)) {
-                Files.copy(java.util.Objects.requireNonNull(in, "/tls-tenants/" + file), to);
-            }
-        }
-        return to;
     }
 
     /** {@code ucx} with the first page's checksum of every run reported wrong: bytes land as put, the report lies. */
