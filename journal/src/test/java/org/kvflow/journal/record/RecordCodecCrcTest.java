@@ -81,18 +81,20 @@ class RecordCodecCrcTest {
     void aBackupWhoseWriteFailsWaitsForItsChecksumAndTheCodecStaysUsable() {
         PageBackup page = new PageBackup(filled(PageHashChain.HASH_BYTES, 1), null, new int[] {1}, 0, 0, 1, HiCachePool.KV, filled(4096, 5));
         int expected = new RecordCodec().writeBackup(Bytes.allocateElasticOnHeap(), page, 3L);
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean checksumBegun = new java.util.concurrent.atomic.AtomicBoolean();
         RecordCodec codec = new RecordCodec(task -> Thread.ofPlatform().start(() -> {
             try {
                 Thread.sleep(100); // the write fails long before the checksum is done
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            // set before the checksum runs: a write that waited for the checksum's result sees it (a flag set after
+            // task.run() would race the waiter, which the task's own completion wakes)
+            checksumBegun.set(true);
             task.run();
-            done.set(true);
         }));
         assertThatThrownBy(() -> codec.writeBackup(Bytes.wrapForWrite(new byte[64]), page, 3L)).isInstanceOf(java.nio.BufferOverflowException.class);
-        assertThat(done).as("the failed write returned only after its checksum, which uses the codec's buffers, was done").isTrue();
+        assertThat(checksumBegun).as("the failed write returned only after its checksum, which uses the codec's buffers, was done").isTrue();
         assertThat(codec.writeBackup(Bytes.allocateElasticOnHeap(), page, 3L)).isEqualTo(expected);
     }
 
