@@ -3,7 +3,8 @@ package org.kvflow.transport.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.URISyntaxException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,16 +25,15 @@ class CertificateIdsTest {
     private static final KvLayout LAYOUT = TcpFixtures.LAYOUT;
     private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
-    private static Path file(String name) {
-        try {
-            return Path.of(CertificateIdsTest.class.getResource("/tls-tenants/" + name).toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    @TempDir
+    static Path certificates;
 
     private static TransferTls side(String name) {
-        return new TransferTls(file(name + ".crt"), file(name + ".key"), file("ca.crt"));
+        try {
+            return TcpFixtures.tenantTls(certificates, name);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void assertRefused(Frames.Reader reply, String code, String message) {
@@ -52,7 +52,8 @@ class CertificateIdsTest {
     @Test
     void aFileThatHoldsNoCertificateIsRefusedNamingIt(@TempDir Path dir) throws Exception {
         Path junk = Files.writeString(dir.resolve("junk.crt"), "not a certificate");
-        TransferTls tls = new TransferTls(junk, file("tenant-a.key"), file("ca.crt"));
+        TransferTls tenantA = side("tenant-a");
+        TransferTls tls = new TransferTls(junk, tenantA.privateKey(), tenantA.trustedCa());
         assertThatThrownBy(tls::certificateName).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("certificate " + junk + " cannot be read: ");
     }

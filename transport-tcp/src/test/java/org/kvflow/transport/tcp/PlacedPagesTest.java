@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
@@ -84,7 +85,7 @@ class PlacedPagesTest {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
         InProcessPlacement landing = new InProcessPlacement(receiver);
         InProcessPlacement.Placer placer = landing.placer(false);
-        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean failed = new AtomicBoolean();
         PagePlacer failingOnce = new ForwardingPlacer(placer) {
             @Override
             public Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
+import org.kvflow.decode.TransferRejectedException;
 import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.MissingCapabilityException;
 import org.kvflow.pages.NativePageMemory;
@@ -26,6 +27,9 @@ import org.kvflow.transfer.TransferEngineUnavailableException;
 import org.kvflow.transfer.TransferEngines;
 import org.kvflow.transport.tcp.DecodeServer;
 import org.kvflow.transport.tcp.DecodeUnreachableException;
+import org.kvflow.transport.tcp.ForwardingPlacer;
+import org.kvflow.transport.tcp.PageCrcs;
+import org.kvflow.transport.tcp.PagePlacer;
 import org.kvflow.transport.tcp.TcpFixtures;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import org.kvflow.transport.tcp.TransferTls;
@@ -34,8 +38,10 @@ import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
+import reactor.core.publisher.Mono;
 
 /** The ucx engine over UCX's TCP and shared-memory transports: pages put into a registered decode pool count once their CRC32C checks. */
+
 class UcxTransferTest {
     private static final KvLayout LAYOUT = TcpFixtures.LAYOUT;
     private static final RunShape TWO_RANKS = new RunShape(16, 2, LAYOUT);
@@ -62,7 +68,7 @@ class UcxTransferTest {
             long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
             assertThat(prefill.bytesSent()).as("the connection carried checksums, not pages").isLessThan(5 * pageBytes);
             assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, 70, 1), rank0).block())
-                    .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                    .isInstanceOf(TransferRejectedException.class)
                     .hasMessage("transfer of request r rejected: decode pages 70..70 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
         }
     }
@@ -116,9 +122,9 @@ class UcxTransferTest {
              TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", decode.server.port(), 16, LAYOUT, 1, Duration.ofSeconds(30), null,
                      firstChecksumFlipped(new UcxPlacer(1, Duration.ofSeconds(30))))) {
             long[] d = prefill.open("r", 2, 1).block();
-            int landed = org.kvflow.transport.tcp.PageCrcs.of(rank0, 0);
+            int landed = PageCrcs.of(rank0, 0);
             assertThatThrownBy(() -> prefill.send("r", 0, new PageRun(0, d[0], 2), rank0).block())
-                    .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                    .isInstanceOf(TransferRejectedException.class)
                     .hasMessage("transfer of request r rejected: E-PD-CRC: request r: page " + d[0] + " landed with crc32c "
                             + Integer.toHexString(landed) + ", placed as " + Integer.toHexString(landed ^ 1));
             assertThat(decode.server.rejectedPages()).isEqualTo(2);
@@ -143,7 +149,7 @@ class UcxTransferTest {
              TcpTransferBackend stranger = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.server.port()).open(oneRank)) {
             long[] d = honest.open("victim", 2, 1).block();
             assertThatThrownBy(() -> stranger.send("victim", 0, new PageRun(0, d[0], 2), strangerPages).block())
-                    .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                    .isInstanceOf(TransferRejectedException.class)
                     .hasMessage("transfer of request victim rejected: E-PD-OWNER: request victim was opened by another client");
             assertThat(decode.receiver.isReady("victim")).isFalse();
             honest.send("victim", 0, new PageRun(0, d[0], 2), honestPages).block();
@@ -187,10 +193,10 @@ class UcxTransferTest {
     }
 
     /** {@code ucx} with the first page's checksum of every run reported wrong: bytes land as put, the report lies. */
-    private static org.kvflow.transport.tcp.PagePlacer firstChecksumFlipped(UcxPlacer ucx) {
-        return new org.kvflow.transport.tcp.ForwardingPlacer(ucx) {
+    private static PagePlacer firstChecksumFlipped(UcxPlacer ucx) {
+        return new ForwardingPlacer(ucx) {
             @Override
-            public reactor.core.publisher.Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
+            public Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
                 return super.place(lane, source, srcStart, dstStart, length).map(crcs -> {
                     crcs[0] ^= 1;
                     return crcs;
@@ -254,7 +260,7 @@ class UcxTransferTest {
             long[] d = prefill.open("k", 4, 1).block();
             decode.destroyForcibly().waitFor();
             assertThatThrownBy(() -> prefill.send("k", 0, new PageRun(0, d[0], 4), rank0).block())
-                    .isInstanceOf(org.kvflow.transport.tcp.DecodeUnreachableException.class);
+                    .isInstanceOf(DecodeUnreachableException.class);
             Process again = startDecode();
             try {
                 int fresh = TcpFixtures.readyPort(again);
