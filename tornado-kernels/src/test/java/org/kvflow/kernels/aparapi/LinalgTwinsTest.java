@@ -2,9 +2,6 @@ package org.kvflow.kernels.aparapi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.aparapi.Kernel;
-import com.aparapi.Range;
-import com.aparapi.device.JavaDevice;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
@@ -19,7 +16,7 @@ import org.kvflow.kernels.nsa.IndexerKernels;
 
 /**
  * The dense twins (the matrix product, the indexer's many-head scores, the row kernels), run by
- * Aparapi's Java thread pool as work-groups would run them, against their Java references: edges
+ * {@link WorkGroups} as work-groups would run them, against their Java references: edges
  * that are not multiples of a tile, batches with offsets, a transposed and a gathered B with a
  * padded row, fewer heads than a tile, segments with strides.
  */
@@ -28,15 +25,8 @@ class LinalgTwinsTest {
 
     private static void run(Supplier<AparapiTask> twin, List<Object> args) {
         AparapiTask kernel = twin.get();
-        try {
-            kernel.bind(args);
-            int global = (kernel.globalSize() + AparapiTask.LOCAL - 1) / AparapiTask.LOCAL * AparapiTask.LOCAL;
-            Range range = JavaDevice.THREAD_POOL.createRange(global, AparapiTask.LOCAL);
-            kernel.setExecutionModeWithoutFallback(Kernel.EXECUTION_MODE.JTP);
-            kernel.execute(range, kernel.passes());
-        } finally {
-            kernel.dispose();
-        }
+        kernel.bind(args);
+        WorkGroups.run(kernel);
     }
 
     private static float[] random(int n) {

@@ -3,17 +3,14 @@ package org.kvflow.kernels.aparapi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import com.aparapi.Kernel;
-import com.aparapi.device.JavaDevice;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The matrix-multiply intrinsic's Java body, run by Aparapi's Java thread pool as a work-group
- * would run it, against a plain triple loop: two calls accumulate into C, every entry of the
- * {@code M × N} tile is written, and each sum keeps the reference's ascending order (so the two
- * agree exactly).
+ * The matrix-multiply intrinsic's Java body, run as a work-group would run it ({@link WorkGroups}),
+ * against a plain triple loop: two calls accumulate into C, every entry of the {@code M × N} tile is
+ * written, and each sum keeps the reference's ascending order (so the two agree exactly).
  */
 class MmaTaskTest {
     /** Loads A and B from global arrays into the tiles, calls the intrinsic twice, writes C out. */
@@ -67,12 +64,7 @@ class MmaTaskTest {
             start[i] = rnd.nextInt(7) - 3;
         }
         System.arraycopy(start, 0, probe.c, 0, start.length);
-        try {
-            probe.setExecutionModeWithoutFallback(Kernel.EXECUTION_MODE.JTP);
-            probe.execute(JavaDevice.THREAD_POOL.createRange(AparapiTask.LOCAL, AparapiTask.LOCAL));
-        } finally {
-            probe.dispose();
-        }
+        WorkGroups.run(probe, AparapiTask.LOCAL, AparapiTask.LOCAL, 1);
         int depth = 2 * MmaShape.K;
         for (int m = 0; m < MmaShape.M; m++) {
             for (int n = 0; n < MmaShape.N; n++) {

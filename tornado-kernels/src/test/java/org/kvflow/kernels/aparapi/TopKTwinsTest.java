@@ -2,9 +2,6 @@ package org.kvflow.kernels.aparapi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.aparapi.Kernel;
-import com.aparapi.Range;
-import com.aparapi.device.JavaDevice;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -17,8 +14,8 @@ import org.kvflow.kernels.api.IntArray;
 import org.kvflow.kernels.nsa.IndexerKernels;
 
 /**
- * Both top-k twins, run by Aparapi's Java thread pool (work-groups with their local memory and
- * barriers, no GPU), select what the Java reference selects: the column-counter twin the OpenCL
+ * Both top-k twins, run in Java as work-groups ({@link WorkGroups}: local memory and barriers,
+ * no GPU), select what the Java reference selects: the column-counter twin the OpenCL
  * device compiles, and the atomic-add twin only the cuda translation compiles, whose logic is
  * otherwise proven on the H200 alone. Ragged rows, causal counts, rows shorter than k, heavy ties,
  * and few rows (a row cut into segments, then merged).
@@ -27,18 +24,9 @@ class TopKTwinsTest {
     private static int[] run(Supplier<TopKAparapi> twin, float[] scores, int[] counts, int nk, int k) {
         IntArray selected = new IntArray(counts.length * k);
         TopKAparapi kernel = twin.get();
-        try {
-            kernel.bind(List.of(FloatArray.fromArray(scores), IntArray.fromArray(counts), IntArray.fromArray(new int[] {counts.length, nk, k}),
-                    selected));
-            int global = (kernel.globalSize() + AparapiTask.LOCAL - 1) / AparapiTask.LOCAL * AparapiTask.LOCAL;
-            if (global > 0) {
-                Range range = JavaDevice.THREAD_POOL.createRange(global, AparapiTask.LOCAL);
-                kernel.setExecutionModeWithoutFallback(Kernel.EXECUTION_MODE.JTP); // a Java range alone still lets Aparapi pick OpenCL
-                kernel.execute(range, kernel.passes());
-            }
-        } finally {
-            kernel.dispose();
-        }
+        kernel.bind(List.of(FloatArray.fromArray(scores), IntArray.fromArray(counts), IntArray.fromArray(new int[] {counts.length, nk, k}),
+                selected));
+        WorkGroups.run(kernel);
         return selected.toHeapArray();
     }
 
