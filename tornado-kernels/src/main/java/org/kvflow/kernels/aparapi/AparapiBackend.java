@@ -41,6 +41,9 @@ public final class AparapiBackend extends NativeBackend {
                 found.add(d);
             }
         }
+        if (!found.isEmpty()) {
+            SignalChaining.warnIfMissing();
+        }
         return "no OpenCL platform lists a device (install an ICD such as pocl-opencl-icd)";
     }
 
