@@ -1,8 +1,8 @@
 # Sourced by the bench/device scripts on the GPU machine: the unpacked runtime ($device, from
 # $KVFLOW_DEVICE, default /tmp/d/device), the test jars of pack.sh ($jars, from $KVFLOW_TEST_JARS,
 # default .device; empty when absent), the output folder ($out, from $OUT, created, absolute), the
-# JVM flag that puts crash logs there ($crash), NVIDIA's OpenCL driver and CUDA's tools on the
-# path, and cuda_tests (below).
+# JVM flag that puts crash logs there ($crash), the JDK's signal chaining preloaded, NVIDIA's OpenCL
+# driver and CUDA's tools on the path, and cuda_tests (below).
 device=${KVFLOW_DEVICE:-/tmp/d/device}
 jars=$(cd "${KVFLOW_TEST_JARS:-.device}" 2>/dev/null && pwd || true)
 out=${OUT:-bench-out}
@@ -11,6 +11,11 @@ out=$(cd "$out" && pwd)
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd PATH=$PATH:/usr/local/cuda/bin
 crash="-XX:ErrorFile=$out/hs_err_%p.log"
+# the JDK's signal chaining for every JVM started here: an OpenCL or CUDA library that installs its own
+# handlers for SIGSEGV and the like then cannot take the JVM's (D51); other programs pass through it
+if [ -f "$device/jre/lib/libjsig.so" ]; then
+  export LD_PRELOAD="$device/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
 
 # cuda_tests CLASS...: the JUnit classes named (without the org.kvflow. prefix) on the cuda device
 # (-Dkvflow.test.device=cuda) into $out/tests.txt; prints the failures and the summary.
