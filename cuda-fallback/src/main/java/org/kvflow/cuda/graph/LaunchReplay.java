@@ -32,9 +32,11 @@ final class LaunchReplay implements AutoCloseable {
             cuStreamBeginCapture(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
             try {
                 launches.accept(stream);
-            } finally {
-                cuStreamEndCapture(stream, graph);
+            } catch (RuntimeException | Error e) {
+                endAndDrop(stream, graph, e);
+                throw e;
             }
+            cuStreamEndCapture(stream, graph);
             try {
                 CUgraphExec instantiated = new CUgraphExec();
                 cuGraphInstantiate(instantiated, graph, 0);
@@ -45,6 +47,22 @@ final class LaunchReplay implements AutoCloseable {
             }
         }
         cuGraphLaunch(exec, stream);
+    }
+
+    /**
+     * Ends the capture that failed launches left open, so the stream takes work again, and frees the
+     * graph it returns: none where a failed launch invalidated the capture, a whole one where the
+     * failure came before or after the launches. The launches' failure stays the one thrown.
+     */
+    private static void endAndDrop(CUstream stream, CUgraph graph, Throwable failure) {
+        try {
+            cuStreamEndCapture(stream, graph);
+            if (!graph.equals(new CUgraph())) {
+                cuGraphDestroy(graph);
+            }
+        } catch (RuntimeException e) { // an invalidated capture ends with an error of its own
+            failure.addSuppressed(e);
+        }
     }
 
     /** Frees the captured graph; the next launch captures again. */
