@@ -41,9 +41,14 @@ abstract class AparapiTask extends Kernel {
     /** The last range handed out, kept while the global size stays the same. */
     private @Nullable Range range;
 
-    /** The launch range: {@link #globalSize()} rounded up to whole work-groups (kernels guard the excess). */
+    /** {@link #globalSize()} rounded up to whole work-groups (kernels guard the excess). */
+    final int launchSize() {
+        return (globalSize() + LOCAL - 1) / LOCAL * LOCAL;
+    }
+
+    /** The launch range over {@link #launchSize()} work-items. */
     final Range range(OpenCLDevice device) {
-        int global = (globalSize() + LOCAL - 1) / LOCAL * LOCAL;
+        int global = launchSize();
         if (range == null || range.getGlobalSize(0) != global || range.getDevice() != device) {
             range = device.createRange(global, LOCAL);
         }

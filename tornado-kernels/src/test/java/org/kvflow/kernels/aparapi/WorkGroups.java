@@ -26,14 +26,16 @@ final class WorkGroups {
 
     private WorkGroups() {}
 
-    /** A bound twin over its whole range ({@link AparapiTask#globalSize} rounded up to whole groups) in all its passes. */
+    /** A bound twin over its whole range ({@link AparapiTask#launchSize}) in all its passes. */
     static void run(AparapiTask task) {
-        int global = (task.globalSize() + AparapiTask.LOCAL - 1) / AparapiTask.LOCAL * AparapiTask.LOCAL;
-        run(task, global, AparapiTask.LOCAL, task.passes());
+        run(task, task.launchSize(), AparapiTask.LOCAL, task.passes());
     }
 
-    /** Every pass, every group of {@code globalSize / localSize}, in order. */
+    /** Every pass, every group of {@code globalSize / localSize}, in order; nothing for an empty range, as a device skips it. */
     static void run(Kernel kernel, int globalSize, int localSize, int passes) {
+        if (globalSize == 0) {
+            return;
+        }
         Range range = JavaDevice.THREAD_POOL.createRange(globalSize, localSize);
         for (int pass = 0; pass < passes; pass++) {
             for (int group = 0; group < globalSize / localSize; group++) {
