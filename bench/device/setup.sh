@@ -18,12 +18,13 @@ if [ -f "$device/jre/lib/libjsig.so" ]; then
 fi
 
 # cuda_tests CLASS...: the JUnit classes named (without the org.kvflow. prefix) on the cuda device
-# (-Dkvflow.test.device=cuda) into $out/tests.txt; prints the failures and the summary.
+# (-Dkvflow.test.device=cuda) into $out/tests.txt; prints the failures, the summary and the JVM's
+# exit code when it is not 0. Extra JVM flags (a collector, say) come from $TEST_JVM_FLAGS.
 cuda_tests() {
   local selectors=() c
   for c in "$@"; do selectors+=(--select-class "org.kvflow.$c"); done
-  (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx24g "$crash" -Dkvflow.test.device=cuda -cp "$device/lib/*:$jars/*" \
-    org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner) 2>&1 \
+  (cd /tmp && "$device/jre/bin/java" @"$device/jvm.args" -Xmx24g "$crash" ${TEST_JVM_FLAGS:-} -Dkvflow.test.device=cuda -cp "$device/lib/*:$jars/*" \
+    org.junit.platform.console.ConsoleLauncher execute "${selectors[@]}" --details=tree --disable-banner || echo "test JVM exit code $?") 2>&1 \
     | grep -v "WARNING\|^Dec \|INFO:" > "$out/tests.txt" || true
   grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource" "$out/tests.txt" | grep -v "✔" | head -40 || true
   tail -15 "$out/tests.txt"
