@@ -93,7 +93,7 @@ final class TwinLaunch implements Launch {
         return writes;
     }
 
-    /** The passes go through {@link LaunchReplay}: replayed as one captured graph while grid, passes and scalars repeat. */
+    /** A kernel of several passes is replayed as one captured graph ({@link LaunchReplay}); one pass is launched directly. */
     @Override
     public void enqueue(CUstream stream) {
         int global = twin.globalSize();
@@ -102,6 +102,10 @@ final class TwinLaunch implements Launch {
         }
         int local = twin.localSize();
         int passes = twin.passes();
+        if (passes == 1) {
+            launch(stream, global, local, passes);
+            return;
+        }
         List<Object> key = new ArrayList<>(List.of(global, local, passes));
         for (Field f : scalars) {
             key.add(read(f));
