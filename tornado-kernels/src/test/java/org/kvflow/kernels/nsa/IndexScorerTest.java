@@ -181,9 +181,9 @@ class IndexScorerTest {
     }
 
     /**
-     * The same shape scored call after call, new queries each time: on cuda the first call launches
-     * directly, the second is captured as a graph and the later ones replay it, and each must score
-     * its own queries, not the ones captured.
+     * The same shape scored call after call, new queries each time: each call must score its own
+     * queries, whatever the device keeps from the calls before (its buffers, its launch, a graph
+     * captured of it).
      */
     @Tag("accelerator")
     @ParameterizedTest
