@@ -180,26 +180,6 @@ class IndexScorerTest {
         }
     }
 
-    /**
-     * The same shape scored call after call, new queries each time: each call must score its own
-     * queries, whatever the device keeps from the calls before (its buffers, its launch, a graph
-     * captured of it).
-     */
-    @Tag("accelerator")
-    @ParameterizedTest
-    @CsvSource({"128", "200"})
-    void aShapeScoredCallAfterCallScoresEachCallsQueries(int dim) {
-        Device device = AcceleratorUnderTest.get();
-        Random rnd = new Random(dim);
-        Keys k = keys(rnd, 1001, dim);
-        try (IndexScorer java = new IndexScorer(dim, Devices.java());
-             IndexScorer other = new IndexScorer(dim, device)) {
-            for (int call = 0; call < 4; call++) {
-                assertScoresClose(java, other, gaussian(rnd, 5 * dim), k, dim);
-            }
-        }
-    }
-
     @Test
     void aTopKAgreesWhenItSwapsOnlyNearTiesAtTheThreshold() {
         float[] scores = {5f, 1f, 3f, 2.9999f, 0f};
