@@ -16,7 +16,7 @@ import org.kvflow.kernels.api.IntArray;
  * ({@code src/main/cuda/index_scores.cu}: the keys' fp8 codes exact in fp16, each query split into
  * two fp16 parts, fp32 sums), any other dim the twin's translation. Both read the shape from its
  * array at each execution, as the twin always has, and the shape is checked against the arrays
- * before either launches.
+ * before either launches. A shape that repeats is replayed from a captured graph ({@link LaunchReplay}).
  */
 final class IndexScoreLaunch implements Launch {
     static final String KERNEL = "org.kvflow.kernels.nsa.IndexerKernels.scoreFp8";
@@ -35,6 +35,7 @@ final class IndexScoreLaunch implements Launch {
     private final DeviceArray scaleBuffer;
     private final DeviceArray scoreBuffer;
     private ScoreGrid grid = new ScoreGrid(0, 0, 0, 0);
+    private final LaunchReplay replay = new LaunchReplay();
 
     /** {@code args} are the task's ({@code queries, keys, keyScales, shape, scores}); {@code twin} runs the dims the kernel does not take. */
     IndexScoreLaunch(String task, List<Object> args, DeviceArrays buffers, CudaContext context, TwinLaunch twin) {
@@ -88,10 +89,21 @@ final class IndexScoreLaunch implements Launch {
         if (grid.empty()) {
             return;
         }
-        Pointer params = Pointer.to(Pointer.to(queryBuffer.address()), Pointer.to(keyBuffer.address()), Pointer.to(scaleBuffer.address()),
-                Pointer.to(scoreBuffer.address()), Pointer.to(new int[] {shape.get(1)}), Pointer.to(new int[] {shape.get(2)}),
-                Pointer.to(new int[] {grid.span()}));
-        cuLaunchKernel(context.function("index_scores", "index_scores_d" + grid.steps(), () -> CudaKernels.resource(RESOURCE)),
-                grid.queryBlocks(), grid.spans(), 1, ScoreGrid.THREADS, 1, 1, 0, stream, params, null);
+        int nq = shape.get(1);
+        int nk = shape.get(2);
+        ScoreGrid run = grid;
+        replay.launch(stream, List.of(run, nq, nk), captured -> {
+            Pointer params = Pointer.to(Pointer.to(queryBuffer.address()), Pointer.to(keyBuffer.address()), Pointer.to(scaleBuffer.address()),
+                    Pointer.to(scoreBuffer.address()), Pointer.to(new int[] {nq}), Pointer.to(new int[] {nk}), Pointer.to(new int[] {run.span()}));
+            cuLaunchKernel(context.function("index_scores", "index_scores_d" + run.steps(), () -> CudaKernels.resource(RESOURCE)),
+                    run.queryBlocks(), run.spans(), 1, ScoreGrid.THREADS, 1, 1, 0, captured, params, null);
+        });
+    }
+
+    /** Frees the captured graphs, the twin's too. */
+    @Override
+    public void close() {
+        replay.close();
+        twin.close();
     }
 }

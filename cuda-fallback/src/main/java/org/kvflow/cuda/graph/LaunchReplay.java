@@ -15,38 +15,53 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
 
 /**
- * A task's kernel launches captured once as a CUDA graph and replayed with one graph launch, so
- * that a kernel of several passes costs the host one call, not one launch (and its argument
- * marshalling) a pass. The graph is captured again whenever what the launches were built from
- * (the caller's key: grid, passes, scalar arguments) differs from the last capture. Not thread-safe.
+ * A task's kernel launches captured as a CUDA graph and replayed with one graph launch, so that
+ * the host's work for a launch (argument marshalling and one driver call a pass) is paid once, not
+ * at every execute. What the launches are built from (the caller's key: grid, passes, scalar
+ * arguments) decides: a key met for the first time, or different from the call before, is launched
+ * directly; a key met twice in a row is captured and replayed from then on, until another key is
+ * captured. So a task whose arguments change at every call (a causal step's key count) pays no
+ * capture it cannot use again. Not thread-safe.
  */
 final class LaunchReplay implements AutoCloseable {
+    private final ReplayChoice choice = new ReplayChoice();
     private CUgraphExec exec;
-    private List<Object> capturedFor = List.of();
 
-    /** Enqueues on {@code stream} what {@code launches} enqueues, through the graph captured for {@code key}. */
+    /** Enqueues on {@code stream} what {@code launches} enqueues: directly, or through the graph captured for {@code key}. */
     void launch(CUstream stream, List<Object> key, Consumer<CUstream> launches) {
-        if (exec == null || !capturedFor.equals(key)) {
-            close();
-            CUgraph graph = new CUgraph();
-            cuStreamBeginCapture(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-            try {
-                launches.accept(stream);
-            } catch (RuntimeException | Error e) {
-                endAndDrop(stream, graph, e);
-                throw e;
+        switch (choice.next(key)) {
+            case DIRECT -> launches.accept(stream);
+            case CAPTURE -> {
+                freeGraph();
+                exec = capture(stream, launches);
+                cuGraphLaunch(exec, stream);
             }
-            cuStreamEndCapture(stream, graph);
-            try {
-                CUgraphExec instantiated = new CUgraphExec();
-                cuGraphInstantiate(instantiated, graph, 0);
-                exec = instantiated;
-                capturedFor = List.copyOf(key);
-            } finally {
-                cuGraphDestroy(graph);
-            }
+            case REPLAY -> cuGraphLaunch(exec, stream);
         }
-        cuGraphLaunch(exec, stream);
+    }
+
+    /** The graph of what {@code launches} enqueues; if they throw, the capture is ended and nothing is kept. */
+    private CUgraphExec capture(CUstream stream, Consumer<CUstream> launches) {
+        CUgraph graph = new CUgraph();
+        cuStreamBeginCapture(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+        try {
+            launches.accept(stream);
+        } catch (RuntimeException | Error e) {
+            choice.forget();
+            endAndDrop(stream, graph, e);
+            throw e;
+        }
+        cuStreamEndCapture(stream, graph);
+        try {
+            CUgraphExec instantiated = new CUgraphExec();
+            cuGraphInstantiate(instantiated, graph, 0);
+            return instantiated;
+        } catch (RuntimeException | Error e) {
+            choice.forget();
+            throw e;
+        } finally {
+            cuGraphDestroy(graph);
+        }
     }
 
     /**
@@ -65,13 +80,17 @@ final class LaunchReplay implements AutoCloseable {
         }
     }
 
-    /** Frees the captured graph; the next launch captures again. */
+    /** Frees the captured graph; later calls start over (a key launched directly first). */
     @Override
     public void close() {
+        freeGraph();
+        choice.forget();
+    }
+
+    private void freeGraph() {
         if (exec != null) {
             cuGraphExecDestroy(exec);
             exec = null;
-            capturedFor = List.of();
         }
     }
 }

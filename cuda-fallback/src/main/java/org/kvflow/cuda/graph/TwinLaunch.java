@@ -93,7 +93,7 @@ final class TwinLaunch implements Launch {
         return writes;
     }
 
-    /** A kernel of several passes is replayed as one captured graph ({@link LaunchReplay}); one pass is launched directly. */
+    /** The passes go through {@link LaunchReplay}: replayed as one captured graph while grid, passes and scalars repeat. */
     @Override
     public void enqueue(CUstream stream) {
         int global = twin.globalSize();
@@ -102,10 +102,6 @@ final class TwinLaunch implements Launch {
         }
         int local = twin.localSize();
         int passes = twin.passes();
-        if (passes == 1) {
-            launch(stream, global, local, passes);
-            return;
-        }
         List<Object> key = new ArrayList<>(List.of(global, local, passes));
         for (Field f : scalars) {
             key.add(read(f));
