@@ -180,6 +180,26 @@ class IndexScorerTest {
         }
     }
 
+    /**
+     * The same shape scored call after call, new queries each time: on cuda the first call launches
+     * directly, the second is captured as a graph and the later ones replay it, and each must score
+     * its own queries, not the ones captured.
+     */
+    @Tag("accelerator")
+    @ParameterizedTest
+    @CsvSource({"128", "200"})
+    void aShapeScoredCallAfterCallScoresEachCallsQueries(int dim) {
+        Device device = AcceleratorUnderTest.get();
+        Random rnd = new Random(dim);
+        Keys k = keys(rnd, 1001, dim);
+        try (IndexScorer java = new IndexScorer(dim, Devices.java());
+             IndexScorer other = new IndexScorer(dim, device)) {
+            for (int call = 0; call < 4; call++) {
+                assertScoresClose(java, other, gaussian(rnd, 5 * dim), k, dim);
+            }
+        }
+    }
+
     @Test
     void aTopKAgreesWhenItSwapsOnlyNearTiesAtTheThreshold() {
         float[] scores = {5f, 1f, 3f, 2.9999f, 0f};
