@@ -54,7 +54,11 @@ cat > "$out/run.sh" <<'SH'
 # run.sh MAIN-CLASS [ARGS...]: the packed JRE with the repository's JVM flags and every jar of lib/
 here=$(cd "$(dirname "$0")" && pwd)
 # the JDK's signal chaining, so a native library that installs signal handlers cannot take the JVM's (D51)
-export LD_PRELOAD="$here/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}"
+# (once: bench/device/setup.sh may have preloaded it already)
+case ":${LD_PRELOAD:-}:" in
+  *":$here/jre/lib/libjsig.so:"*) ;;
+  *) export LD_PRELOAD="$here/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}" ;;
+esac
 exec "$here/jre/bin/java" @"$here/jvm.args" $JAVA_OPTS -cp "$here/lib/*" "$@"
 SH
 chmod +x "$out/run.sh"
