@@ -2,7 +2,8 @@
 // alone, outside the JVM: each shape's largest error against a double-precision reference on sampled
 // scores (relative to sum |q*k|), and its time at several key spans per block (median of 20 after 3,
 // CUDA events), with the achieved TFLOP/s and output write bandwidth (used to choose the span that
-// ScoreGrid asks for); then, at dim 128, the kernel without its stores and its stores alone.
+// ScoreGrid asks for); then, at dim 128, the kernel without its stores, its stores alone, and the
+// kernel taking one tile a step as before (with and without stores; its scores must equal the kernel's bits).
 // nvcc -arch=sm_90 -O3 -o /tmp/sv bench/device/scores_variants.cu && /tmp/sv NQ NK [DIM]
 #include "../../cuda-fallback/src/main/cuda/index_scores.cu"
 
@@ -11,7 +12,18 @@
 // to see which one bounds it.
 extern "C" __global__ void __launch_bounds__(256, 2) scores_no_stores(const float *q, const uint8_t *k, const float *s, float *out,
                                                                       int nq, int nk, int span) {
-    scores_of<8, false>(q, k, s, out, nq, nk, span);
+    scores_of<8, false, 2>(q, k, s, out, nq, nk, span);
+}
+
+// One tile a step (TILES = 1, the kernel before 2026-12-07): two chains of mma a warp instead of four.
+extern "C" __global__ void __launch_bounds__(256, 2) scores_one_tile(const float *q, const uint8_t *k, const float *s, float *out,
+                                                                     int nq, int nk, int span) {
+    scores_of<8, true, 1>(q, k, s, out, nq, nk, span);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) scores_one_tile_no_stores(const float *q, const uint8_t *k, const float *s,
+                                                                               float *out, int nq, int nk, int span) {
+    scores_of<8, false, 1>(q, k, s, out, nq, nk, span);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) stores_only(float *out, int nq, int nk, int span) {
@@ -31,6 +43,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) stores_only(float *out, int
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -104,8 +117,20 @@ int main(int argc, char **argv) {
             double whole = median_ms([&] { index_scores_d8<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
             double without = median_ms([&] { scores_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
             double alone = median_ms([&] { stores_only<<<grid, 32 * WARPS>>>(dout, nq, nk, span); });
+            // one tile a step: the same arithmetic a score, so the same bits as the kernel's
+            index_scores_d8<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
+            CHECK(cudaMemcpy(out.data(), dout, outBytes, cudaMemcpyDeviceToHost));
+            CHECK(cudaMemset(dout, 0xFF, outBytes));
+            double one = median_ms([&] { scores_one_tile<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
+            double oneWithout = median_ms([&] { scores_one_tile_no_stores<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
+            scores_one_tile<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
+            std::vector<float> other((size_t) nq * nk);
+            CHECK(cudaMemcpy(other.data(), dout, outBytes, cudaMemcpyDeviceToHost));
+            size_t differ = 0;
+            for (size_t i = 0; i < other.size(); i++) differ += std::memcmp(&other[i], &out[i], 4) != 0;
             std::printf("{\"name\":\"scores_parts\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"kernel_ms\":%.4f,"
-                        "\"without_stores_ms\":%.4f,\"stores_alone_ms\":%.4f}\n", nq, nk, span, whole, without, alone);
+                        "\"without_stores_ms\":%.4f,\"stores_alone_ms\":%.4f,\"one_tile_ms\":%.4f,\"one_tile_without_stores_ms\":%.4f,"
+                        "\"one_tile_scores_differing\":%zu}\n", nq, nk, span, whole, without, alone, one, oneWithout, differ);
         }
     }
     return 0;

@@ -12,8 +12,9 @@
 //    multiplies by the key's scale and undoes the row's power of two (exact).
 //
 // Shape of the work: a block is 8 warps, each owning 16 query rows whose fragments stay in registers;
-// every warp sweeps the block's span of keys 8 at a time (one m16n8 tile), so the block's warps read
-// the same key rows (through L1) and each key span is read from L2 once per block. The dot product
+// every warp sweeps the block's span of keys 16 at a time (two m16n8 tiles, four independent chains
+// of mma, so that one step's stores overlap other warps' products), so the block's warps read the
+// same key rows (through L1) and each key span is read from L2 once per block. The dot product
 // runs over the dims in a permuted order that lets each thread hold dim/4 contiguous bytes of a key
 // row and dim/4 contiguous floats of a query row: within a k16 step, the fragment slots a thread
 // owns (k = 2t, 2t+1, 2t+8, 2t+9 for lane t of a quad) are its next 4 contiguous dims. A and B use the
@@ -98,8 +99,10 @@ __device__ __forceinline__ void store(float *__restrict__ scores, long long at, 
 }
 
 // WRITE false keeps the scores in a register sum, one float a thread (bench/device/scores_variants.cu
-// times the kernel without its stores that way); the entry points below write.
-template <int STEPS, bool WRITE = true>
+// times the kernel without its stores that way); the entry points below write. TILES is how many
+// tiles of 8 keys a warp takes a step, each with its own two chains of mma: the entry points take two,
+// scores_variants.cu times one against them.
+template <int STEPS, bool WRITE = true, int TILES = 1>
 __device__ __forceinline__ void scores_of(const float *__restrict__ queries, const uint8_t *__restrict__ keys,
                                           const float *__restrict__ scales, float *__restrict__ scores, int nq, int nk,
                                           int tilesPerBlock) {
@@ -144,42 +147,62 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
     const int end = min(tiles, first + tilesPerBlock);
     const bool pairs = (nk & 1) == 0;  // then every (row, 2t) entry is 8-byte aligned
     float sink = 0.0f;
-    // the next tile's key words and this thread's two key scales load while this tile computes
-    uint32_t next[STEPS];
-    float2 nextScales = make_float2(0.0f, 0.0f);
-    if (first < end) {
-        load_key<STEPS>(keys, (long long) first * 8 + g, nk, t, next);
-        nextScales = load_scales(scales, first * 8 + 2 * t, nk);
-    }
-    for (int tile = first; tile < end; tile++) {
-        uint32_t w[STEPS];
+    // the next TILES tiles' key words and this thread's key scales load while these tiles compute
+    uint32_t next[TILES][STEPS];
+    float2 nextScales[TILES];
 #pragma unroll
-        for (int s = 0; s < STEPS; s++) w[s] = next[s];
-        const float s0 = nextScales.x;
-        const float s1 = nextScales.y;
-        if (tile + 1 < end) {
-            load_key<STEPS>(keys, (long long) (tile + 1) * 8 + g, nk, t, next);
-            nextScales = load_scales(scales, (tile + 1) * 8 + 2 * t, nk);
+    for (int u = 0; u < TILES; u++) {
+        nextScales[u] = make_float2(0.0f, 0.0f);
+        if (first + u < end) {
+            load_key<STEPS>(keys, (long long) (first + u) * 8 + g, nk, t, next[u]);
+            nextScales[u] = load_scales(scales, (first + u) * 8 + 2 * t, nk);
         }
-        // two accumulators, so the high and low products form two independent chains of mma
-        float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    }
+    for (int tile = first; tile < end; tile += TILES) {
+        uint32_t w[TILES][STEPS];
+        float2 sc[TILES];
+#pragma unroll
+        for (int u = 0; u < TILES; u++) {
+#pragma unroll
+            for (int s = 0; s < STEPS; s++) w[u][s] = next[u][s];
+            sc[u] = nextScales[u];
+        }
+#pragma unroll
+        for (int u = 0; u < TILES; u++) {
+            if (tile + TILES + u < end) {
+                load_key<STEPS>(keys, (long long) (tile + TILES + u) * 8 + g, nk, t, next[u]);
+                nextScales[u] = load_scales(scales, (tile + TILES + u) * 8 + 2 * t, nk);
+            }
+        }
+        // two accumulators a tile, so the high and low products form independent chains of mma
+        float c[TILES][4], d[TILES][4];
+#pragma unroll
+        for (int u = 0; u < TILES; u++) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) c[u][i] = d[u][i] = 0.0f;
+        }
 #pragma unroll
         for (int s = 0; s < STEPS; s++) {
-            const uint32_t b0 = codes(w[s]);
-            const uint32_t b1 = codes(w[s] >> 16);
-            mma(c, hi[s], b0, b1);
-            mma(d, lo[s], b0, b1);
+#pragma unroll
+            for (int u = 0; u < TILES; u++) {
+                const uint32_t b0 = codes(w[u][s]);
+                const uint32_t b1 = codes(w[u][s] >> 16);
+                mma(c[u], hi[s], b0, b1);
+                mma(d[u], lo[s], b0, b1);
+            }
         }
 #pragma unroll
-        for (int i = 0; i < 4; i++) c[i] += d[i];
-        const int j = tile * 8 + 2 * t;
-        if constexpr (!WRITE) {
-            sink += (c[0] + c[2]) * s0 + (c[1] + c[3]) * s1;
-        } else if (j < nk) {
-            const bool second = j + 1 < nk;
-            if (q0 + g < nq) store(scores, (q0 + g) * nk + j, c[0] * s0 * undo[0], c[1] * s1 * undo[0], pairs, second);
-            if (q0 + g + 8 < nq) store(scores, (q0 + g + 8) * nk + j, c[2] * s0 * undo[1], c[3] * s1 * undo[1], pairs, second);
+        for (int u = 0; u < TILES; u++) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) c[u][i] += d[u][i];
+            const int j = (tile + u) * 8 + 2 * t;
+            if constexpr (!WRITE) {
+                sink += (c[u][0] + c[u][2]) * sc[u].x + (c[u][1] + c[u][3]) * sc[u].y;
+            } else if (tile + u < end && j < nk) {
+                const bool second = j + 1 < nk;
+                if (q0 + g < nq) store(scores, (q0 + g) * nk + j, c[u][0] * sc[u].x * undo[0], c[u][1] * sc[u].y * undo[0], pairs, second);
+                if (q0 + g + 8 < nq) store(scores, (q0 + g + 8) * nk + j, c[u][2] * sc[u].x * undo[1], c[u][3] * sc[u].y * undo[1], pairs, second);
+            }
         }
     }
     if constexpr (!WRITE) {
@@ -195,7 +218,7 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
         index_scores_d##STEPS(const float *__restrict__ queries, const uint8_t *__restrict__ keys,                      \
                               const float *__restrict__ scales, float *__restrict__ scores, int nq, int nk,             \
                               int tilesPerBlock) {                                                                      \
-        scores_of<STEPS>(queries, keys, scales, scores, nq, nk, tilesPerBlock);                                         \
+        scores_of<STEPS, true, 2>(queries, keys, scales, scores, nq, nk, tilesPerBlock);                                \
     }
 INDEX_SCORES(1)
 INDEX_SCORES(2)
