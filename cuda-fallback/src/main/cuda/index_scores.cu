@@ -101,11 +101,26 @@ __device__ __forceinline__ void store(float *__restrict__ scores, long long at, 
 // WRITE false keeps the scores in a register sum, one float a thread (bench/device/scores_variants.cu
 // times the kernel without its stores that way); the entry points below write. TILES is how many
 // tiles of 8 keys a warp takes a step, each with its own two chains of mma: the entry points take two,
-// scores_variants.cu times one against them.
-template <int STEPS, bool WRITE = true, int TILES = 1>
+// scores_variants.cu times one against them. A lane writes its scores as 8-byte pairs; WIDE (with two
+// tiles; scores_variants.cu times it, not yet run on a GPU) writes each row's 16 scores of a step as
+// four 16-byte stores instead, a pair of each lane's scores swapped with its neighbour's first, where
+// both tiles lie whole within the keys and a row's length is a multiple of 4.
+/** Tile `tile`'s finished sums c (rows g and g + 8) scaled and written as 8-byte pairs, what lies within the keys. */
+__device__ __forceinline__ void store_tile(float *__restrict__ scores, const float c[4], float2 sc, const float undo[2], long long q0, int g,
+                                           int t, int tile, int end, int nq, int nk, bool pairs) {
+    const int j = tile * 8 + 2 * t;
+    if (tile < end && j < nk) {
+        const bool second = j + 1 < nk;
+        if (q0 + g < nq) store(scores, (q0 + g) * nk + j, c[0] * sc.x * undo[0], c[1] * sc.y * undo[0], pairs, second);
+        if (q0 + g + 8 < nq) store(scores, (q0 + g + 8) * nk + j, c[2] * sc.x * undo[1], c[3] * sc.y * undo[1], pairs, second);
+    }
+}
+
+template <int STEPS, bool WRITE = true, int TILES = 1, bool WIDE = false>
 __device__ __forceinline__ void scores_of(const float *__restrict__ queries, const uint8_t *__restrict__ keys,
                                           const float *__restrict__ scales, float *__restrict__ scores, int nq, int nk,
                                           int tilesPerBlock) {
+    static_assert(!WIDE || TILES == 2, "wide stores join two tiles' scores");
     constexpr int DIM = 16 * STEPS;
     constexpr int PER = 4 * STEPS;  // dims a thread holds of each row
     const int lane = threadIdx.x & 31;
@@ -146,6 +161,7 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
     const int first = blockIdx.y * tilesPerBlock;
     const int end = min(tiles, first + tilesPerBlock);
     const bool pairs = (nk & 1) == 0;  // then every (row, 2t) entry is 8-byte aligned
+    const bool quads = (nk & 3) == 0;  // and every (row, 4i) entry 16-byte aligned
     float sink = 0.0f;
     // the next TILES tiles' key words and this thread's key scales load while these tiles compute
     uint32_t next[TILES][STEPS];
@@ -195,13 +211,33 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
         for (int u = 0; u < TILES; u++) {
 #pragma unroll
             for (int i = 0; i < 4; i++) c[u][i] += d[u][i];
-            const int j = (tile + u) * 8 + 2 * t;
             if constexpr (!WRITE) {
                 sink += (c[u][0] + c[u][2]) * sc[u].x + (c[u][1] + c[u][3]) * sc[u].y;
-            } else if (tile + u < end && j < nk) {
-                const bool second = j + 1 < nk;
-                if (q0 + g < nq) store(scores, (q0 + g) * nk + j, c[u][0] * sc[u].x * undo[0], c[u][1] * sc[u].y * undo[0], pairs, second);
-                if (q0 + g + 8 < nq) store(scores, (q0 + g + 8) * nk + j, c[u][2] * sc[u].x * undo[1], c[u][3] * sc[u].y * undo[1], pairs, second);
+            } else if constexpr (!WIDE) {
+                store_tile(scores, c[u], sc[u], undo, q0, g, t, tile + u, end, nq, nk, pairs);
+            }
+        }
+        if constexpr (WRITE && WIDE) {
+            if (quads && tile + 1 < end && (tile + 2) * 8 <= nk) {
+                // both tiles whole: lanes t and t ^ 1 swap a pair of each row, so that an even lane
+                // holds keys 2t .. 2t+3 of the first tile and an odd one keys 2t-2 .. 2t+1 of the
+                // second, and each row goes out as one 16-byte store a lane (the quad's 64 bytes)
+                const bool odd = t & 1;
+#pragma unroll
+                for (int r = 0; r < 2; r++) {
+                    const float a0 = c[0][2 * r] * sc[0].x * undo[r], a1 = c[0][2 * r + 1] * sc[0].y * undo[r];
+                    const float b0 = c[TILES - 1][2 * r] * sc[TILES - 1].x * undo[r], b1 = c[TILES - 1][2 * r + 1] * sc[TILES - 1].y * undo[r];
+                    const float got0 = __shfl_xor_sync(0xFFFFFFFFu, odd ? a0 : b0, 1);
+                    const float got1 = __shfl_xor_sync(0xFFFFFFFFu, odd ? a1 : b1, 1);
+                    const long long row = q0 + g + 8 * r;
+                    if (row < nq) {
+                        const int j = tile * 8 + (odd ? 6 + 2 * t : 2 * t);
+                        __stcs(reinterpret_cast<float4 *>(scores + row * nk + j), odd ? make_float4(got0, got1, b0, b1) : make_float4(a0, a1, got0, got1));
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int u = 0; u < TILES; u++) store_tile(scores, c[u], sc[u], undo, q0, g, t, tile + u, end, nq, nk, pairs);
             }
         }
     }
