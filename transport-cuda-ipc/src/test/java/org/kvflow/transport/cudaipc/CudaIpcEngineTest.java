@@ -78,7 +78,8 @@ class CudaIpcEngineTest {
     @Test
     void aPlacerRefusesRunsItCannotPlaceBeforeAnyCopy() {
         PageStore heap = RandomPages.fill(PageStore.onHeap("prefill rank 0", LAYOUT, 16, 8), 1);
-        try (CudaIpcPlacer placer = new CudaIpcPlacer(2)) {
+        CudaIpcPlacer placer = new CudaIpcPlacer(2);
+        try (placer) {
             assertThatThrownBy(() -> placer.place(0, heap, 0, 0, 1).block()).isInstanceOf(IllegalStateException.class)
                     .hasMessage("connection 0 has not shaken hands with a cuda-ipc decode server");
             assertThatThrownBy(() -> placer.connected(2, pool(64).bytes())).isInstanceOf(IllegalArgumentException.class)
@@ -98,6 +99,8 @@ class CudaIpcEngineTest {
                     .hasMessage("the decode side exported 2 buffers; 2 layers need 4");
             assertThat(placer.openPools()).as("nothing was opened for refused runs").isZero();
         }
+        assertThatThrownBy(() -> placer.connected(0, pool(64).bytes())).isInstanceOf(IllegalStateException.class)
+                .hasMessage("the CUDA IPC placer is closed");
         assertThatThrownBy(() -> new CudaIpcPlacer(0)).hasMessage("a CUDA IPC placer of 0 connections (at least 1)");
     }
 

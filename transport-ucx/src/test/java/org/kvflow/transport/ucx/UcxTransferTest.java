@@ -316,6 +316,26 @@ class UcxTransferTest {
     }
 
     @Test
+    void aPlacerRefusesRunsItCannotPlaceBeforeAnyPut() {
+        PageStore heap = filled(8, 6);
+        try (UcxDecode decode = new UcxDecode(null)) {
+            LandingDescription landing = LandingDescription.parse(decode.landing.describe());
+            UcxPlacer placer = new UcxPlacer(2, Duration.ofSeconds(30));
+            try (placer) {
+                assertThatThrownBy(() -> placer.place(0, heap, 0, 0, 1).block()).isInstanceOf(IllegalStateException.class)
+                        .hasMessage("connection 0 has not shaken hands with a ucx decode server");
+                assertThatThrownBy(() -> placer.connected(2, landing.bytes())).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("connection 2 of a UCX placer of 2");
+                placer.connected(1, new LandingDescription(landing.worker(), landing.buffers().subList(0, 1)).bytes());
+                assertThatThrownBy(() -> placer.place(1, heap, 0, 0, 4).block()).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("the decode side registered 1 buffers; 1 layers need 2");
+            }
+            assertThatThrownBy(() -> placer.connected(0, landing.bytes())).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("the UCX placer is closed");
+        }
+    }
+
+    @Test
     void engineersFindTheEngineByName() {
         assertThat(TransferEngines.find("ucx")).isInstanceOf(UcxEngine.class);
         assertThat(TransferEngines.names()).contains("tcp", "ucx");
