@@ -11,7 +11,9 @@ import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.pool.PoolCapacity;
 import org.kvflow.core.pool.PoolLayout;
+import org.kvflow.journal.replay.HostPageCache;
 import org.kvflow.model.KvModel;
+import org.kvflow.operators.backup.HostCacheSource;
 import org.kvflow.operators.group.HostPageTier;
 import org.kvflow.operators.group.KvGroup;
 import org.kvflow.operators.group.RequestState;
@@ -94,5 +96,11 @@ class HostPageTierTest {
                 .prefixCaching(false).hostCache(new HostPageTier(4)).build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a host page tier holds page keys, not bytes, and is fed by the device prefix cache: it needs a pages-only model and"
                         + " prefix caching on (a group with KV bytes loads host pages from a replayed journal)");
+        HostCacheSource replayed = new HostCacheSource(new HostPageCache(1 << 20));
+        assertThatThrownBy(() -> KvGroup.builder(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16)).model(KvModel.pagesOnly())
+                .prefixCaching(true).hostCache(replayed).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("loading host pages needs KV bytes: give the group a model that stores them");
+        assertThatThrownBy(() -> KvGroup.builder(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 32)).model(KvModel.pagesOnly()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("pool page size 32 != config page size 16");
     }
 }

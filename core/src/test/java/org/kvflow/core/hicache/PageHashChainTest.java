@@ -1,6 +1,7 @@
 package org.kvflow.core.hicache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,5 +33,11 @@ class PageHashChainTest {
         byte[] a = PageHashChain.fullPageHashes(new int[] {1, 2, 3, 4}, 2).get(1);
         byte[] b = PageHashChain.fullPageHashes(new int[] {9, 9, 3, 4}, 2).get(1);
         assertThat(a).isNotEqualTo(b);
+    }
+
+    @Test
+    void aNegativeTokenIdIsRefusedNamingItsPlace() {
+        assertThatThrownBy(() -> PageHashChain.fullPageHashes(new int[] {1, 2, 3, -7}, 2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("token id at 3 is negative: -7");
     }
 }

@@ -1,6 +1,7 @@
 package org.kvflow.core.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -55,5 +56,15 @@ class KvLayoutTest {
     void presetsAreFoundByName() {
         assertThat(ModelShape.preset("glm-5")).contains(ModelShape.GLM5);
         assertThat(ModelShape.preset("llama")).isEmpty();
+    }
+
+    @Test
+    void aShapeKvflowCannotHoldIsRefusedNamingTheField() {
+        assertThatThrownBy(() -> new ModelShape("llama", ModelKind.MHA, 32, 128, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("kvflow models MLA KV caches only, not mha");
+        assertThatThrownBy(() -> new ModelShape("odd", ModelKind.MLA, 2, 512, 63, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ropeDim must be even and >= 0, was 63");
+        assertThatThrownBy(() -> new ModelShape("none", ModelKind.MLA, 0, 512, 64, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("layers must be >= 1, was 0");
     }
 }

@@ -1,6 +1,7 @@
 package org.kvflow.operators.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
 import java.util.List;
@@ -165,6 +166,13 @@ class PrefillAdderTest {
         assertThat(admitted(p)).containsExactly("X(8192)");
         assertThat(p.chunked()).isEqualTo("X");
         assertThat(p.stop()).isEqualTo(AdmissionStop.OTHER);
+    }
+
+    @Test
+    void aChunkedRequestWithChunkedPrefillOffIsRefusedByName() {
+        PrefillAdder adder = new PrefillAdder(BS_GT1.toBuilder().chunkedPrefillSize(null).build());
+        assertThatThrownBy(() -> adder.pass(1_000_000, 1_000_000, new AdmissionCandidate("X", 20_000, 0, 0), List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a chunked request (X) needs chunked prefill enabled");
     }
 
     @Test

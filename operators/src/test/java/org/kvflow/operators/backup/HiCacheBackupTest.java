@@ -36,6 +36,7 @@ import org.kvflow.transfer.InMemoryTransferBackend;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import org.kvflow.kernels.rows.DevicePools;
+import org.kvflow.model.KvModel;
 import org.kvflow.model.synthetic.SyntheticModel;
 
 class HiCacheBackupTest {
@@ -131,8 +132,17 @@ class HiCacheBackupTest {
         KvGroup group = KvGroup.create(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16), MODEL, true);
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             assertThatThrownBy(() -> new HiCacheBackupOperator(group, journal, WritePolicy.WRITE_BACK))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("write_back backs pages up when the device cache evicts them");
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("write_back backs pages up when the device cache evicts them; "
+                            + "this stage sees finished requests only: use write_through or write_through_selective");
         }
+    }
+
+    @Test
+    void aGroupWithoutKvBytesHasNothingToBackUp() {
+        KvGroup group = KvGroup.builder(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(8, 16)).model(KvModel.pagesOnly()).build();
+        assertThatThrownBy(() -> HiCacheBackupOperator.journaling(group, dir, WritePolicy.WRITE_THROUGH)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the backup stage journals KV bytes: the group's model stores none");
+        assertThat(dir).as("no journal was opened for it").isEmptyDirectory();
     }
 
     @Test
