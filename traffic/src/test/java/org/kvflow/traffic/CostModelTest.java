@@ -87,6 +87,10 @@ class CostModelTest {
         assertThatThrownBy(() -> CostModel.read(f)).isInstanceOf(MalformedInputException.class).hasMessageStartingWith(f + " $: invalid JSON at line 1");
         assertThatThrownBy(() -> new CostModel("x", 0, 1, 0, 0, 0, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("layers 0 and chunkTokens 1 must be >= 1");
+        assertThatThrownBy(() -> new CostModel("x", 1, 1, 0, 0, Double.NaN, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cost model x: every cost must be finite and >= 0, one was NaN");
+        assertThatThrownBy(() -> new CostModel("x", 1, 1, 0, 0, 0, 0, -0.5, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cost model x: every cost must be finite and >= 0, one was -0.5");
         assertThatThrownBy(() -> SMALL.prefillSeconds(0, 0, 2, true)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("seqLen 0 and cp 2 must be >= 1, hitTokens 0 and hostTokens 0 >= 0");
         assertThatThrownBy(() -> SMALL.prefillSeconds(10, 0, -1, 2, true)).isInstanceOf(IllegalArgumentException.class)
