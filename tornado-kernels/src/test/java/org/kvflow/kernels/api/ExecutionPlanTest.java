@@ -134,4 +134,21 @@ class ExecutionPlanTest {
                     .hasMessage("device java: its arrays are host arrays; none is written in place on a device");
         }
     }
+
+    /** Not a kernel: an instance method. */
+    void notStatic(LongArray a, IntArray b) {
+        a.set(0, b.getSize());
+    }
+
+    @Test
+    void aGraphRefusesWhatNoBackendCanRunOrMoveNamingIt() {
+        TaskGraph graph = new TaskGraph("g");
+        assertThatThrownBy(() -> graph.task("t", this::notStatic, new LongArray(1), new IntArray(1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a task must be a method reference to a static kernel method, not notStatic");
+        assertThatThrownBy(() -> graph.transferToDevice(3, new LongArray(1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("data transfer mode 3 is not FIRST_EXECUTION (0), EVERY_EXECUTION (1) or UNDER_DEMAND (2)");
+        assertThatThrownBy(() -> graph.transferToHost(DataTransferMode.EVERY_EXECUTION, new long[4])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("graph g: only Long/Int/Float/ByteArray and LongPages move between host and device, not long[]");
+        assertThatThrownBy(() -> ArrayBytes.of("text")).isInstanceOf(IllegalArgumentException.class).hasMessage("not a task-graph array: String");
+    }
 }

@@ -215,6 +215,7 @@ class IndexScorerTest {
 
     @Test
     void inputsOfTheWrongLengthAreRefusedBeforeAnyLaunch() {
+        assertThatThrownBy(() -> new IndexScorer(0, Devices.java())).isInstanceOf(IllegalArgumentException.class).hasMessage("indexer dim=0 is not usable");
         try (IndexScorer scorer = new IndexScorer(130, Devices.java())) {
             assertThatThrownBy(() -> scorer.scores(new float[259], new byte[390], new float[6])).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("queries: 259 values is not a whole number of rows of dim 130");

@@ -75,9 +75,10 @@ class SparseAttentionTest {
     @Test
     void badShapesAndInputsAreRefusedBeforeAnyLaunch() {
         assertThatThrownBy(() -> new SparseAttention(16, 32, Devices.java())).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("latent=32");
+                .hasMessage("attention shape width=16 latent=32 is not usable (latent ≤ width)");
         try (SparseAttention attention = new SparseAttention(16, 8, Devices.java())) {
-            assertThatThrownBy(() -> attention.attend(new float[32], new float[32], 0)).hasMessageContaining("selected=0");
+            assertThatThrownBy(() -> attention.attend(new float[32], new float[32], 0))
+                    .hasMessage("selected=0: every query attends over at least one key");
             assertThatThrownBy(() -> attention.attend(new float[32], new float[95], 3)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("attention of width 16 over 3 keys: 32 query values must be whole rows and the keys 96 values, got 95");
             assertThat(attention.attend(new float[32], new float[96], 3)).hasSize(16);

@@ -1,6 +1,7 @@
 package org.kvflow.kernels.nsa;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
@@ -83,5 +84,13 @@ class SyntheticNsaLayerTest {
         float[] back = new float[128];
         IndexRows.decode(page, 0, ps, 2, back);
         assertThat(back[0]).isEqualTo(-8f);
+    }
+
+    @Test
+    void widthsNoLayerHasAreRefused() {
+        assertThatThrownBy(() -> new NsaDims(64, 512, 64, 0, 2048)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("hidden, latent, index and topk must be >= 1: 64, 512, 0, 2048");
+        assertThatThrownBy(() -> new NsaDims(64, 512, 7, 128, 2048)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rope must be even and >= 0, was 7");
     }
 }
