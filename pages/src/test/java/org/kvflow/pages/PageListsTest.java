@@ -21,8 +21,11 @@ class PageListsTest {
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("source: entry 1 names page 2, outside [0, 2)");
         assertThat(dst).containsOnly(0);
         assertThatThrownBy(() -> PageLists.copy(new byte[4], new long[] {0}, dst, new long[] {-1}, 2))
-                .isInstanceOf(PageOutOfRangeException.class);
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("destination: entry 0 names page -1, outside [0, 2)");
         assertThatThrownBy(() -> PageLists.copy(new byte[4], new long[] {0}, dst, new long[0], 2))
-                .isInstanceOf(IllegalArgumentException.class);
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("page lists differ in length: 1 vs 0");
+        assertThatThrownBy(() -> PageLists.copy(new byte[4], new long[] {0}, dst, new long[] {0}, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("pageBytes must be >= 1, was 0");
+        assertThat(dst).containsOnly(0);
     }
 }

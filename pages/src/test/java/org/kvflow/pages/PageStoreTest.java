@@ -213,4 +213,11 @@ class PageStoreTest {
                 .isInstanceOfSatisfying(MissingCapabilityException.class, e -> assertThat(e.capability()).isEqualTo(SideBySideViews.class))
                 .hasMessage("the java page memory maps no buffers of other processes side by side");
     }
+
+    @Test
+    void aLayoutWithoutAnIndexerHasNoStore() {
+        KvLayout plainMla = new KvLayout(new ModelShape("mla", ModelKind.MLA, 2, 16, 4, 0), KvDtype.FP8_E4M3);
+        assertThatThrownBy(() -> PageStore.onHeap("rank 0", plainMla, PS, 3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a KV page store holds NSA MLA layouts (latent + indexer), not mla");
+    }
 }

@@ -131,7 +131,10 @@ class RankProcessesTest {
         assertThat(spec.forRank(5).rank()).isEqualTo(5);
         assertThat(RankSpec.parse(spec.shared().forRank(2).arguments())).isEqualTo(new RankSpec(2, "cuda", LAYOUT, 64, 320, true));
         assertThatThrownBy(() -> RankSpec.parse(List.of("1", "java"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("a rank process takes 12 arguments");
+                .hasMessage("a rank process takes 12 arguments (rank memory model kind layers latent rope index dtype pageSize pages shareable),"
+                        + " got 2: [1, java]");
+        assertThatThrownBy(() -> RankProcesses.start(spec, 0, new HeapPageMemory(), TIMEOUT)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rank processes: count 0 must be >= 1");
         List<String> bad = new java.util.ArrayList<>(spec.arguments());
         bad.set(9, "sixty-four");
         assertThatThrownBy(() -> RankSpec.parse(bad)).isInstanceOf(IllegalArgumentException.class)
