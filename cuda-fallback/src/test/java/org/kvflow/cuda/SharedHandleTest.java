@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** A shared-allocation handle travels as 24 bytes and is never mistaken for a 64-byte CUDA IPC handle (no GPU needed). */
+/**
+ * A shared-allocation handle travels as 24 bytes and is never mistaken for a 64-byte CUDA IPC handle,
+ * which travels as its own 64 bytes (no GPU needed).
+ */
 class SharedHandleTest {
     @Test
     void aHandleRoundTripsAndOthersAreRefusedByName() {
@@ -20,5 +23,16 @@ class SharedHandleTest {
         byte[] wrongMagic = bytes.clone();
         wrongMagic[0] ^= 1;
         assertThat(SharedHandle.is(wrongMagic)).isFalse();
+    }
+
+    @Test
+    void aCudaIpcHandleRoundTripsItsSixtyFourBytesAndOtherLengthsAreRefused() {
+        byte[] bytes = new byte[IpcHandles.BYTES];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (3 * i + 1);
+        }
+        assertThat(IpcHandles.bytes(IpcHandles.of(bytes))).containsExactly(bytes);
+        assertThatThrownBy(() -> IpcHandles.of(new byte[24])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a CUDA IPC handle has 64 bytes, not 24");
     }
 }

@@ -27,7 +27,8 @@ class RequestPageTableTest {
         KvPools pools = KvPools.shared(2, PoolCapacity.ofPages(2, 4));
         RequestPageTable table = new RequestPageTable(4);
         table.extend(4, pools);
-        assertThatThrownBy(() -> table.extend(9, pools)).isInstanceOf(PoolExhaustedException.class);
+        assertThatThrownBy(() -> table.extend(9, pools)).isInstanceOf(PoolExhaustedException.class).hasMessage("pool exhausted: requested 3 pages, 2 free");
+        assertThatThrownBy(() -> table.page(1)).isInstanceOf(IndexOutOfBoundsException.class).hasMessage("page position 1 outside [0, 1)");
         assertThat(table.seqLen()).isEqualTo(4);
         assertThat(table.pageCount()).isEqualTo(1);
         table.release(pools);

@@ -45,7 +45,7 @@ class PageAllocatorTest {
                 .isInstanceOf(DoubleFreeException.class)
                 .hasMessage("test: page 2 is not in use (double free)");
         assertThat(a.isAllocated(1)).isTrue();
-        assertThatThrownBy(() -> a.free(3, 3)).isInstanceOf(DoubleFreeException.class);
+        assertThatThrownBy(() -> a.free(3, 3)).isInstanceOf(DoubleFreeException.class).hasMessage("test: page 3 is not in use (double free)");
         assertThat(a.isAllocated(3)).isTrue();
     }
 
@@ -56,7 +56,11 @@ class PageAllocatorTest {
         assertThatThrownBy(() -> a.free(0))
                 .isInstanceOf(ForeignPageException.class)
                 .hasMessage("test: page 0 does not belong to this pool (valid ids 1..7)");
-        assertThatThrownBy(() -> a.free(1, 8)).isInstanceOf(ForeignPageException.class);
+        assertThatThrownBy(() -> a.free(1, 8)).isInstanceOf(ForeignPageException.class)
+                .hasMessage("test: page 8 does not belong to this pool (valid ids 1..7)");
+        assertThatThrownBy(() -> a.allocate(-1)).isInstanceOf(IllegalArgumentException.class).hasMessage("count must be >= 0, was -1");
+        assertThatThrownBy(() -> new PageAllocator("test", 0, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("totalPages must be >= 1, was 0");
         assertThat(a.leakCheck()).containsExactly(1);
     }
 

@@ -63,6 +63,8 @@ class PoolCapacityTest {
         KvLayout layout = new KvLayout(new ModelShape("toy", ModelKind.TOY_MLA, 1, 8, 2, 4), KvDtype.BF16);
         assertThatThrownBy(() -> PoolCapacity.fromBudget(10, layout, 64))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("pagesPerRank must be >= 1, was 0").hasMessageContaining("budget 10 B");
+                .hasMessage("pagesPerRank must be >= 1, was 0 (budget 10 B at 28 B/token, page size 64)");
+        assertThatThrownBy(() -> PoolCapacity.fromBudget(-1, layout, 64)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("budgetBytes must be >= 0, was -1");
     }
 }

@@ -1,6 +1,7 @@
 package org.kvflow.core.split;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -63,5 +64,11 @@ class CpSplitTest {
 
     private static List<TokenRange> ranges(SplitPlan plan, int rank) {
         return ((RankShare.Ranges) plan.shares().get(rank)).ranges();
+    }
+
+    @Test
+    void aRangeThatEndsBeforeItStartsIsRefused() {
+        assertThatThrownBy(() -> new TokenRange(5, 3)).isInstanceOf(IllegalArgumentException.class).hasMessage("bad token range [5, 3)");
+        assertThatThrownBy(() -> new TokenRange(-1, 3)).isInstanceOf(IllegalArgumentException.class).hasMessage("bad token range [-1, 3)");
     }
 }
