@@ -63,12 +63,12 @@ class HostTierFlowTest {
     void aTierNeedsAPrefixCacheAPagesOnlyFlowAndAPage() {
         assertThatThrownBy(() -> pipeline(Ownership.byPageId().pagesPerRank(16).prefixCaching(false).hostTier(8)))
                 .isInstanceOf(PipelineDefinitionException.class)
-                .hasMessageContaining("own: hostTier takes the device prefix cache's evicted pages, but prefix caching is off");
+                .hasMessage("1 problem: [own: hostTier takes the device prefix cache's evicted pages, but prefix caching is off]");
         assertThatThrownBy(() -> pipeline(Ownership.byPageId().pagesPerRank(16).hostTier(-2))).isInstanceOf(PipelineDefinitionException.class)
-                .hasMessageContaining("own: hostTier=-2 pages; give it at least one");
+                .hasMessage("1 problem: [own: hostTier=-2 pages; give it at least one]");
         assertThatThrownBy(() -> KvFlow.prefill(DslTest.CONFIG).model(DslTest.MODEL).admit(Admission.batchGate()).split(Split.inSeq())
                 .own(Ownership.byPageId().pagesPerRank(64).hostTier(8)).write(Write.ownerRows()).materialize(Materialize.fullView()).build())
                 .isInstanceOf(PipelineDefinitionException.class)
-                .hasMessageContaining("own: hostTier plans pages only; a flow with a model loads host pages from a journal (warmStartFrom)");
+                .hasMessage("1 problem: [own: hostTier plans pages only; a flow with a model loads host pages from a journal (warmStartFrom)]");
     }
 }

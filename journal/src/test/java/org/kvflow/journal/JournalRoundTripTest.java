@@ -98,7 +98,7 @@ class JournalRoundTripTest {
         assertThatThrownBy(() -> JournalReplayer.replay(dir, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.FAIL,
                 new HostPageCache(1 << 20), (r, b) -> { }))
                 .isInstanceOfSatisfying(JournalCorruptionException.class, e -> assertThat(e.index()).isEqualTo(indices.get(5)))
-                .hasMessageContaining("crc32c mismatch");
+                .hasMessageMatching("journal record " + Long.toHexString(indices.get(5)) + ": crc32c mismatch \\(stored [0-9a-f]+, computed [0-9a-f]+\\)");
     }
 
     @Test
@@ -142,14 +142,15 @@ class JournalRoundTripTest {
         PageBackup page = TestPages.prompt(7, 1).getFirst();
         try (HiCacheJournal journal = HiCacheJournal.open(TestPages.options(dir))) {
             long before = journal.lastIndex();
+            String context = "journal backup " + page.key().substring(0, 12) + " pos 0: ";
             assertThatThrownBy(() -> journal.backup(page, new long[] {8, 9, 11, 10}))
                     .isInstanceOf(PageGroupValidationException.class)
-                    .hasMessageContaining("NON_CONTIGUOUS group 0 offset 2: 11");
+                    .hasMessage(context + "NON_CONTIGUOUS group 0 offset 2: 11 breaks the run (expected first + 2)");
             assertThatThrownBy(() -> journal.backup(page, new long[] {8, 9, 10, 11, 12, 13, 14, 15}))
-                    .hasMessageContaining("a backup is one page, the locs hold 2");
+                    .hasMessage(context + "a backup is one page, the locs hold 2");
             PageBackup wrongLayers = new PageBackup(page.pageHash(), null, page.tokenIds(), 0, 0, 3, page.pool(), page.payload());
             assertThatThrownBy(() -> journal.backup(wrongLayers, TestPages.locs(2)))
-                    .hasMessageContaining("expected 4 tokens, 2 layers and 480 payload bytes for pool kv; got 4, 3, 480");
+                    .hasMessage(context + "expected 4 tokens, 2 layers and 480 payload bytes for pool kv; got 4, 3, 480");
             assertThat(journal.lastIndex()).isEqualTo(before);
         }
     }
@@ -179,7 +180,7 @@ class JournalRoundTripTest {
         assertThat(JournalReplayer.replay(dir, ReplayStart.fromTime(1_035), JournalReplayer.OnCorrupt.FAIL, fromTime,
                 (r, b) -> { }).records()).isEqualTo(3);
         assertThatThrownBy(() -> JournalReplayer.replay(dir, ReplayStart.fromIndex(indices.get(5) + 7), JournalReplayer.OnCorrupt.FAIL,
-                new HostPageCache(1 << 20), (r, b) -> { })).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("no record at index");
+                new HostPageCache(1 << 20), (r, b) -> { })).isInstanceOf(IllegalArgumentException.class).hasMessage("no record at index " + Long.toHexString(indices.get(5) + 7) + " in " + dir);
     }
 
     @Test
@@ -196,6 +197,6 @@ class JournalRoundTripTest {
         write(TestPages.prompt(10, 1));
         JournalLayout other = new JournalLayout(8, TestPages.LAYOUT.layout());
         assertThatThrownBy(() -> HiCacheJournal.open(new JournalOptions(dir, other, RollPeriod.DAILY, System::currentTimeMillis, true)))
-                .isInstanceOf(JournalIoException.class).hasMessageContaining("holds a journal of ps 4");
+                .isInstanceOf(JournalIoException.class).hasMessage(dir + " holds a journal of ps 4, toy-mla 2 layers 40+8/24 fp8_e4m3, not ps 8, toy-mla 2 layers 40+8/24 fp8_e4m3");
     }
 }

@@ -68,7 +68,9 @@ class TcpTransferTest {
             assertThatThrownBy(() -> bf16.connect().block()).as("a refused handshake drops the connections, not the client: it asks again")
                     .isInstanceOf(TransferHandshakeException.class);
             TcpTransferBackend ps32 = new TcpTransferBackend("127.0.0.1", server.port(), 32, DslTest.MODEL.layout(), 4, TIMEOUT);
-            assertThatThrownBy(() -> ps32.connect().block()).isInstanceOf(TransferHandshakeException.class).hasMessageContaining("prefill page size 32");
+            assertThatThrownBy(() -> ps32.connect().block()).isInstanceOf(TransferHandshakeException.class)
+                    .hasMessage("E-PD-4: page size / kv dtype mismatch: decode page size 16, kv fp8_e4m3 (60 B rows, 1 layers); prefill page size 32,"
+                            + " kv dtype code 1 (60 B rows, 1 layers)");
         }
     }
 
@@ -79,10 +81,10 @@ class TcpTransferTest {
         try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0);
              TcpTransferBackend client = new TcpTransferBackend("127.0.0.1", server.port(), 16, DslTest.MODEL.layout(), 4, TIMEOUT)) {
             assertThatThrownBy(() -> client.send("ghost", 0, new PageRun(0, 1, 2), source).block()).isInstanceOf(TransferRejectedException.class)
-                    .hasMessageContaining("unknown request");
+                    .hasMessage("transfer of request ghost rejected: E-PD-PAGE: unknown request (rank 0, 2 pages)");
             long[] d = client.open("a", 2, 1).block();
             assertThatThrownBy(() -> client.send("a", 0, new PageRun(0, d[1] + 5, 1), source).block()).isInstanceOf(TransferRejectedException.class)
-                    .hasMessageContaining("is not one of its pages");
+                    .hasMessage("transfer of request a rejected: E-PD-PAGE: decode page " + (d[1] + 5) + " is not one of its pages (rank 0)");
             assertThat(server.rejectedPages()).isEqualTo(3);
             assertThat(client.stats().block()[0]).isEqualTo(3);
             assertThat(receiver.writtenPages("a")).isZero();
