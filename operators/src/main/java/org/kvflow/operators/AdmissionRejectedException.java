@@ -16,8 +16,8 @@ public final class AdmissionRejectedException extends KvflowException {
      * @param capacityTokens what the whole pool holds
      */
     public AdmissionRejectedException(String requestId, long neededTokens, long capacityTokens) {
-        super("request " + requestId + " needs " + neededTokens + " tokens (prompt + decode reservation); the pool holds "
-                + capacityTokens + " tokens in all");
+        super("request " + requestId + " needs " + neededTokens + " tokens (prompt + decode reservation), at least the whole pool's "
+                + capacityTokens + ": it can never be admitted");
         this.requestId = requestId;
         this.neededTokens = neededTokens;
         this.capacityTokens = capacityTokens;
