@@ -16,7 +16,7 @@ import org.kvflow.journal.replay.HostPageCache;
 
 /**
  * What a caller hands the journal is checked before anything is written: each refusal by its exact
- * message, and a journal that refused a call still takes the next one.
+ * message, and a journal that refused a call still takes the next one, at the index it reports.
  */
 class JournalArgumentsTest {
     private static final byte[] HASH = new byte[32];
@@ -54,8 +54,10 @@ class JournalArgumentsTest {
             assertThatThrownBy(() -> journal.checkpoint(next + 1)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("firstNeededIndex " + Long.toHexString(next + 1) + " lies beyond the next index " + Long.toHexString(next));
             assertThat(journal.nextIndex()).as("nothing was written for the refused calls").isEqualTo(next);
-            journal.evictHost(HASH);
-            assertThat(journal.nextIndex()).isGreaterThan(next);
+            assertThat(journal.evictHost(HASH)).as("the index the next record takes").isEqualTo(next);
+            assertThat(journal.lastIndex()).isEqualTo(next);
+            long checkpointAt = journal.nextIndex();
+            assertThat(journal.checkpoint(next)).isEqualTo(journal.lastIndex()).isGreaterThanOrEqualTo(checkpointAt);
         }
     }
 
