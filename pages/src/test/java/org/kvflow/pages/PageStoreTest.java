@@ -220,4 +220,36 @@ class PageStoreTest {
         assertThatThrownBy(() -> PageStore.onHeap("rank 0", plainMla, PS, 3)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a KV page store holds NSA MLA layouts (latent + indexer), not mla");
     }
+
+    @Test
+    void rowsAreWrittenOnlyWhereTheStoreHasThemAndNothingMovesOtherwise() {
+        PageStore store = PageStore.allocate(new HeapPageMemory(), "rank 1", LAYOUT, PS, 3); // rows [0, 6)
+        int rowBytes = LAYOUT.mlaRowBytes();
+        byte[] two = pattern(2 * rowBytes, 4);
+        store.writeMlaRows(1, 4, two, 0, 2); // the last two rows, exactly to the end
+        assertThat(store.readPage(1, KvComponent.MLA, 2)).isEqualTo(two);
+        store.writeMlaRows(0, 0, two, rowBytes, 1); // the first row, one of them
+        assertThat(java.util.Arrays.copyOf(store.readPage(0, KvComponent.MLA, 0), rowBytes)).isEqualTo(java.util.Arrays.copyOfRange(two, rowBytes, 2 * rowBytes));
+        byte[] before = store.readLayer(1, KvComponent.MLA);
+        assertThatThrownBy(() -> store.writeMlaRows(1, -1, two, 0, 1)).isInstanceOf(RowOutOfRangeException.class)
+                .hasMessage("rank 1: row -1 lies outside [0, 6)");
+        assertThatThrownBy(() -> store.writeMlaRows(1, 6, two, 0, 1)).hasMessage("rank 1: row 6 lies outside [0, 6)");
+        assertThatThrownBy(() -> store.writeMlaRows(1, 5, two, 0, 2)).hasMessage("rank 1: row 6 lies outside [0, 6)");
+        assertThatThrownBy(() -> store.writeMlaRows(1, 3, two, 0, 0)).as("no rows is no write").hasMessage("rank 1: row 2 lies outside [0, 6)");
+        assertThat(store.readLayer(1, KvComponent.MLA)).as("a refused write moves nothing").isEqualTo(before);
+    }
+
+    @Test
+    void indexRowsStayWithinOnePage() {
+        PageStore store = PageStore.allocate(new HeapPageMemory(), "rank 2", LAYOUT, PS, 3);
+        int dim = LAYOUT.shape().indexDim();
+        byte[] codes = pattern(2 * dim, 5);
+        float[] scales = {0.5f, 0.25f};
+        store.writeIndexRows(0, 2, codes, 0, scales, 0, 2); // rows 2 and 3: page 1 whole
+        assertThat(java.util.Arrays.copyOf(store.readPage(0, KvComponent.INDEX, 1), 2 * dim)).isEqualTo(codes);
+        byte[] before = store.readLayer(0, KvComponent.INDEX);
+        assertThatThrownBy(() -> store.writeIndexRows(0, 3, codes, 0, scales, 0, 2)).isInstanceOf(RowOutOfRangeException.class)
+                .hasMessage("rank 2: row 4 lies outside [0, 4)");
+        assertThat(store.readLayer(0, KvComponent.INDEX)).isEqualTo(before);
+    }
 }
