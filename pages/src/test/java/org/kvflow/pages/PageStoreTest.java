@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
@@ -82,7 +83,7 @@ class PageStoreTest {
         int bytes = store.mlaPageBytes();
         long[] order = {3, 4, 5, 0, 2};
         for (int i = 0; i < order.length; i++) {
-            assertThat(java.util.Arrays.copyOfRange(got, i * bytes, (i + 1) * bytes)).as("position %d", i)
+            assertThat(Arrays.copyOfRange(got, i * bytes, (i + 1) * bytes)).as("position %d", i)
                     .isEqualTo(store.readPage(1, KvComponent.MLA, order[i]));
         }
         assertThatThrownBy(() -> store.readPages(0, KvComponent.INDEX, new long[] {1, 6})).isInstanceOf(PageOutOfRangeException.class)
@@ -102,7 +103,7 @@ class PageStoreTest {
         assertThat(writes).as("runs 3-5, 0, 2").hasValue(3);
         for (int i = 0; i < order.length; i++) {
             assertThat(store.readPage(1, KvComponent.MLA, order[i])).as("position %d", i)
-                    .isEqualTo(java.util.Arrays.copyOfRange(src, i * bytes, (i + 1) * bytes));
+                    .isEqualTo(Arrays.copyOfRange(src, i * bytes, (i + 1) * bytes));
         }
         byte[] before = store.readLayer(0, KvComponent.MLA);
         assertThatThrownBy(() -> store.writePages(0, KvComponent.MLA, new long[] {1, 6}, pattern(2 * bytes, 9)))
@@ -148,7 +149,7 @@ class PageStoreTest {
         device.writePage(KvComponent.MLA, 1, mla);
         decode.copyPagesFrom(device, new long[] {1, 0}, new long[] {3, 0});
         assertThat(decode.readPage(KvComponent.MLA, 3)).isEqualTo(mla);
-        assertThat(decode.readPage(1, KvComponent.MLA, 3)).isEqualTo(java.util.Arrays.copyOfRange(mla, device.mlaPageBytes(), mla.length));
+        assertThat(decode.readPage(1, KvComponent.MLA, 3)).isEqualTo(Arrays.copyOfRange(mla, device.mlaPageBytes(), mla.length));
     }
 
     @Test
@@ -229,7 +230,7 @@ class PageStoreTest {
         store.writeMlaRows(1, 4, two, 0, 2); // the last two rows, exactly to the end
         assertThat(store.readPage(1, KvComponent.MLA, 2)).isEqualTo(two);
         store.writeMlaRows(0, 0, two, rowBytes, 1); // the first row, one of them
-        assertThat(java.util.Arrays.copyOf(store.readPage(0, KvComponent.MLA, 0), rowBytes)).isEqualTo(java.util.Arrays.copyOfRange(two, rowBytes, 2 * rowBytes));
+        assertThat(Arrays.copyOf(store.readPage(0, KvComponent.MLA, 0), rowBytes)).isEqualTo(Arrays.copyOfRange(two, rowBytes, 2 * rowBytes));
         byte[] before = store.readLayer(1, KvComponent.MLA);
         assertThatThrownBy(() -> store.writeMlaRows(1, -1, two, 0, 1)).isInstanceOf(RowOutOfRangeException.class)
                 .hasMessage("rank 1: row -1 lies outside [0, 6)");
@@ -246,7 +247,7 @@ class PageStoreTest {
         byte[] codes = pattern(2 * dim, 5);
         float[] scales = {0.5f, 0.25f};
         store.writeIndexRows(0, 2, codes, 0, scales, 0, 2); // rows 2 and 3: page 1 whole
-        assertThat(java.util.Arrays.copyOf(store.readPage(0, KvComponent.INDEX, 1), 2 * dim)).isEqualTo(codes);
+        assertThat(Arrays.copyOf(store.readPage(0, KvComponent.INDEX, 1), 2 * dim)).isEqualTo(codes);
         byte[] before = store.readLayer(0, KvComponent.INDEX);
         assertThatThrownBy(() -> store.writeIndexRows(0, 3, codes, 0, scales, 0, 2)).isInstanceOf(RowOutOfRangeException.class)
                 .hasMessage("rank 2: row 4 lies outside [0, 4)");

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import org.kvflow.decode.DecodeReceiver;
 import org.junit.jupiter.api.Test;
+import org.kvflow.decode.DecodeReceiver;
 
 /**
  * A decode server's limits: each cap refused below 1 and taken at 1, each duration refused at zero
