@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -231,7 +234,7 @@ public final class Soak {
         double heapStart = heapAfterGc(); // the decode pools allocated: what grows after this is what the soak leaves behind
         AtomicLong typedFailures = new AtomicLong();
         AtomicLong afterRestart = new AtomicLong();
-        java.util.concurrent.ScheduledExecutorService restarter = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledExecutorService restarter = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "soak-decode-restarts"); // a plain thread: closing a server blocks, which Reactor's threads refuse
             t.setDaemon(true);
             return t;
@@ -248,7 +251,7 @@ public final class Soak {
             } catch (RuntimeException e) {
                 crash.compareAndSet(null, e);
             }
-        }, restartEvery.toMillis(), restartEvery.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, restartEvery.toMillis(), restartEvery.toMillis(), TimeUnit.MILLISECONDS);
         List<Thread> workers = new ArrayList<>();
         for (int p = 0; p < pipelines; p++) {
             int index = p;
@@ -270,7 +273,7 @@ public final class Soak {
                 throw new IllegalStateException(e);
             }
         }
-        restarter.shutdownNow();
+        stopRestarts(restarter);
         Throwable crashed = crash.get();
         if (crashed != null) {
             throw new IllegalStateException("a soak pipeline stopped: " + crashed, crashed);
@@ -283,6 +286,22 @@ public final class Soak {
         RankFaults ranks = new RankFaults(rankKills.get(), rankCount("kvflow.ranks.lost"), rankCount("kvflow.ranks.restarted"));
         return new Report(submitted.get(), byOutcome, Map.copyOf(firstMessages), pagesNotReturned.get(), left, heapAfterGc() - heapStart, typedFailures.get(), afterRestart.get(),
                 wrongKv.get(), kvChecked.get(), restarts.get(), ranks, journalFill(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * Lets a restart under way finish and starts no more. Interrupting one instead would fail the
+     * decode server's close it is blocked in, and the soak would report that as a crash.
+     */
+    private static void stopRestarts(ScheduledExecutorService restarter) {
+        restarter.shutdown();
+        try {
+            if (!restarter.awaitTermination(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("a decode restart did not finish within a minute");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Kills one rank process of the rank pipeline's run while that run serves (between runs, and while they start, none is killed). */
