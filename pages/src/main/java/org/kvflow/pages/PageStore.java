@@ -459,14 +459,18 @@ public final class PageStore implements AutoCloseable {
     }
 
     /**
+     * @throws IllegalArgumentException naming the count if it is below one (a write of no rows is a caller's slip)
      * @throws RowOutOfRangeException if rows {@code firstRow .. firstRow + count - 1} do not all lie in this store
      */
     public void checkRows(long firstRow, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException(label + ": a row write needs at least one row, count was " + count);
+        }
         long rows = (long) pages * pageSize;
         if (firstRow < 0 || firstRow >= rows) {
             throw new RowOutOfRangeException(label, firstRow, rows);
         }
-        if (count < 1 || firstRow + count > rows) {
+        if (firstRow + count > rows) {
             throw new RowOutOfRangeException(label, firstRow + count - 1, rows);
         }
     }

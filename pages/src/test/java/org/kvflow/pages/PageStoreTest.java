@@ -236,7 +236,9 @@ class PageStoreTest {
                 .hasMessage("rank 1: row -1 lies outside [0, 6)");
         assertThatThrownBy(() -> store.writeMlaRows(1, 6, two, 0, 1)).hasMessage("rank 1: row 6 lies outside [0, 6)");
         assertThatThrownBy(() -> store.writeMlaRows(1, 5, two, 0, 2)).hasMessage("rank 1: row 6 lies outside [0, 6)");
-        assertThatThrownBy(() -> store.writeMlaRows(1, 3, two, 0, 0)).as("no rows is no write").hasMessage("rank 1: row 2 lies outside [0, 6)");
+        assertThatThrownBy(() -> store.writeMlaRows(1, 3, two, 0, 0)).as("no rows is no write").isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rank 1: a row write needs at least one row, count was 0");
+        assertThatThrownBy(() -> store.writeMlaRows(1, 3, two, 0, -2)).hasMessage("rank 1: a row write needs at least one row, count was -2");
         assertThat(store.readLayer(1, KvComponent.MLA)).as("a refused write moves nothing").isEqualTo(before);
     }
 
