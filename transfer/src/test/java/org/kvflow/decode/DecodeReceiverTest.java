@@ -30,7 +30,8 @@ class DecodeReceiverTest {
     void countsAndRanksFromTheWireAreBoundedBeforeAnythingIsKept() {
         DecodeReceiver receiver = new DecodeReceiver(8, 4, null);
         assertThatThrownBy(() -> receiver.open("a", 0x7FFFFFFF, 1)).isInstanceOf(TransferRejectedException.class)
-                .hasMessage("transfer of request a rejected: 2147483647 pages outside [1, 7]");
+                .hasMessage("transfer of request a rejected: 2147483647 pages outside [1, 7]")
+                .satisfies(e -> refused(e, "PD-REJECTED", "a", "2147483647 pages outside [1, 7]"));
         assertThatThrownBy(() -> receiver.open("a", 1, 0)).hasMessage("transfer of request a rejected: 0 senders; at least 1");
         receiver.open("a", 1, 2);
         assertThatThrownBy(() -> receiver.complete("a", 0x7FFFFFFF))
@@ -69,13 +70,146 @@ class DecodeReceiverTest {
                 "transfer of request a rejected: a request of that id is open already (ids are unique among open requests, across clients)");
         receiver.open("big", 5, 1);
         assertThatThrownBy(() -> receiver.open("more", 1, 1)).isInstanceOf(DecodePoolFullException.class)
-                .hasMessage("request more needs 1 decode pages; the pool has 0 free");
+                .hasMessage("request more needs 1 decode pages; the pool has 0 free")
+                .satisfies(e -> refused(e, "PD-POOL-FULL", "more", "1 decode pages needed; the pool has 0 free"));
         assertThat(receiver.openSessions()).as("the refused request holds nothing").isEqualTo(2);
         receiver.release("big");
         assertThat(receiver.pagesInUse()).isEqualTo(2);
         receiver.release("a");
         assertThat(receiver.pagesInUse()).isZero();
         assertThat(receiver.openSessions()).isZero();
+    }
+
+    @Test
+    void aCountAtThePoolsCapacityOpensAndARankEqualToTheSendersIsRefused() {
+        DecodeReceiver receiver = new DecodeReceiver(8, 4, null); // page 0 is padding: 7 usable
+        assertThat(receiver.capacityPages()).isEqualTo(7);
+        assertThat(receiver.open("all", 7, 2)).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(receiver.pages("all")).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThatThrownBy(() -> receiver.complete("all", 2)).hasMessage("transfer of request all rejected: completion from rank 2, outside [0, 2)");
+        assertThatThrownBy(() -> receiver.accept("all", 2, pages(1, 1), null))
+                .hasMessage("transfer of request all rejected: pages from rank 2, outside [0, 2)");
+        assertThatThrownBy(() -> receiver.pages("ghost")).isInstanceOf(TransferRejectedException.class)
+                .hasMessage("transfer of request ghost rejected: unknown request");
+    }
+
+    @Test
+    void sessionsWaitingForARanksCompletionAreCountedUntilItComes() {
+        DecodeReceiver receiver = new DecodeReceiver(16, 4, null);
+        receiver.open("a", 1, 2);
+        receiver.open("b", 1, 1);
+        assertThat(receiver.incompleteSessions()).isEqualTo(2);
+        receiver.complete("a", 0);
+        receiver.complete("b", 0);
+        assertThat(receiver.incompleteSessions()).as("a waits for rank 1; b is complete").isEqualTo(1);
+        receiver.complete("a", 1);
+        assertThat(receiver.incompleteSessions()).isZero();
+        assertThat(receiver.readySessions()).as("complete, but no page written").isZero();
+    }
+
+    /** A writer that fails (a copy refused, a device error) leaves its positions unwritten and unclaimed: the rank may send them again. */
+    @Test
+    void aFailedWriteLeavesItsPositionsFreeToBeWrittenAgain() {
+        DecodeReceiver receiver = new DecodeReceiver(16, 4, TOY);
+        long[] d = receiver.open("a", 2, 1);
+        assertThatThrownBy(() -> receiver.accept("a", 0, d, (store, pages) -> {
+            throw new IllegalStateException("copy failed");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("copy failed");
+        assertThat(receiver.writtenPages("a")).isZero();
+        assertThat(receiver.pagesInUse()).as("the request still holds its pages").isEqualTo(2);
+        receiver.accept("a", 0, d, (store, pages) -> { });
+        receiver.complete("a", 0);
+        assertThat(receiver.isReady("a")).isTrue();
+
+        long[] b = receiver.open("b", 3, 1);
+        assertThatThrownBy(() -> receiver.accept("b", 0, b, (store, pages) -> {
+            receiver.release("b"); // decode gave up on it while the write ran
+            assertThat(receiver.pagesInUse()).as("pages under a write stay allocated").isEqualTo(5);
+            throw new IllegalStateException("copy failed");
+        })).hasMessage("copy failed");
+        assertThat(receiver.pagesInUse()).as("a released request's pages are back once its failed write ended").isEqualTo(2);
+    }
+
+    /** Readiness that comes with the last page, after every rank completed, starts the request's ttl there (and a clock at 0 is a time). */
+    @Test
+    void aRequestMadeReadyByItsLastPageAgesFromThatPage() {
+        long[] now = {0};
+        DecodeReceiver r = new DecodeReceiver(16, 4, null, () -> now[0]);
+        long[] d = r.open("late", 2, 1);
+        r.complete("late", 0);
+        r.accept("late", 0, new long[] {d[0]}, null);
+        assertThat(r.isReady("late")).isFalse();
+        r.accept("late", 0, new long[] {d[1]}, null); // ready at t = 0
+        assertThat(r.isReady("late")).isTrue();
+        now[0] = 499;
+        assertThat(r.expireReady(java.time.Duration.ofNanos(500))).isEmpty();
+        now[0] = 500;
+        assertThat(r.expireReady(java.time.Duration.ofNanos(500))).containsExactly("late");
+        assertThat(r.pagesInUse()).isZero();
+    }
+
+    /**
+     * The digest is CRC32C over, position by position and layer by layer, the valid MLA rows, the
+     * valid index codes and their scales, and nothing else: the same KV under other page ids gives
+     * the same digest, a byte past {@code seqLen} changes nothing, and one valid byte changes it.
+     */
+    @Test
+    void aDigestSumsTheValidRowsOfEveryLayerInPositionOrderWhateverThePageIds() {
+        org.kvflow.core.model.KvLayout layout = new org.kvflow.core.model.KvLayout(new org.kvflow.core.model.ModelShape("toy",
+                org.kvflow.core.model.ModelKind.TOY_MLA, 2, 16, 4, 200), org.kvflow.core.model.KvDtype.FP8_E4M3); // index keys of two scale tiles
+        int ps = 4;
+        long seqLen = 6; // two pages: four rows, then two
+        DecodeReceiver first = new DecodeReceiver(16, ps, layout);
+        DecodeReceiver second = new DecodeReceiver(16, ps, layout);
+        second.open("before", 3, 1); // the same request lands on other page ids there
+        long[] d1 = first.open("a", 2, 1);
+        long[] d2 = second.open("a", 2, 1);
+        assertThat(d2).doesNotContain(d1);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        byte[][][] payload = new byte[2][2][]; // [position][component]
+        for (int pos = 0; pos < 2; pos++) {
+            for (org.kvflow.pages.KvComponent c : org.kvflow.pages.KvComponent.values()) {
+                byte[] bytes = new byte[2 * first.store().pageBytes(c)];
+                random.nextBytes(bytes);
+                payload[pos][c.ordinal()] = bytes;
+                first.store().writePage(c, d1[pos], bytes);
+                second.store().writePage(c, d2[pos], bytes);
+            }
+        }
+        java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+        int rowBytes = layout.mlaRowBytes();
+        int dim = layout.shape().indexDim();
+        int scales = org.kvflow.core.model.KvLayout.SCALE_BYTES * org.kvflow.core.model.KvLayout.tiles(dim);
+        assertThat(scales).isEqualTo(8);
+        for (int pos = 0; pos < 2; pos++) {
+            int valid = pos == 0 ? 4 : 2;
+            for (int l = 0; l < 2; l++) {
+                int mla = first.store().mlaPageBytes();
+                int index = first.store().indexPageBytes();
+                expected.update(payload[pos][org.kvflow.pages.KvComponent.MLA.ordinal()], l * mla, valid * rowBytes);
+                expected.update(payload[pos][org.kvflow.pages.KvComponent.INDEX.ordinal()], l * index, valid * dim);
+                expected.update(payload[pos][org.kvflow.pages.KvComponent.INDEX.ordinal()], l * index + ps * dim, valid * scales);
+            }
+        }
+        assertThat(first.digest("a", seqLen)).isEqualTo(expected.getValue()).isEqualTo(second.digest("a", seqLen));
+
+        byte[] lastScales = first.store().readPage(1, org.kvflow.pages.KvComponent.INDEX, d1[1]);
+        lastScales[ps * dim + 2 * scales] ^= 1; // the scales of row 6, past seqLen
+        first.store().writePage(1, org.kvflow.pages.KvComponent.INDEX, d1[1], java.nio.ByteBuffer.wrap(lastScales));
+        assertThat(first.digest("a", seqLen)).as("a byte past seqLen").isEqualTo(expected.getValue());
+        lastScales[ps * dim + 2 * scales - 1] ^= 1; // the last scale byte of row 5, the last valid row
+        first.store().writePage(1, org.kvflow.pages.KvComponent.INDEX, d1[1], java.nio.ByteBuffer.wrap(lastScales));
+        assertThat(first.digest("a", seqLen)).as("a valid byte of layer 1").isNotEqualTo(expected.getValue());
+        assertThatThrownBy(() -> first.digest("ghost", 1)).isInstanceOf(TransferRejectedException.class)
+                .hasMessage("transfer of request ghost rejected: unknown request");
+    }
+
+    /** What a refusal sent back to its requester carries: the code, the request once, and the reason without it. */
+    private static void refused(Throwable e, String code, String requestId, String reason) {
+        DecodeRefusal refusal = (DecodeRefusal) e;
+        assertThat(refusal.code()).isEqualTo(code);
+        assertThat(refusal.requestId()).isEqualTo(requestId);
+        assertThat(refusal.reason()).isEqualTo(reason);
     }
 
     /** Decode pages {@code first .. first + count - 1}. */

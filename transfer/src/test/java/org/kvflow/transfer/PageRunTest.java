@@ -12,6 +12,7 @@ class PageRunTest {
         PageRun run = new PageRun(5, 40, 3);
         assertThat(run.src()).containsExactly(5, 6, 7);
         assertThat(run.dst()).containsExactly(40, 41, 42);
+        assertThat(new PageRun(5, 40, 1).src()).as("one page is a run").containsExactly(5);
     }
 
     @Test
