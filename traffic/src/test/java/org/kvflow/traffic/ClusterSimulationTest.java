@@ -101,6 +101,51 @@ class ClusterSimulationTest {
         assertThat(sim.instancesFor(trace, true, spec, 1, 1e-6, 0.9, 4)).as("a bound no prefill meets").isEmpty();
     }
 
+    /**
+     * Three requests at once, none sharing a prefix, with a bound of exactly one prefill: each must
+     * have an instance to itself, so the search passes 1, 2, 4 and bisects back to 3; a first token
+     * exactly at the bound meets it.
+     */
+    @Test
+    void theSearchBisectsBelowThePowerOfTwoThatMeetsTheBoundAndABoundMetExactlyCounts() {
+        List<TraceRequest> trace = List.of(prompt(1, 0, 1), prompt(2, 0, 2), prompt(3, 0, 3));
+        ClusterSimulation sim = new ClusterSimulation(new TraceReplay(2, 64, 1_024), H200);
+        ClusterSpec spec = new ClusterSpec(1, 1, Router.LEAST_LOADED, 0, 0);
+        double p = H200.prefillSeconds(512, 0, 2, true);
+        ClusterReport two = sim.run(trace, true, spec.withPrefillInstances(2), 1, p);
+        assertThat(two.sloAttainment()).as("the third waits for the first").isCloseTo(2.0 / 3, within(1e-12));
+        ClusterReport three = sim.run(trace, true, spec.withPrefillInstances(3), 1, p);
+        assertThat(three.ttft().max()).isEqualTo(p);
+        assertThat(three.sloAttainment()).as("every first token exactly at the bound").isEqualTo(1.0);
+        assertThat(three.requestsPerSecond()).as("three served by the time p").isCloseTo(3 / p, within(1e-9 * 3 / p));
+        assertThat(sim.instancesFor(trace, true, spec, 1, p, 1.0, 8)).hasValue(3);
+        assertThat(sim.instancesFor(trace, true, spec, 1, p, 2.0 / 3, 8)).as("two thirds: two instances").hasValue(2);
+        assertThat(sim.instancesFor(trace, true, spec, 1, p, 1.0, 2)).as("no more than two tried").isEmpty();
+    }
+
+    /** Each instance's hit ratio is its own requests' (0 for an instance that got none), and they weigh up to the cluster's. */
+    @Test
+    void hitRatiosPerInstanceAreTheirOwnRequestsAndAnEmptyTraceServesNothing() {
+        // A twice on one instance, B on the other
+        List<TraceRequest> trace = List.of(prompt(1, 0, 1, 2, 3, 4), prompt(2, 0, 5, 6, 7, 8), prompt(3, APART_MS, 1, 2, 3, 4));
+        ClusterSimulation sim = new ClusterSimulation(new TraceReplay(2, 64, 1_024), H200);
+        ClusterReport r = sim.run(trace, true, new ClusterSpec(3, 1, Router.PREFIX_AWARE, 0, 0), 1, 1e6);
+        int withA = r.requestsPerInstance().indexOf(2);
+        assertThat(r.requestsPerInstance()).as("A and its repeat together, B alone, one instance idle").containsExactlyInAnyOrder(2, 1, 0);
+        double repeat = (4 * 512 - 64) / (2.0 * 4 * 512);
+        assertThat(r.hitRatioPerInstance().get(withA)).isCloseTo(repeat, within(1e-12));
+        assertThat(r.hitRatioPerInstance()).as("B's instance and the idle one").containsOnlyOnce(repeat).filteredOn(h -> h != repeat).containsOnly(0.0);
+        assertThat(r.hitRatio()).isCloseTo((4 * 512 - 64) / (3.0 * 4 * 512), within(1e-12));
+
+        ClusterReport none = sim.run(List.of(), true, new ClusterSpec(1, 1, Router.ROUND_ROBIN, 0, 0), 1, 1);
+        assertThat(none.requests()).isZero();
+        assertThat(none.served()).isZero();
+        assertThat(none.sloAttainment()).as("nothing asked, nothing missed").isEqualTo(1.0);
+        assertThat(none.requestsPerSecond()).isZero();
+        assertThat(none.hitRatio()).isZero();
+        assertThat(none.hitRatioPerInstance()).containsExactly(0.0);
+    }
+
     @Test
     void badSizesAndNamesAreRefusedNamingThem() {
         assertThatThrownBy(() -> new ClusterSpec(0, 1, Router.ROUND_ROBIN, 0, 0)).isInstanceOf(IllegalArgumentException.class)
@@ -112,6 +157,12 @@ class ClusterSimulationTest {
         ClusterSimulation sim = new ClusterSimulation(new TraceReplay(2, 64, 64), H200);
         assertThatThrownBy(() -> sim.run(List.of(), true, new ClusterSpec(1, 1, Router.ROUND_ROBIN, 0, 0), 0, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("speed 0.0 and SLO 1.0 s must be finite numbers > 0");
+        assertThatThrownBy(() -> sim.run(List.of(), true, new ClusterSpec(1, 1, Router.ROUND_ROBIN, 0, 0), 1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("speed 1.0 and SLO 0.0 s must be finite numbers > 0");
+        assertThatThrownBy(() -> sim.instancesFor(List.of(), true, new ClusterSpec(1, 1, Router.ROUND_ROBIN, 0, 0), 1, 1, 0, 4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("attainment 0.0 must be in (0, 1] and the most instances 4 >= 1");
+        assertThatThrownBy(() -> sim.instancesFor(List.of(), true, new ClusterSpec(1, 1, Router.ROUND_ROBIN, 0, 0), 1, 1, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("attainment 1.0 must be in (0, 1] and the most instances 0 >= 1");
         assertThatThrownBy(() -> sim.instancesFor(List.of(), true, new ClusterSpec(1, 1, Router.ROUND_ROBIN, 0, 0), 1, 1, 1.5, 4))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("attainment 1.5 must be in (0, 1] and the most instances 4 >= 1");
     }

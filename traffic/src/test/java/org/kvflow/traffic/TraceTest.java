@@ -77,6 +77,9 @@ class TraceTest {
         }
         assertThat(first).as("the first token that differs: block 2's").isEqualTo(2 * 512);
         assertThat(java.util.Arrays.stream(ta).allMatch(t -> t >= 0 && t < TraceTokens.VOCABULARY)).as("token ids in the vocabulary").isTrue();
+        // the ids themselves, worked out apart from this code (64-bit mix of hash and position, unsigned, modulo the vocabulary;
+        // the first two mix to 2^63 or more): the prompts, and so the trace figures, stay the same from one build to the next
+        assertThat(new int[] {ta[0], ta[1], ta[512 + 1], ta[1_299]}).containsExactly(72_425, 51_247, 77_840, 6_633);
     }
 
     @Test
@@ -206,6 +209,28 @@ class TraceTest {
         LayoutReport unpaced = new TraceReplay(2, 64, 64, 4).replay(trace, true, 0, null);
         assertThat(unpaced.queued()).isZero();
         assertThat(unpaced.queueWait().count()).isZero();
+    }
+
+    /** One point a served request, in trace time, with the hits and prompt tokens so far: its last point is the report's totals. */
+    @Test
+    void theTimelineFollowsTheServedRequestsAndEndsAtTheReportsTotals() {
+        List<TraceRequest> trace = List.of(new TraceRequest(1, 1_000, 1_024, 1, new long[] {1, 2}), new TraceRequest(2, 3_000, 1_024, 1, new long[] {1, 2}),
+                new TraceRequest(3, 4_500, 512, 1, new long[] {3}));
+        LayoutReport report = new TraceReplay(2, 64, 64, 1).replay(trace, true); // batches of one: each request sees the cache its predecessor left
+        List<TracePoint> timeline = report.timeline();
+        assertThat(timeline).extracting(TracePoint::traceSeconds).containsExactly(0.0, 2.0, 3.5);
+        assertThat(timeline).extracting(TracePoint::hitTokens).as("the repeat hits all but its last page").containsExactly(0L, 960L, 960L);
+        assertThat(timeline).extracting(TracePoint::inputTokens).containsExactly(1_024L, 2_048L, 2_560L);
+        // the cache keeps every page of A (16), then of B too (8 more), each page once over the two ranks
+        assertThat(timeline).extracting(TracePoint::cachedPrefixTokens).containsExactly(1_024L, 1_024L, 1_536L);
+        assertThat(timeline).extracting(TracePoint::pagesPerRank).containsExactly(8.0, 8.0, 12.0);
+        assertThat(timeline.getLast().hitRatio()).isEqualTo(report.hitRatio()).isEqualTo(960.0 / 2_560);
+        assertThat(report.hitTokens()).isEqualTo(960);
+        assertThat(report.peakPagesPerRank()).as("the most a rank held: A's and B's pages").isEqualTo(12);
+        assertThat(report.evictedPages()).isZero();
+        assertThat(new TraceReplay(1, 1, 1, 1).cp()).as("every size at its least").isEqualTo(1);
+        assertThatThrownBy(() -> new TraceReplay(1, 1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cp 1, page size 1, pages per rank 1 and batch 0 must all be >= 1");
     }
 
     @Test
