@@ -47,7 +47,7 @@ public final class SafeTensors implements AutoCloseable {
      *
      * @param file a safetensors file
      * @return the open file
-     * @throws SafeTensorsException naming the file and what is wrong: unreadable, a header length past the file, a header
+     * @throws SafeTensorsException naming the file and what is wrong: unreadable, a header length outside the file (or under the 2 bytes of {@code {}}), a header
      *                              that is not JSON, or a tensor (by name) whose entry is malformed or whose bytes are not all there
      */
     public static SafeTensors open(Path file) {
@@ -60,7 +60,8 @@ public final class SafeTensors implements AutoCloseable {
             MemorySegment all = channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             long headerLength = all.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 0);
             if (headerLength < 2 || headerLength > size - 8) {
-                throw new SafeTensorsException(file + ": header length " + headerLength + " past the file's " + size + " bytes");
+                throw new SafeTensorsException(file + ": header length " + headerLength + " outside [2, " + (size - 8) + "]: the file has "
+                        + size + " bytes, 8 of them the length");
             }
             byte[] header = all.asSlice(8, headerLength).toArray(ValueLayout.JAVA_BYTE);
             MemorySegment payload = all.asSlice(8 + headerLength);

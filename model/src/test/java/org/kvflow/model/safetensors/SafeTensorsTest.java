@@ -86,7 +86,19 @@ class SafeTensorsTest {
     void aHeaderLengthPastTheFileIsRefused() throws IOException {
         Path f = file("{}", new byte[0], 1_000_000);
         assertThatThrownBy(() -> SafeTensors.open(f)).isInstanceOf(SafeTensorsException.class)
-                .hasMessage(f + ": header length 1000000 past the file's 10 bytes");
+                .hasMessage(f + ": header length 1000000 outside [2, 2]: the file has 10 bytes, 8 of them the length");
+        Path three = file("{}", new byte[0], 3);
+        assertThatThrownBy(() -> SafeTensors.open(three)).isInstanceOf(SafeTensorsException.class)
+                .hasMessage(three + ": header length 3 outside [2, 2]: the file has 10 bytes, 8 of them the length");
+        Path one = file("{}", new byte[0], 1);
+        assertThatThrownBy(() -> SafeTensors.open(one)).isInstanceOf(SafeTensorsException.class)
+                .hasMessage(one + ": header length 1 outside [2, 2]: the file has 10 bytes, 8 of them the length");
+        Path lengthOnly = file("", new byte[0], 0);
+        assertThatThrownBy(() -> SafeTensors.open(lengthOnly)).isInstanceOf(SafeTensorsException.class)
+                .hasMessage(lengthOnly + ": header length 0 outside [2, 0]: the file has 8 bytes, 8 of them the length");
+        try (SafeTensors empty = SafeTensors.open(file("{}", new byte[0]))) {
+            assertThat(empty.tensors()).as("a header that fills the file exactly, and no tensors").isEmpty();
+        }
         Path tiny = dir.resolve("tiny");
         Files.write(tiny, new byte[3]);
         assertThatThrownBy(() -> SafeTensors.open(tiny)).isInstanceOf(SafeTensorsException.class)
@@ -101,6 +113,18 @@ class SafeTensorsTest {
         Path size = file("{\"w\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", floats(1, 2));
         assertThatThrownBy(() -> SafeTensors.open(size)).isInstanceOf(SafeTensorsException.class)
                 .hasMessage(size + ": tensor w: F32 [3] needs 12 bytes, data_offsets give 8");
+        Path offset = file("{\"w\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[4,12]}}", floats(1, 2, 3));
+        assertThatThrownBy(() -> SafeTensors.open(offset)).isInstanceOf(SafeTensorsException.class)
+                .hasMessage(offset + ": tensor w: F32 [3] needs 12 bytes, data_offsets give 8");
+        Path backwards = file("{\"w\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[4,3]}}", floats(1));
+        assertThatThrownBy(() -> SafeTensors.open(backwards)).isInstanceOf(SafeTensorsException.class)
+                .hasMessage(backwards + ": tensor w: data_offsets [4,3] are not a range");
+        Path negative = file("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,-1],\"data_offsets\":[0,0]}}", new byte[0]);
+        assertThatThrownBy(() -> SafeTensors.open(negative)).isInstanceOf(SafeTensorsException.class)
+                .hasMessage(negative + ": tensor w: shape [2,-1] has a negative or non-integer dimension");
+        try (SafeTensors empty = SafeTensors.open(file("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,0],\"data_offsets\":[4,4]}}", floats(1)))) {
+            assertThat(empty.tensors().get("w").elements()).as("a dimension of 0 and an empty range are a tensor of nothing").isZero();
+        }
         Path noDtype = file("{\"w\":{\"shape\":[1],\"data_offsets\":[0,4]}}", floats(1));
         assertThatThrownBy(() -> SafeTensors.open(noDtype)).isInstanceOf(SafeTensorsException.class)
                 .hasMessageStartingWith(noDtype + ": tensor w: an entry needs dtype, shape and two data_offsets");
