@@ -132,7 +132,7 @@ final class OwnershipCommand implements Callable<Integer> {
         out.println(ranks);
         ObjectNode physical = (ObjectNode) a.get("physicalPages");
         out.printf(Locale.ROOT, "physical pages: shared %d, replicated %s%n", physical.get("shared").longValue(),
-                physical.get("replicated").isNull() ? "(does not fit)" : physical.get("replicated").asText() + " (" + cp + " copies)");
+                physical.get("replicated").isNull() ? "(does not fit)" : physical.get("replicated").asText() + " (" + cp + (cp == 1 ? " copy)" : " copies)"));
         ObjectNode c = (ObjectNode) a.get("capacity");
         out.printf(Locale.ROOT, "capacity: %s, %d layers, %s, budget %d B per rank, %d B per token -> %d pages per rank%n",
                 c.get("model").asText(), c.get("layers").intValue(), c.get("kvDtype").asText(), c.get("budgetBytes").longValue(),

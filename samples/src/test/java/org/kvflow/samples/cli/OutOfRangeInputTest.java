@@ -16,6 +16,11 @@ class OutOfRangeInputTest {
             validate-config --cp -8                   | kvflow: --cp: must be >= 1, was -8
             validate-config --device-pool-tokens -1   | kvflow: --device-pool-tokens: must be >= 0, was -1
             validate-config --chunked-prefill-size 0  | kvflow: --chunked-prefill-size: must be -1 (off) or >= 1, was 0
+            validate-config --chunked-prefill-size -2 | kvflow: --chunked-prefill-size: must be -1 (off) or >= 1, was -2
+            validate-config --page-size 0             | kvflow: --page-size: must be >= 1, was 0
+            validate-config --prefill-max-requests -1 | kvflow: --prefill-max-requests: must be >= 0, was -1
+            validate-config --max-prefill-tokens -1   | kvflow: --max-prefill-tokens: must be >= 0, was -1
+            validate-config --hicache-host-pool-tokens -1 | kvflow: --hicache-host-pool-tokens: must be >= 0, was -1
             demo --max-len 2000000000                 | kvflow: --max-len: must be in [1, 131072], was 2000000000
             demo --cp 1000                            | kvflow: --cp: must be in [2, 64], was 1000
             demo --requests 0                         | kvflow: --requests: must be in [1, 100000], was 0

@@ -52,6 +52,16 @@ class OwnershipCommandTest {
         assertThat(r.exit()).isZero();
         assertThat(r.out()).startsWith("request: 200 tokens, page size 64 -> 4 pages on CP 4")
                 .contains("pages per rank: r0=1 r1=1 r2=1 r3=1").contains("capacity ratio (cp*N-1)/(N-1) = 4.0002");
+        assertThat(r.out().lines().skip(1).limit(5)).as("the page table, one line a page")
+                .containsExactly("pos\tpage\towner\tlocalPage", "0\t1\t1\t0", "1\t2\t2\t0", "2\t3\t3\t0", "3\t4\t0\t1");
+        assertThat(r.out()).contains("physical pages: shared 4, replicated 16 (4 copies)");
+        Cli.Result one = Cli.run("ownership", "--cp", "1", "--page-size", "1", "--tokens", "2");
+        assertThat(one.exit()).as("the least CP and page size").isZero();
+        assertThat(one.out()).contains("physical pages: shared 2, replicated 2 (1 copy)");
+        // ten pages a rank: twelve pages fit the shared pool of CP2 (19 logical pages), not the replicated one (9)
+        Cli.Result onlyShared = Cli.run("ownership", "--cp", "2", "--tokens", "768", "--budget-bytes", String.valueOf(48_068L * 64 * 10));
+        assertThat(onlyShared.out()).contains("physical pages: shared 12, replicated (does not fit)").contains("10 pages per rank")
+                .contains("shared CP2:     19 logical pages, 1216 tokens").contains("replicated CP2: 9 logical pages, 576 tokens");
     }
 
     @Test
@@ -61,6 +71,8 @@ class OwnershipCommandTest {
         assertThat(tooBig.out()).isEmpty();
         assertThat(tooBig.err()).startsWith("kvflow: --tokens: 100000000 tokens need 1562500 pages; the shared pool of cp 2 holds");
         assertThat(Cli.run("ownership", "--cp", "0", "--tokens", "1").err()).isEqualTo("kvflow: --cp: must be >= 1, was 0" + System.lineSeparator());
+        assertThat(Cli.run("ownership", "--cp", "2", "--page-size", "0", "--tokens", "1").err())
+                .isEqualTo("kvflow: --page-size: must be >= 1, was 0" + System.lineSeparator());
         assertThat(Cli.run("ownership", "--cp", "2", "--tokens", "1", "--model", "llama").err())
                 .startsWith("kvflow: --model: must be one of [deepseek-v3.2, glm-5]");
         assertThat(Cli.run("ownership", "--cp", "2", "--tokens", "1", "--budget-bytes", "1000").err())

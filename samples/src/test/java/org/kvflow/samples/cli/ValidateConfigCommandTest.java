@@ -53,6 +53,31 @@ class ValidateConfigCommandTest {
                 .contains("\"sharedKv\":false");
     }
 
+    /** Every override flag lands in its own field: a valid set read back from the normalised config, and the four the checks refuse named in their errors. */
+    @Test
+    void everyFlagReachesTheConfig() throws IOException {
+        Cli.Result ok = Cli.run("validate-config", "--json", "--cp", "4", "--page-size", "64", "--split", "in-seq-split", "--shared-kv",
+                "--enable-cp-shared-kv-prefill-bs-gt1", "--cp-shared-kv-prefill-max-requests", "6", "--cp-shared-kv-prefill-max-extend-tokens", "8192",
+                "--prefill-max-requests", "5", "--chunked-prefill-size", "256", "--max-prefill-tokens", "7000", "--kv-cache-dtype", "fp8_e4m3",
+                "--disaggregation-mode", "prefill", "--disaggregation-transfer-backend", "tcp", "--model-kind", "nsa-mla", "--device-pool-tokens", "65536",
+                "--enable-hierarchical-cache", "--hicache-storage-backend", "file", "--hicache-io-backend", "direct", "--hicache-write-policy", "write_back",
+                "--hicache-host-pool-tokens", "131072");
+        assertThat(ok.exit()).as(ok.out()).isZero();
+        com.fasterxml.jackson.databind.JsonNode config = new com.fasterxml.jackson.databind.ObjectMapper().readTree(ok.out()).get("normalized");
+        assertThat(config.toString()).isEqualTo("{\"cpSize\":4,\"pageSize\":64,\"split\":\"in-seq-split\",\"sharedKv\":true,\"bsGt1\":true,"
+                + "\"allCpRanksTransfer\":true,\"hisparse\":false,\"cpRanksSameNode\":true,\"maxRequests\":6,\"maxExtendTokens\":8192,"
+                + "\"prefillMaxRequests\":5,\"chunkedPrefillSize\":256,\"maxPrefillTokens\":7000,\"kvDtype\":\"fp8_e4m3\","
+                + "\"disaggregationMode\":\"prefill\",\"transferBackend\":\"tcp\",\"model\":\"nsa-mla\",\"devicePoolTokens\":65536,"
+                + "\"hicache\":{\"enabled\":true,\"storageBackend\":\"file\",\"layout\":\"page_first\",\"ioBackend\":\"direct\","
+                + "\"writePolicy\":\"write_back\",\"hostPoolTokens\":131072}}");
+        Cli.Result refused = Cli.run("validate-config", "--json", "--cp", "4", "--shared-kv", "--hisparse", "--cp-ranks-same-node=false",
+                "--all-cp-ranks-transfer=false", "--disaggregation-mode", "prefill", "--enable-hierarchical-cache", "--hicache-storage-backend", "file",
+                "--hicache-mem-layout", "layer_first", "--hicache-io-backend", "direct");
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(refused.out()).get("errors").findValuesAsText("code"))
+                .containsExactly("E-CP-5", "E-CP-6", "E-PD-2", "E-HC-3");
+    }
+
     @Test
     void defaultsPassWithoutAFile() {
         Cli.Result r = Cli.run("validate-config", "--json");
