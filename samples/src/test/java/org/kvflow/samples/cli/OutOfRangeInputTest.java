@@ -33,6 +33,12 @@ class OutOfRangeInputTest {
             decode-server --pages 2147483647          | kvflow: --pages: 2147483647 pages of 41984 bytes make a layer buffer over 2 GiB
             decode-server --layers 100000             | kvflow: --layers: must be in [0, 1024], was 100000
             decode-server --page-size 0               | kvflow: --page-size: must be in [1, 1024], was 0
+            decode-server --latent 0                  | kvflow: --latent: must be in [1, 65536], was 0
+            decode-server --latent 100000             | kvflow: --latent: must be in [1, 65536], was 100000
+            decode-server --rope -1                   | kvflow: --rope: must be in [0, 65536], was -1
+            decode-server --index 0                   | kvflow: --index: must be in [1, 65536], was 0
+            decode-server --metrics-port -1           | kvflow: --metrics-port: must be in [0, 65535], was -1
+            decode-server --tls-cert /nonexistent/a.pem --tls-key /nonexistent/b.pem --tls-client-ca /nonexistent/c.pem | kvflow: TLS with certificate /nonexistent/a.pem, key /nonexistent/b.pem and CA /nonexistent/c.pem cannot be set up: File does not contain valid certificates: /nonexistent/a.pem
             decode-server --stats-interval-s -1       | kvflow: --stats-interval-s: must be in [0, 86400], was -1
             decode-server --ready-ttl-s 0             | kvflow: --ready-ttl-s: must be in [1, 86400], was 0
             decode-server --port 70000                | kvflow: --port: must be in [0, 65535], was 70000
