@@ -226,8 +226,19 @@ class IndexScorerTest {
         try (IndexScorer wide = new IndexScorer(1, Devices.java())) {
             assertThatThrownBy(() -> wide.scores(new float[50_000], new byte[50_000], new float[50_000]))
                     .isInstanceOf(IllegalArgumentException.class).hasMessage("50000 queries × 50000 keys do not fit one score array");
+            // keys filled on the device are a count, not an array: the same bounds, checked before anything is filled
+            IndexScorer.KeyFill never = (codes, scales) -> {
+                throw new AssertionError("a refused call filled keys");
+            };
+            float[] two = new float[2];
+            assertThatThrownBy(() -> wide.topK(two, Integer.MAX_VALUE, never, new int[] {1, 1}, 1)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("2 queries × 2147483647 keys do not fit one score array");
+            assertThatThrownBy(() -> wide.topK(two, 4, never, new int[] {1, 1}, Integer.MAX_VALUE)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("2 queries × top 2147483647 do not fit one selection array");
+            assertThatThrownBy(() -> wide.topK(two, 4, never, new int[] {1, 1}, 0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("topK=0 must be >= 1");
+            assertThatThrownBy(() -> wide.topK(two, new byte[4], new float[4], new int[] {1, 1}, 0)).hasMessage("topK=0 must be >= 1");
+            assertThatThrownBy(() -> wide.topK(two, -1, never, new int[] {1, 1}, 1)).hasMessage("keys=-1 is negative");
         }
-        assertThatThrownBy(() -> new IndexScorer(0, Devices.java())).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("dim=0");
     }
 }
