@@ -82,6 +82,14 @@ class SparseAttentionTest {
             assertThatThrownBy(() -> attention.attend(new float[32], new float[95], 3)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("attention of width 16 over 3 keys: 32 query values must be whole rows and the keys 96 values, got 95");
             assertThat(attention.attend(new float[32], new float[96], 3)).hasSize(16);
+            assertThatThrownBy(() -> attention.attend(new float[16], Integer.MAX_VALUE, region -> {
+                throw new AssertionError("a refused call filled keys");
+            })).isInstanceOf(IllegalArgumentException.class).hasMessage("2147483647 selected key rows of width 16 do not fit one array");
+        }
+        assertThatThrownBy(() -> new SparseAttention(0, 1, Devices.java())).hasMessage("attention shape width=0 latent=1 is not usable (latent ≤ width)");
+        assertThatThrownBy(() -> new SparseAttention(4, 0, Devices.java())).hasMessage("attention shape width=4 latent=0 is not usable (latent ≤ width)");
+        try (SparseAttention whole = new SparseAttention(4, 4, Devices.java())) {
+            assertThat(whole.attend(new float[4], new float[4], 1)).as("latent = width: the whole row is the value").hasSize(4);
         }
     }
 }
