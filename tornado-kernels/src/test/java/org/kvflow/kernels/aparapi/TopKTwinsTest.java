@@ -77,4 +77,43 @@ class TopKTwinsTest {
         assertThat(run(TopKByAtomics::new, scores, counts, nk, k)).as("atomic adds").isEqualTo(expected);
         assertThat(run(TopKByColumns::new, scores, counts, nk, k)).as("column counters").isEqualTo(expected);
     }
+    /**
+     * The order key the twins compute without {@code Float.floatToIntBits} (which Aparapi cannot
+     * translate) is that call's bits, mapped to an order-preserving int, for every kind of float:
+     * both zeros, subnormals, each power of two and its neighbours (where the exponent from
+     * {@code log2} is corrected), the largest finite values, infinities, NaN, and random bit patterns.
+     */
+    @Test
+    void theOrderKeyIsTheFloatsBitsInOrderForEveryKindOfFloat() {
+        TopKAparapi twin = new TopKByColumns();
+        List<Float> values = new java.util.ArrayList<>(List.of(0.0f, -0.0f, Float.MIN_VALUE, Math.nextDown(Float.MIN_NORMAL), Float.MIN_NORMAL,
+                Float.MAX_VALUE, Math.nextDown(Float.MAX_VALUE), Float.POSITIVE_INFINITY, Float.NaN, Float.intBitsToFloat(0x7F800001)));
+        for (int e = -126; e <= 127; e++) {
+            float p = Math.scalb(1.0f, e);
+            values.addAll(List.of(p, Math.nextDown(p), Math.nextUp(p)));
+        }
+        Random random = new Random(5);
+        for (int i = 0; i < 20_000; i++) {
+            values.add(Float.intBitsToFloat(random.nextInt()));
+        }
+        int n = values.size();
+        for (int i = 0; i < n; i++) {
+            values.add(-values.get(i));
+        }
+        for (float x : values) {
+            assertThat(twin.orderKey(x)).as("order key of %s (bits %08x)", x, Float.floatToRawIntBits(x)).isEqualTo(expectedKey(x));
+        }
+    }
+
+    /** From the float's own bits: NaN as the positive quiet NaN, −0 as +0, negatives' magnitude bits flipped under the sign. */
+    private static int expectedKey(float x) {
+        if (Float.isNaN(x)) {
+            return 0x7FC00000;
+        }
+        if (x == 0.0f) {
+            return 0;
+        }
+        int magnitude = Float.floatToRawIntBits(x) & 0x7FFFFFFF;
+        return x < 0 ? (Integer.MIN_VALUE | magnitude) ^ 0x7FFFFFFF : magnitude;
+    }
 }
