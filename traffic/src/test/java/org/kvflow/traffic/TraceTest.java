@@ -228,6 +228,10 @@ class TraceTest {
         assertThat(report.hitTokens()).isEqualTo(960);
         assertThat(report.peakPagesPerRank()).as("the most a rank held: A's and B's pages").isEqualTo(12);
         assertThat(report.evictedPages()).isZero();
+    }
+
+    @Test
+    void aReplaysSizesAreTakenAtOneAndRefusedBelow() {
         assertThat(new TraceReplay(1, 1, 1, 1).cp()).as("every size at its least").isEqualTo(1);
         assertThatThrownBy(() -> new TraceReplay(1, 1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("cp 1, page size 1, pages per rank 1 and batch 0 must all be >= 1");

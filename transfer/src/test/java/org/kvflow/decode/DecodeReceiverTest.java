@@ -181,11 +181,11 @@ class DecodeReceiverTest {
         int dim = layout.shape().indexDim();
         int scales = org.kvflow.core.model.KvLayout.SCALE_BYTES * org.kvflow.core.model.KvLayout.tiles(dim);
         assertThat(scales).isEqualTo(8);
+        int mla = first.store().mlaPageBytes();
+        int index = first.store().indexPageBytes();
         for (int pos = 0; pos < 2; pos++) {
             int valid = pos == 0 ? 4 : 2;
             for (int l = 0; l < 2; l++) {
-                int mla = first.store().mlaPageBytes();
-                int index = first.store().indexPageBytes();
                 expected.update(payload[pos][org.kvflow.pages.KvComponent.MLA.ordinal()], l * mla, valid * rowBytes);
                 expected.update(payload[pos][org.kvflow.pages.KvComponent.INDEX.ordinal()], l * index, valid * dim);
                 expected.update(payload[pos][org.kvflow.pages.KvComponent.INDEX.ordinal()], l * index + ps * dim, valid * scales);

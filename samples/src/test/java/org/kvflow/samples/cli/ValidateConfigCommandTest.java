@@ -2,6 +2,8 @@ package org.kvflow.samples.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +65,8 @@ class ValidateConfigCommandTest {
                 "--enable-hierarchical-cache", "--hicache-storage-backend", "file", "--hicache-io-backend", "direct", "--hicache-write-policy", "write_back",
                 "--hicache-host-pool-tokens", "131072");
         assertThat(ok.exit()).as(ok.out()).isZero();
-        com.fasterxml.jackson.databind.JsonNode config = new com.fasterxml.jackson.databind.ObjectMapper().readTree(ok.out()).get("normalized");
+        ObjectMapper json = new ObjectMapper();
+        JsonNode config = json.readTree(ok.out()).get("normalized");
         assertThat(config.toString()).isEqualTo("{\"cpSize\":4,\"pageSize\":64,\"split\":\"in-seq-split\",\"sharedKv\":true,\"bsGt1\":true,"
                 + "\"allCpRanksTransfer\":true,\"hisparse\":false,\"cpRanksSameNode\":true,\"maxRequests\":6,\"maxExtendTokens\":8192,"
                 + "\"prefillMaxRequests\":5,\"chunkedPrefillSize\":256,\"maxPrefillTokens\":7000,\"kvDtype\":\"fp8_e4m3\","
@@ -74,7 +77,7 @@ class ValidateConfigCommandTest {
                 "--all-cp-ranks-transfer=false", "--disaggregation-mode", "prefill", "--enable-hierarchical-cache", "--hicache-storage-backend", "file",
                 "--hicache-mem-layout", "layer_first", "--hicache-io-backend", "direct");
         assertThat(refused.exit()).isEqualTo(2);
-        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(refused.out()).get("errors").findValuesAsText("code"))
+        assertThat(json.readTree(refused.out()).get("errors").findValuesAsText("code"))
                 .containsExactly("E-CP-5", "E-CP-6", "E-PD-2", "E-HC-3");
     }
 
