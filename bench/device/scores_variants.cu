@@ -3,8 +3,8 @@
 // scores (relative to sum |q*k|), and its time at several key spans per block (median of 20 after 3,
 // CUDA events), with the achieved TFLOP/s and output write bandwidth (used to choose the span that
 // ScoreGrid asks for); then, at dim 128, the kernel without its stores, its stores alone, and the
-// kernel taking one tile a step as before (with and without stores), and the kernel with 16-byte
-// stores (WIDE): both variants' scores must equal the kernel's bits.
+// kernel taking one tile a step as before (with and without stores), and the kernel with 8-byte
+// pair stores (not WIDE, as before 2026-12-07): both variants' scores must equal the kernel's bits.
 // nvcc -arch=sm_90 -O3 -o /tmp/sv bench/device/scores_variants.cu && /tmp/sv NQ NK [DIM]
 #include "../../cuda-fallback/src/main/cuda/index_scores.cu"
 
@@ -22,10 +22,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) scores_one_tile(const float
     scores_of<8, true, 1>(q, k, s, out, nq, nk, span);
 }
 
-// The entry points' kernel with each row's 16 scores of a step written as four 16-byte stores (WIDE).
-extern "C" __global__ void __launch_bounds__(256, 2) scores_wide(const float *q, const uint8_t *k, const float *s, float *out,
+// The entry points' kernel with its scores written as 8-byte pairs a lane (not WIDE), as before 2026-12-07.
+extern "C" __global__ void __launch_bounds__(256, 2) scores_pairs(const float *q, const uint8_t *k, const float *s, float *out,
                                                                  int nq, int nk, int span) {
-    scores_of<8, true, 2, true>(q, k, s, out, nq, nk, span);
+    scores_of<8, true, 2>(q, k, s, out, nq, nk, span);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) scores_one_tile_no_stores(const float *q, const uint8_t *k, const float *s,
@@ -140,13 +140,13 @@ int main(int argc, char **argv) {
                 return n;
             };
             size_t differ = differing();
-            double wide = median_ms([&] { scores_wide<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
-            scores_wide<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
-            size_t wideDiffer = differing();
+            double pairs = median_ms([&] { scores_pairs<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span); });
+            scores_pairs<<<grid, 32 * WARPS>>>(dq, dk, ds, dout, nq, nk, span);
+            size_t pairsDiffer = differing();
             std::printf("{\"name\":\"scores_parts\",\"nq\":%d,\"nk\":%d,\"span_tiles\":%d,\"kernel_ms\":%.4f,"
                         "\"without_stores_ms\":%.4f,\"stores_alone_ms\":%.4f,\"one_tile_ms\":%.4f,\"one_tile_without_stores_ms\":%.4f,"
-                        "\"one_tile_scores_differing\":%zu,\"wide_ms\":%.4f,\"wide_scores_differing\":%zu}\n",
-                        nq, nk, span, whole, without, alone, one, oneWithout, differ, wide, wideDiffer);
+                        "\"one_tile_scores_differing\":%zu,\"pairs_ms\":%.4f,\"pairs_scores_differing\":%zu}\n",
+                        nq, nk, span, whole, without, alone, one, oneWithout, differ, pairs, pairsDiffer);
         }
     }
     return 0;

@@ -101,11 +101,11 @@ __device__ __forceinline__ void store(float *__restrict__ scores, long long at, 
 // WRITE false keeps the scores in a register sum, one float a thread (bench/device/scores_variants.cu
 // times the kernel without its stores that way); the entry points below write. TILES is how many
 // tiles of 8 keys a warp takes a step, each with its own two chains of mma: the entry points take two,
-// scores_variants.cu times one against them. A lane writes its scores as 8-byte pairs; WIDE (with two
-// tiles; scores_variants.cu times it: 6-7 % faster alone on an H100, same bits, not yet under the cuda
-// tests, so the entry points keep the pairs) writes each row's 16 scores of a step as
-// four 16-byte stores instead, a pair of each lane's scores swapped with its neighbour's first, where
-// both tiles lie whole within the keys and a row's length is a multiple of 4.
+// scores_variants.cu times one against them. Without WIDE a lane writes its scores as 8-byte pairs;
+// with WIDE (two tiles; the entry points' choice, 6-7 % faster alone on an H100 with the same bits)
+// each row's 16 scores of a step leave as four 16-byte stores, a pair of each lane's scores swapped
+// with its neighbour's first, where both tiles lie whole within the keys and a row's length is a
+// multiple of 4; elsewhere (ragged rows, a span's odd last tile) the pairs as before.
 /** Tile `tile`'s finished sums c (rows g and g + 8) scaled and written as 8-byte pairs, what lies within the keys. */
 __device__ __forceinline__ void store_tile(float *__restrict__ scores, const float c[4], float2 sc, const float undo[2], long long q0, int g,
                                            int t, int tile, int end, int nq, int nk, bool pairs) {
@@ -255,7 +255,7 @@ __device__ __forceinline__ void scores_of(const float *__restrict__ queries, con
         index_scores_d##STEPS(const float *__restrict__ queries, const uint8_t *__restrict__ keys,                      \
                               const float *__restrict__ scales, float *__restrict__ scores, int nq, int nk,             \
                               int tilesPerBlock) {                                                                      \
-        scores_of<STEPS, true, 2>(queries, keys, scales, scores, nq, nk, tilesPerBlock);                                \
+        scores_of<STEPS, true, 2, true>(queries, keys, scales, scores, nq, nk, tilesPerBlock);                          \
     }
 INDEX_SCORES(1)
 INDEX_SCORES(2)
