@@ -40,6 +40,10 @@ for r in kvflow:
         figures[f"attention_step_b{r['batch']}_vs_torch"] = round(r["ms"] / base, 3)
         figures[f"attention_step_b{r['batch']}_ms"] = r["ms"]
         figures[f"attention_step_b{r['batch']}_torch_ms"] = base
+        if "kernels_ms" in r:  # the same step's device time by task; the rest of its wall time is host work
+            figures[f"attention_step_b{r['batch']}_kernels_ms"] = r["kernels_ms"]
+            for task, ms in r["tasks_ms"].items():
+                figures[f"attention_step_b{r['batch']}_{task.split('.')[-1]}_ms"] = ms
 
 pipeline = {r["name"]: r for r in lines("pipeline.jsonl") if r["name"] != "chunk"}
 if "totals" in pipeline:

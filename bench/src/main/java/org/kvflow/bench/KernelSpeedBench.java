@@ -1,7 +1,11 @@
 package org.kvflow.bench;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import org.kvflow.core.DebugMode;
@@ -30,7 +34,7 @@ import org.kvflow.kernels.quant.TileQuant;
  *   <li>{@code step QUERIES KEYS BATCH}: the whole attention step of {@code QUERIES} queries over
  *       {@code KEYS} keys ({@link AttentionChain}: scores, top-2,048, rows, attention; index dim 128,
  *       576-wide rows, latent 512), {@code BATCH} queries a run; wall time of the step, median of
- *       three after one warm step.</li>
+ *       three after one warm step, with that step's device time by task summed over its runs.</li>
  * </ul>
  */
 public final class KernelSpeedBench {
@@ -141,17 +145,29 @@ public final class KernelSpeedBench {
         try (AttentionChain chain = new AttentionChain(new AttentionChain.Shape(DIM, WIDTH, LATENT, batch, keyCount, TOP_K), keys.codes(),
                 keys.scales(), rows, device)) {
             double[] ms = new double[4];
+            List<Map<String, Long>> taskNanos = new ArrayList<>();
             for (int r = 0; r < ms.length; r++) {
+                Map<String, Long> tasks = new TreeMap<>();
                 long t0 = System.nanoTime();
                 for (int i = 0; i < queries; i += batch) {
-                    chain.run(indexQueries, q);
+                    chain.run(indexQueries, q).profile().taskNanos().forEach((task, ns) -> tasks.merge(task, ns, Long::sum));
                 }
                 ms[r] = (System.nanoTime() - t0) / 1e6;
+                taskNanos.add(tasks);
             }
-            double[] timed = Arrays.copyOfRange(ms, 1, ms.length);
-            Arrays.sort(timed);
+            // the median of the three timed steps, with that step's kernel time by task (the rest of its wall time is host work)
+            Integer[] order = {1, 2, 3};
+            Arrays.sort(order, Comparator.comparingDouble(r -> ms[r]));
+            int median = order[1];
+            StringBuilder tasks = new StringBuilder();
+            long kernels = 0;
+            for (Map.Entry<String, Long> e : taskNanos.get(median).entrySet()) {
+                tasks.append(tasks.isEmpty() ? "" : ",").append(String.format(Locale.ROOT, "\"%s\":%.2f", e.getKey(), e.getValue() / 1e6));
+                kernels += e.getValue();
+            }
             System.out.printf(Locale.ROOT, "{\"name\":\"kvflow_step\",\"device\":\"%s\",\"queries\":%d,\"keys\":%d,\"batch\":%d,\"ms\":%.2f,"
-                    + "\"first_ms\":%.1f}%n", device, queries, keyCount, batch, timed[1], ms[0]);
+                    + "\"first_ms\":%.1f,\"kernels_ms\":%.2f,\"tasks_ms\":{%s}}%n", device, queries, keyCount, batch, ms[median], ms[0],
+                    kernels / 1e6, tasks);
         }
     }
 }
