@@ -256,14 +256,19 @@ final class DecodeServerCommand implements Callable<Integer> {
         return o.toString();
     }
 
-    /** What the server holds and has refused so far, as text or one JSON object. */
+    /** What the server holds and has refused so far, as text or one JSON object (which adds the latest refusal's line, once there is one). */
     static String statsLine(DecodeServer server, boolean json) {
         DecodeReceiver r = server.receiver();
         if (json) {
-            return JsonNodeFactory.instance.objectNode().put("connections", server.connections()).put("openSessions", r.openSessions())
-                    .put("incompleteSessions", r.incompleteSessions()).put("readySessions", r.readySessions())
+            com.fasterxml.jackson.databind.node.ObjectNode o = JsonNodeFactory.instance.objectNode().put("connections", server.connections())
+                    .put("openSessions", r.openSessions()).put("incompleteSessions", r.incompleteSessions()).put("readySessions", r.readySessions())
                     .put("expiredSessions", r.expiredSessions()).put("pagesInUse", r.pagesInUse()).put("refusedPages", server.rejectedPages())
-                    .put("refusals", server.refusals()).toString();
+                    .put("refusals", server.refusals());
+            java.util.List<String> recent = server.recentRefusals();
+            if (!recent.isEmpty()) {
+                o.put("lastRefusal", recent.getLast()); // why the latest peer was turned away, the log line's words
+            }
+            return o.toString();
         }
         return String.format(java.util.Locale.ROOT, "stats: %d connections, %d open sessions (%d incomplete, %d ready), %d expired unreleased,"
                         + " %d pages in use, %d pages refused, %d refusals", server.connections(), r.openSessions(), r.incompleteSessions(),

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.Socket;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.transport.tcp.DecodeServer;
@@ -34,6 +36,27 @@ class DecodeServerLinesTest {
             assertThat(stats.get("openSessions").asInt()).isEqualTo(1);
             assertThat(stats.get("pagesInUse").asInt()).isEqualTo(3);
             assertThat(stats.get("refusedPages").asLong()).isZero();
+            assertThat(stats.has("lastRefusal")).as("nothing refused yet").isFalse();
+        }
+    }
+
+    @Test
+    void theJsonStatisticsLineSaysWhyTheLatestPeerWasTurnedAway() throws Exception {
+        DecodeServer.Limits oneConnection = new DecodeServer.Limits(Duration.ofSeconds(10), Duration.ofMinutes(1), 1);
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", 0, oneConnection);
+             Socket held = new Socket("127.0.0.1", server.port())) {
+            for (int i = 0; i < 250 && server.connections() == 0; i++) {
+                Thread.sleep(20); // the server takes the first connection before the second comes
+            }
+            Socket surplus = new Socket("127.0.0.1", server.port());
+            surplus.setSoTimeout(5_000);
+            assertThat(surplus.getInputStream().read()).as("the second connection closed by the server").isEqualTo(-1);
+            JsonNode stats = new ObjectMapper().readTree(DecodeServerCommand.statsLine(server, true));
+            assertThat(stats.get("refusals").asLong()).isEqualTo(1);
+            assertThat(stats.get("lastRefusal").asText())
+                    .isEqualTo("decode server refused connection from /127.0.0.1:" + surplus.getLocalPort() + ": 1 connections open, at most 1");
+            assertThat(server.connections()).as("the first one still served").isEqualTo(1);
+            surplus.close();
         }
     }
 

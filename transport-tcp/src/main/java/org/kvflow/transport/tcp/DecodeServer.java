@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
@@ -190,7 +191,10 @@ public final class DecodeServer implements AutoCloseable {
                     ScheduledFuture<?>[] deadline = new ScheduledFuture<?>[1];
                     in.withConnection(c -> {
                         session[0] = new DecodeSession(this, peer(c), () -> CertificateNames.ofPeer(c.channel()));
-                        int waiting = pending.incrementAndGet();
+                        int waiting = pending.incrementAndGet(); // closed() gives it back while no HELLO came
+                        if (c.isDisposed()) {
+                            return; // refused past the connection cap, and counted there: not a second time here
+                        }
                         if (waiting > limits.maxPending()) {
                             refusals.refused(session[0].peer, "connection", waiting - 1 + " connections have not said HELLO yet, at most "
                                     + limits.maxPending());
@@ -228,7 +232,9 @@ public final class DecodeServer implements AutoCloseable {
                                 return Mono.empty();
                             })
                             .doFinally(signal -> {
-                                deadline[0].cancel(false);
+                                if (deadline[0] != null) { // none for a connection refused when it came
+                                    deadline[0].cancel(false);
+                                }
                                 s.closed();
                             });
                 })
@@ -327,6 +333,15 @@ public final class DecodeServer implements AutoCloseable {
     /** Frames and connections refused so far, each logged or counted as held back. */
     public long refusals() {
         return refusals.total();
+    }
+
+    /**
+     * The latest refusals of frames and connections (at most 32), oldest first, each as its log
+     * line says it ({@code decode server refused CODE from PEER: REASON}), held back from the log
+     * by its rate limit or not: why the last peers were turned away, without reading the log.
+     */
+    public List<String> recentRefusals() {
+        return refusals.recent();
     }
 
     /** Connections open now. */

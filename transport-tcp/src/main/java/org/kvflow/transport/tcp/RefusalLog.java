@@ -1,14 +1,20 @@
 package org.kvflow.transport.tcp;
 
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * The decode server's record of what it refused: one line per refused frame or connection (peer,
  * code, reason), at most {@code perSecond} lines a second, so a peer cannot flood the log; the
- * next line written says how many were held back. Counts every refusal. Thread-safe.
+ * next line written says how many were held back. Counts every refusal and keeps the last
+ * {@value #RECENT} of them, logged or held back, for {@link DecodeServer#recentRefusals()}. Thread-safe.
  */
 final class RefusalLog {
+    /** How many of the latest refusals {@link #recent()} keeps. */
+    static final int RECENT = 32;
+    private final ArrayDeque<String> recent = new ArrayDeque<>(RECENT);
     private final Consumer<String> sink;
     private final int perSecond;
     private final LongSupplier nanoTime;
@@ -26,6 +32,11 @@ final class RefusalLog {
 
     synchronized void refused(String peer, String code, String reason) {
         total++;
+        String line = "decode server refused " + code + " from " + peer + ": " + reason;
+        if (recent.size() == RECENT) {
+            recent.removeFirst();
+        }
+        recent.addLast(line);
         long now = nanoTime.getAsLong();
         if (now - windowStart >= 1_000_000_000L) {
             windowStart = now;
@@ -38,7 +49,12 @@ final class RefusalLog {
         inWindow++;
         String held = heldBack == 0 ? "" : " (" + heldBack + " refusals before this one not logged)";
         heldBack = 0;
-        sink.accept("decode server refused " + code + " from " + peer + ": " + reason + held);
+        sink.accept(line + held);
+    }
+
+    /** {@return the latest refusals, oldest first, at most {@value #RECENT}} */
+    synchronized List<String> recent() {
+        return List.copyOf(recent);
     }
 
     /** Refusals since start, logged or not. */

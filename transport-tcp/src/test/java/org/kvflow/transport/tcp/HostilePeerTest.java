@@ -187,19 +187,25 @@ class HostilePeerTest {
     }
 
     @Test
-    void slowSilentAndSurplusConnectionsAreClosed() throws Exception {
+    void slowSilentAndSurplusConnectionsAreClosedEachCountedWithItsReason() throws Exception {
         DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofMillis(300), Duration.ofMillis(600), 2).shares(2, 2, Integer.MAX_VALUE);
         try (DecodeServer server = DecodeServer.start(new DecodeReceiver(64, 16, null), "127.0.0.1", 0, limits)) {
+            List<String> expected = new ArrayList<>();
             try (RawPeer mute = new RawPeer(server.port())) {
                 mute.send(new byte[] {40, 0}); // half a length prefix, then nothing
                 assertThat(mute.closedWithin(Duration.ofSeconds(3))).as("closed without a HELLO").isTrue();
+                expected.add("decode server refused connection from " + mute.local() + ": no HELLO within 300 ms");
             }
+            waitUntil(() -> server.refusals() == 1);
+            assertThat(server.recentRefusals()).containsExactlyElementsOf(expected);
             try (RawPeer idle = new RawPeer(server.port())) {
                 assertThat(idle.exchange(new Frames.Writer(Frames.HELLO, 32).i32(Frames.MAGIC).i32(16).u8(0).i32(0).i32(0).i32(0).i32(1)
                         .raw(new byte[Frames.CLIENT_ID_BYTES], 0, Frames.CLIENT_ID_BYTES).bytes()).type()).isEqualTo(Frames.HELLO_OK);
                 assertThat(idle.closedWithin(Duration.ofSeconds(3))).as("closed when idle").isTrue();
+                expected.add("decode server refused connection from " + idle.local() + ": idle for 600 ms");
             }
-            waitUntil(() -> server.connections() == 0);
+            waitUntil(() -> server.connections() == 0 && server.refusals() == 2);
+            assertThat(server.recentRefusals()).containsExactlyElementsOf(expected);
             List<RawPeer> held = new ArrayList<>();
             try {
                 held.add(new RawPeer(server.port()));
@@ -207,11 +213,18 @@ class HostilePeerTest {
                 waitUntil(() -> server.connections() == 2);
                 try (RawPeer surplus = new RawPeer(server.port())) {
                     assertThat(surplus.closedWithin(Duration.ofSeconds(3))).as("refused past the cap").isTrue();
+                    expected.add("decode server refused connection from " + surplus.local() + ": 2 connections open, at most 2");
                 }
+                // the two held peers never say HELLO either: each is closed at its own deadline, in either order
+                waitUntil(() -> server.connections() == 0 && server.refusals() == 5);
+                List<String> recent = server.recentRefusals();
+                assertThat(recent.subList(0, 3)).containsExactlyElementsOf(expected);
+                assertThat(recent.subList(3, 5)).containsExactlyInAnyOrder(
+                        "decode server refused connection from " + held.get(0).local() + ": no HELLO within 300 ms",
+                        "decode server refused connection from " + held.get(1).local() + ": no HELLO within 300 ms");
             } finally {
                 held.forEach(RawPeer::close);
             }
-            assertThat(server.refusals()).isGreaterThanOrEqualTo(3);
         }
     }
 
@@ -223,6 +236,8 @@ class HostilePeerTest {
             waitUntil(() -> server.connections() == 2);
             try (RawPeer third = new RawPeer(server.port())) {
                 assertThat(third.closedWithin(Duration.ofSeconds(3))).as("a third connection without HELLO, past the share of 2").isTrue();
+                assertThat(server.recentRefusals()).containsExactly(
+                        "decode server refused connection from " + third.local() + ": 2 connections have not said HELLO yet, at most 2");
             }
             assertThat(first.hello(LAYOUT, 16, 1).type()).isEqualTo(Frames.HELLO_OK); // one said HELLO: a slot before HELLO is free again
             try (RawPeer honest = new RawPeer(server.port())) {

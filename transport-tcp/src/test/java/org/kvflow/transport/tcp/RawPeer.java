@@ -31,6 +31,11 @@ final class RawPeer implements AutoCloseable {
         connection.inbound().receive().asByteArray().subscribe(replies::offer);
     }
 
+    /** {@return this peer's address as the server sees it, {@code /127.0.0.1:PORT}} */
+    String local() {
+        return String.valueOf(connection.channel().localAddress());
+    }
+
     /** Sends raw bytes (a frame with its length prefix, or any bytes at all). */
     void send(byte[] bytes) {
         connection.outbound().sendByteArray(Mono.just(bytes)).then().block(Duration.ofSeconds(2));

@@ -24,4 +24,20 @@ class RefusalLogTest {
                 + " (7 refusals before this one not logged)");
         assertThat(log.total()).isEqualTo(11);
     }
+
+    @Test
+    void theLatestRefusalsAreKeptLoggedOrHeldBackOldestFirst() {
+        List<String> lines = new ArrayList<>();
+        RefusalLog log = new RefusalLog(lines::add, 1, () -> 0L);
+        assertThat(log.recent()).isEmpty();
+        for (int i = 0; i < RefusalLog.RECENT + 5; i++) {
+            log.refused("/127.0.0.1:" + (6000 + i), "E-PD-0", "frame " + i);
+        }
+        assertThat(lines).as("one a second logged").containsExactly("decode server refused E-PD-0 from /127.0.0.1:6000: frame 0");
+        List<String> recent = log.recent();
+        assertThat(recent).hasSize(RefusalLog.RECENT);
+        assertThat(recent.getFirst()).isEqualTo("decode server refused E-PD-0 from /127.0.0.1:6005: frame 5");
+        assertThat(recent.getLast()).isEqualTo("decode server refused E-PD-0 from /127.0.0.1:6036: frame 36");
+        assertThat(log.total()).isEqualTo(RefusalLog.RECENT + 5);
+    }
 }
