@@ -33,4 +33,38 @@ class PageCopiesTest {
         memory.read(mlaTo, 0, landed.length, landed, 0);
         assertThat(landed).as("nothing moved").containsOnly(0);
     }
+
+    @Test
+    void aBatchChecksASharedListAgainstEveryBufferSizeItIsUsedWith() {
+        HeapPageMemory memory = new HeapPageMemory();
+        PageBuffer big = memory.allocate("big", 8, 4);
+        PageBuffer small = memory.allocate("small", 4, 4);
+        PageBuffer to = memory.allocate("to", 8, 4);
+        PageBuffer smallTo = memory.allocate("small-to", 4, 4);
+        long[] pages = {1, 5};
+        long[] near = {0, 1};
+        PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, pages, to, near))); // the same row twice
+        assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(small, pages, to, near))))
+                .as("the same source list, a smaller source buffer right after").isInstanceOf(PageOutOfRangeException.class)
+                .hasMessage("small: entry 1 names page 5, outside [0, 4)");
+        assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, near, to, pages), new PageCopy(big, near, smallTo, pages))))
+                .as("the same destination list, a smaller destination right after").isInstanceOf(PageOutOfRangeException.class)
+                .hasMessage("small-to: entry 1 names page 5, outside [0, 4)");
+        assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(small, near, to, near), new PageCopy(big, pages, to, near),
+                new PageCopy(small, pages, smallTo, near)))).as("a list seen before with another size, not in the row before")
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("small: entry 1 names page 5, outside [0, 4)");
+        assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, new long[] {1, 9}, to, near))))
+                .as("an equal-looking new list is a new list").isInstanceOf(PageOutOfRangeException.class)
+                .hasMessage("big: entry 1 names page 9, outside [0, 8)");
+        assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, pages, to, new long[] {0}))))
+                .as("each row's shape, the rows after the first too").isInstanceOf(PageListMismatchException.class)
+                .hasMessage("page lists differ in length: 2 source vs 1 destination pages");
+        PageBuffer wide = memory.allocate("wide", 8, 8);
+        assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, pages, wide, near))))
+                .isInstanceOf(PageSizeMismatchException.class).hasMessage("page sizes differ: big has 4 B, wide has 8 B");
+        assertThatThrownBy(() -> PageCopies.checkPairs(small, pages, to, near)).as("one pair: its source list")
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("small: entry 1 names page 5, outside [0, 4)");
+        assertThatThrownBy(() -> PageCopies.checkPairs(to, near, small, pages)).as("one pair: its destination list")
+                .isInstanceOf(PageOutOfRangeException.class).hasMessage("small: entry 1 names page 5, outside [0, 4)");
+    }
 }

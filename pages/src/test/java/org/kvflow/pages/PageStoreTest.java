@@ -255,4 +255,34 @@ class PageStoreTest {
                 .hasMessage("rank 2: row 4 lies outside [0, 4)");
         assertThat(store.readLayer(0, KvComponent.INDEX)).isEqualTo(before);
     }
+
+    @Test
+    void indexRowsLandAtTheirSlotWithTheirScalesInThePagesScaleRegion() {
+        PageStore store = PageStore.allocate(new HeapPageMemory(), "rank 3", LAYOUT, PS, 3);
+        int dim = LAYOUT.shape().indexDim();
+        int blocks = KvLayout.tiles(dim);
+        assertThat(store.pageBytes(KvComponent.INDEX)).as("a page: its codes, then one scale a row and block").isEqualTo(PS * dim + PS * blocks * 4);
+        byte[] codes = pattern(3 * dim, 9);
+        float[] scales = {7f, 0.125f, -3.5f};
+        store.writeIndexRows(1, 5, codes, 2 * dim, scales, 2, 1); // row 5: page 2, slot 1, from the third row of each input
+        ByteBuffer page = ByteBuffer.wrap(store.readPage(1, KvComponent.INDEX, 2)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        byte[] slot1 = new byte[dim];
+        page.get(dim, slot1);
+        assertThat(slot1).isEqualTo(Arrays.copyOfRange(codes, 2 * dim, 3 * dim));
+        byte[] slot0 = new byte[dim];
+        page.get(0, slot0);
+        assertThat(slot0).as("slot 0 untouched").containsOnly(0);
+        assertThat(page.getFloat(PS * dim)).as("slot 0's scale untouched").isZero();
+        assertThat(page.getFloat(PS * dim + blocks * 4)).isEqualTo(-3.5f);
+        assertThat(store.readPage(0, KvComponent.INDEX, 2)).as("the other layer untouched").containsOnly(0);
+        assertThat(store.readPage(1, KvComponent.INDEX, 1)).as("the page before untouched").containsOnly(0);
+
+        store.writeIndexRows(1, 0, codes, dim, scales, 1, 2); // rows 0 and 1: page 0 whole, from the second row on
+        ByteBuffer first = ByteBuffer.wrap(store.readPage(1, KvComponent.INDEX, 0)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        byte[] both = new byte[2 * dim];
+        first.get(0, both);
+        assertThat(both).isEqualTo(Arrays.copyOfRange(codes, dim, 3 * dim));
+        assertThat(first.getFloat(PS * dim)).isEqualTo(0.125f);
+        assertThat(first.getFloat(PS * dim + blocks * 4)).isEqualTo(-3.5f);
+    }
 }
