@@ -38,7 +38,7 @@ class TopKTwinsTest {
     }
 
     @ParameterizedTest(name = "{0} rows × {1} keys, k={2}, {3} distinct values")
-    @CsvSource({"3, 1500, 64, 0", "2, 3000, 100, 7", "5, 700, 300, 0", "1, 9000, 50, 3"})
+    @CsvSource({"3, 1500, 64, 0", "2, 3000, 100, 7", "5, 700, 300, 0", "1, 9000, 50, 3", "2, 3000, 2048, 0", "1, 20000, 1000, 5"})
     void bothTwinsSelectWhatTheReferenceSelects(int rows, int nk, int k, int distinct) {
         Random rnd = new Random(rows * 31L + nk);
         float[] scores = new float[rows * nk];

@@ -38,6 +38,14 @@ class DevicesTest {
         assertThat(Devices.preferred(List.of(java, clGpu, cpu))).contains(clGpu);
         assertThat(Devices.preferred(List.of(cpu, java))).contains(cpu);
         assertThat(Devices.preferred(List.of(java))).contains(java);
+        Device clGpu0 = new Device("opencl", 0, "H200 / NVIDIA OpenCL", Device.Kind.GPU);
+        assertThat(Devices.preferred(List.of(clGpu0, cuda1))).as("the backend decides before the index").contains(cuda1);
+        assertThat(Devices.preferred(List.of(cuda1, clGpu0))).contains(cuda1);
+        Device cpu1 = new Device("opencl", 1, "pthread", Device.Kind.CPU);
+        assertThat(Devices.preferred(List.of(cpu1, cpu))).as("then the lowest index").contains(cpu);
+        Counting two = new Counting("cuda", cuda1, cuda0);
+        assertThat(Devices.select("cuda", List.of(two))).isEqualTo(cuda0);
+        assertThat(Devices.select("cuda:1", List.of(two))).isEqualTo(cuda1);
     }
 
     @Tag("accelerator")
