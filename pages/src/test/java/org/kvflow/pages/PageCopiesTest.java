@@ -36,11 +36,7 @@ class PageCopiesTest {
 
     @Test
     void aBatchChecksASharedListAgainstEveryBufferSizeItIsUsedWith() {
-        HeapPageMemory memory = new HeapPageMemory();
-        PageBuffer big = memory.allocate("big", 8, 4);
-        PageBuffer small = memory.allocate("small", 4, 4);
-        PageBuffer to = memory.allocate("to", 8, 4);
-        PageBuffer smallTo = memory.allocate("small-to", 4, 4);
+        PageBuffer big = heap("big", 8, 4), small = heap("small", 4, 4), to = heap("to", 8, 4), smallTo = heap("small-to", 4, 4);
         long[] pages = {1, 5};
         long[] near = {0, 1};
         PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, pages, to, near))); // the same row twice
@@ -59,12 +55,16 @@ class PageCopiesTest {
         assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, pages, to, new long[] {0}))))
                 .as("each row's shape, the rows after the first too").isInstanceOf(PageListMismatchException.class)
                 .hasMessage("page lists differ in length: 2 source vs 1 destination pages");
-        PageBuffer wide = memory.allocate("wide", 8, 8);
+        PageBuffer wide = heap("wide", 8, 8);
         assertThatThrownBy(() -> PageCopies.checkPairs(List.of(new PageCopy(big, pages, to, near), new PageCopy(big, pages, wide, near))))
                 .isInstanceOf(PageSizeMismatchException.class).hasMessage("page sizes differ: big has 4 B, wide has 8 B");
         assertThatThrownBy(() -> PageCopies.checkPairs(small, pages, to, near)).as("one pair: its source list")
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("small: entry 1 names page 5, outside [0, 4)");
         assertThatThrownBy(() -> PageCopies.checkPairs(to, near, small, pages)).as("one pair: its destination list")
                 .isInstanceOf(PageOutOfRangeException.class).hasMessage("small: entry 1 names page 5, outside [0, 4)");
+    }
+
+    private static PageBuffer heap(String label, int pages, int pageBytes) {
+        return new HeapPageMemory().allocate(label, pages, pageBytes);
     }
 }
