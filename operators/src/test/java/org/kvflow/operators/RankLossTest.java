@@ -20,6 +20,7 @@ import org.kvflow.pages.RankPools;
 import org.kvflow.model.synthetic.SyntheticModel;
 import org.kvflow.operators.group.PrefillBatch;
 import org.kvflow.operators.group.KvGroup;
+import org.kvflow.operators.group.RequestState;
 
 /**
  * A rank's pool lost under a running group (as when a rank process dies): the requests holding a
@@ -83,6 +84,47 @@ class RankLossTest {
             group.release(after.entries().getFirst().state(), false);
             assertThat(group.leakCheck()).isEmpty();
             assertThat(Arrays.stream(new int[] {0, 1, 2, 3}).map(group::physicalPagesOnRank).sum()).isZero();
+        }
+    }
+
+    @Test
+    void cachedPagesOnALostRankAreNeverReusedAndComeBackOnceNoRequestLocksThem() {
+        CpSharedKvConfig config = Workloads.sharedBsGt1(4, 16, 8, null);
+        AnnouncedPools pools = new AnnouncedPools();
+        try (KvGroup group = KvGroup.builder(config, PoolLayout.SHARED, PoolCapacity.ofPages(32, 16)).model(MODEL).rankPools(pools)
+                .prefixCaching(true).build()) {
+            int[] prompt = java.util.stream.IntStream.range(0, 65).map(t -> 7 * t + 1).toArray(); // four full pages, then one token
+            PrefillBatch first = Workloads.written(group, List.of(new PrefillRequest("first", prompt, 1)));
+            int[] cached = Arrays.copyOf(first.entries().getFirst().state().pageTable(), 4);
+            group.release(first.entries().getFirst().state(), true);
+            int[] other = java.util.stream.IntStream.range(0, 33).map(t -> 5 * t + 2).toArray(); // two full pages of another prompt
+            PrefillBatch second = Workloads.written(group, List.of(new PrefillRequest("other", other, 1)));
+            int[] otherPages = Arrays.copyOf(second.entries().getFirst().state().pageTable(), 2);
+            group.release(second.entries().getFirst().state(), true);
+            assertThat(group.cachedPages()).isEqualTo(6);
+
+            RequestState locker = group.track(new PrefillRequest("reusing", prompt, 1));
+            assertThat(group.reserve(locker, 0, 1)).as("the cached prefix locked, its last token to compute").isTrue();
+            group.allocate(locker, 1);
+            assertThat(locker.pageTable()).hasSize(5).startsWith(cached);
+            int lostRank = group.stores().holder(otherPages[0]);
+            long lostOfPrompt = Arrays.stream(cached).filter(p -> group.stores().holder(p) == lostRank).count();
+            long lostOfOther = Arrays.stream(otherPages).filter(p -> group.stores().holder(p) == lostRank).count();
+            assertThat(lostOfPrompt).as("the locked prefix has a page there too (four pages on four ranks)").isPositive();
+            int firstLost = (int) java.util.stream.IntStream.range(0, 4).filter(i -> group.stores().holder(cached[i]) == lostRank).findFirst().orElseThrow();
+            RuntimeException loss = new IllegalStateException("rank " + lostRank + " went away");
+            pools.listeners.forEach(l -> l.lost(lostRank, loss));
+            assertThat(locker.lost()).isSameAs(loss);
+            assertThat(group.cachedPages()).as("unlocked lost pages forgotten at once; locked ones until unlocked")
+                    .isEqualTo(6 - (int) lostOfOther);
+
+            RequestState probe = group.track(new PrefillRequest("probe", prompt, 1));
+            assertThat(group.prefixMatchTokens(probe)).as("reuse stops before the first lost page").isEqualTo(firstLost * 16);
+            group.release(probe, false);
+            group.release(locker, false);
+            assertThat(group.cachedPages()).as("the lost pages the request held went back when it let go").isEqualTo(6 - (int) (lostOfPrompt + lostOfOther));
+            assertThat(group.leakCheck()).isEmpty();
+            assertThat(group.physicalPagesOnRank(lostRank)).as("nothing of the lost rank held any more").isZero();
         }
     }
 
