@@ -9,11 +9,15 @@ import java.util.function.LongSupplier;
  * The decode server's record of what it refused: one line per refused frame or connection (peer,
  * code, reason), at most {@code perSecond} lines a second, so a peer cannot flood the log; the
  * next line written says how many were held back. Counts every refusal and keeps the last
- * {@value #RECENT} of them, logged or held back, for {@link DecodeServer#recentRefusals()}. Thread-safe.
+ * {@value #RECENT} of them, logged or held back, for {@link DecodeServer#recentRefusals()}. A line
+ * is cut at {@value #LINE_CHARS} characters (a reason may quote what the peer sent, up to a frame's
+ * size), so the log and what is kept stay small. Thread-safe.
  */
 final class RefusalLog {
     /** How many of the latest refusals {@link #recent()} keeps. */
     static final int RECENT = 32;
+    /** The longest line logged or kept, in characters; a longer one ends with how long it was. */
+    static final int LINE_CHARS = 512;
     private final ArrayDeque<String> recent = new ArrayDeque<>(RECENT);
     private final Consumer<String> sink;
     private final int perSecond;
@@ -32,7 +36,7 @@ final class RefusalLog {
 
     synchronized void refused(String peer, String code, String reason) {
         total++;
-        String line = "decode server refused " + code + " from " + peer + ": " + reason;
+        String line = cut("decode server refused " + code + " from " + peer + ": " + reason);
         if (recent.size() == RECENT) {
             recent.removeFirst();
         }
@@ -50,6 +54,10 @@ final class RefusalLog {
         String held = heldBack == 0 ? "" : " (" + heldBack + " refusals before this one not logged)";
         heldBack = 0;
         sink.accept(line + held);
+    }
+
+    private static String cut(String line) {
+        return line.length() <= LINE_CHARS ? line : line.substring(0, LINE_CHARS) + "… (" + line.length() + " characters)";
     }
 
     /** {@return the latest refusals, oldest first, at most {@value #RECENT}} */

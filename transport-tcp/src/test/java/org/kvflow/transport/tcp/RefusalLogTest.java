@@ -40,4 +40,18 @@ class RefusalLogTest {
         assertThat(recent.getLast()).isEqualTo("decode server refused E-PD-0 from /127.0.0.1:6036: frame 36");
         assertThat(log.total()).isEqualTo(RefusalLog.RECENT + 5);
     }
+
+    @Test
+    void aLongReasonIsCutInTheLogAndInWhatIsKept() {
+        List<String> lines = new ArrayList<>();
+        RefusalLog log = new RefusalLog(lines::add, 10, () -> 0L);
+        String prefix = "decode server refused E-PD-ENGINE from /127.0.0.1:7000: not ";
+        String fits = "x".repeat(RefusalLog.LINE_CHARS - prefix.length());
+        log.refused("/127.0.0.1:7000", "E-PD-ENGINE", "not " + fits);
+        assertThat(lines.getLast()).as("a line of exactly the limit is whole").isEqualTo(prefix + fits);
+        log.refused("/127.0.0.1:7000", "E-PD-ENGINE", "not " + "y".repeat(100_000));
+        String cut = prefix + "y".repeat(RefusalLog.LINE_CHARS - prefix.length()) + "… (" + (prefix.length() + 100_000) + " characters)";
+        assertThat(lines.getLast()).isEqualTo(cut);
+        assertThat(log.recent()).containsExactly(prefix + fits, cut);
+    }
 }
