@@ -97,6 +97,30 @@ class RankServerTest {
     }
 
     @Test
+    void eachOpDoesWhatItNamesOnThePool() throws Exception {
+        int index = pool.pageBytes(KvComponent.INDEX);
+        byte[] bytes = {1, 2, 3, 4, 5};
+        assertThat(answer("{\"id\":20,\"op\":\"write\",\"layer\":1,\"component\":\"INDEX\",\"offset\":" + (index + 3) + "}", bytes)
+                .path("ok").asBoolean()).isTrue();
+        assertThat(java.util.Arrays.copyOfRange(pool.readPage(1, KvComponent.INDEX, 1), 3, 8)).as("written at its offset").isEqualTo(bytes);
+        assertThat(pool.readPage(0, KvComponent.INDEX, 1)).as("in its layer only").containsOnly(0);
+        ControlFrame read = exchange("{\"id\":21,\"op\":\"read\",\"layer\":1,\"component\":\"INDEX\",\"offset\":" + (index + 2) + ",\"length\":7}", null);
+        assertThat(read.bytes()).containsExactly(0, 1, 2, 3, 4, 5, 0);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(pool.readPage(1, KvComponent.INDEX, 1));
+        JsonNode digest = answer("{\"id\":22,\"op\":\"digest\",\"layer\":1,\"component\":\"INDEX\",\"page\":1}");
+        assertThat(digest.path("crc").asLong()).as("the page's CRC32C").isEqualTo(crc.getValue());
+        assertThat(answer("{\"id\":23,\"op\":\"digest\",\"layer\":0,\"component\":\"INDEX\",\"page\":1}").path("crc").asLong())
+                .as("another layer's page, all zeros").isNotEqualTo(crc.getValue());
+        JsonNode hello = answer("{\"id\":24,\"op\":\"hello\"}");
+        assertThat(hello.path("rank").asInt()).isEqualTo(1);
+        assertThat(hello.path("pageSize").asInt()).isEqualTo(4);
+        assertThat(hello.path("pages").asLong()).isEqualTo(6);
+        assertThat(hello.path("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(hello.path("why").asText()).as("a heap pool exports no handles, and says why").isNotEmpty();
+    }
+
+    @Test
     void bytesThatFailTheirChecksumAreRefusedAndNothingIsWritten() throws Exception {
         int mla = pool.pageBytes(KvComponent.MLA);
         byte[] page = new byte[mla];
