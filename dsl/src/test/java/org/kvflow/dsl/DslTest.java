@@ -223,7 +223,9 @@ public class DslTest {
                 .allSatisfy(m -> assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank());
         assertThat(registry.get("kvflow.rejections").tag("code", "ADM-REJECTED").counter().count()).isEqualTo(1);
         assertThat(registry.get("kvflow.batches").counter().count()).isPositive();
-        assertThat(registry.get("kvflow.transfer.bytes").counter().count()).isPositive();
+        long pageBytes = (MODEL.layout().mlaPageBytes(16) + MODEL.layout().indexPageBytes(16)) * MODEL.layerCount();
+        assertThat(registry.get("kvflow.transfer.bytes").counter().count()).as("every page of every completed request, once, all layers")
+                .isEqualTo((double) reqs.stream().limit(10).mapToLong(r -> (r.seqLen() + 15) / 16).sum() * pageBytes);
         assertThat(registry.get("kvflow.transfer.latency").timer().count()).isPositive();
         assertThat(registry.get("kvflow.tokens").counter().count()).isEqualTo(reqs.stream().limit(10).mapToInt(PrefillRequest::seqLen).sum());
         assertThat(registry.find("kvflow.pages.inuse").gauges()).as("one per rank, readable after the run").hasSize(4);
@@ -246,6 +248,29 @@ public class DslTest {
         StepVerifier.create(Flux.fromIterable(requests(3)).map(r -> new PrefillRequest("again-" + r.id(), r.tokenIds(), 0)).transform(pipeline))
                 .expectNextCount(3).verifyComplete();
         assertThat(registry.find("kvflow.pages.inuse").gauges()).as("the next run's replace them: no set per run").hasSize(4);
+    }
+
+    @Test
+    void aFinishedRunsPoolsSayWhatTheyHold() {
+        DecodeReceiver receiver = new DecodeReceiver(4096, 16, MODEL.layout());
+        List<PrefillRequest> reqs = requests(12);
+        PrefillRun run = flow(receiver).build().start(Flux.fromIterable(reqs));
+        StepVerifier.create(run.results()).expectNextCount(12).verifyComplete();
+        RunPools pools = run.pools();
+        assertThat(pools.ranks()).isEqualTo(4);
+        assertThat(pools.liveRequests()).isZero();
+        assertThat(pools.physicalPagesInUse()).as("all ranks together")
+                .isEqualTo(java.util.stream.IntStream.range(0, 4).mapToLong(pools::physicalPagesOnRank).sum());
+        assertThat(pools.cachedPages()).as("finished requests' full pages stay cached").isPositive();
+        assertThat(pools.physicalPagesInUse()).as("under shared KV a cached page is held once, by its owner").isEqualTo(pools.cachedPages());
+        assertThat(pools.peakPhysicalPages()).isGreaterThanOrEqualTo(pools.physicalPagesInUse()).isPositive();
+        assertThat(pools.evictedPages()).as("the pools had room for everything").isZero();
+        assertThat(pools.hostTokensServed()).as("no host tier").isZero();
+        assertThat(pools.capacity().pageSize()).isEqualTo(16);
+        PrefillRequest longest = reqs.stream().max(java.util.Comparator.comparingInt(PrefillRequest::seqLen)).orElseThrow();
+        assertThat(pools.cachedPrefixTokens(new PromptProbe(longest, 16))).as("its full pages, at least one token short of the prompt")
+                .isEqualTo((longest.seqLen() - 1) / 16 * 16);
+        assertThat(pools.leakCheck()).isEmpty();
     }
 
     @Test
