@@ -251,6 +251,19 @@ public class DslTest {
     }
 
     @Test
+    void theViewBytesCountEveryPageABatchReferences() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        PrefillPipeline pipeline = flow(new DecodeReceiver(4096, 16, MODEL.layout())).metrics(registry).build();
+        StepVerifier.create(Flux.just(new PrefillRequest("forty", new int[40], 0)).transform(pipeline)).expectNextCount(1).verifyComplete();
+        long pageBytes = (MODEL.layout().mlaPageBytes(16) + MODEL.layout().indexPageBytes(16)) * MODEL.layerCount();
+        assertThat(registry.get("kvflow.batches").counter().count()).isEqualTo(1);
+        assertThat(registry.get("kvflow.materialized.bytes").counter().count()).as("40 tokens: three pages of view").isEqualTo(3.0 * pageBytes);
+        assertThat(registry.get("kvflow.materialized.peak.bytes").gauge().value()).isEqualTo(3.0 * pageBytes);
+        StepVerifier.create(Flux.just(new PrefillRequest("seventeen", new int[17], 0)).transform(pipeline)).expectNextCount(1).verifyComplete();
+        assertThat(registry.get("kvflow.materialized.bytes").counter().count()).as("two more").isEqualTo(5.0 * pageBytes);
+    }
+
+    @Test
     void aFinishedRunsPoolsSayWhatTheyHold() {
         DecodeReceiver receiver = new DecodeReceiver(4096, 16, MODEL.layout());
         List<PrefillRequest> reqs = requests(12);
