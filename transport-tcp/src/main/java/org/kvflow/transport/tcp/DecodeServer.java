@@ -337,8 +337,9 @@ public final class DecodeServer implements AutoCloseable {
 
     /**
      * The latest refusals of frames and connections (at most 32), oldest first, each as its log
-     * line says it ({@code decode server refused CODE from PEER: REASON}), held back from the log
-     * by its rate limit or not: why the last peers were turned away, without reading the log.
+     * line says it ({@code decode server refused CODE from PEER: REASON}, cut at 512 characters),
+     * held back from the log by its rate limit or not: why the last peers were turned away, without
+     * reading the log.
      */
     public List<String> recentRefusals() {
         return refusals.recent();
