@@ -31,6 +31,8 @@ public class DslTest {
     public static final CpSharedKvConfig CONFIG = CpSharedKvConfig.DEFAULTS.toBuilder().cpSize(4).pageSize(16).model(ModelKind.TOY_MLA)
             .sharedKv(true).bsGt1(true).chunkedPrefillSize(128L).transferBackend(TransferBackendKind.TCP).kvDtype(KvDtype.FP8_E4M3).build();
     public static final SyntheticModel MODEL = new SyntheticModel(new NsaDims(16, 40, 8, 24, 12), KvDtype.FP8_E4M3, 1, 3);
+    /** One page of {@link #MODEL} at page size 16, both pools, every layer: what the metrics count a page as. */
+    private static final long PAGE_BYTES = (MODEL.layout().mlaPageBytes(16) + MODEL.layout().indexPageBytes(16)) * MODEL.layerCount();
 
     public static List<PrefillRequest> requests(int n) {
         SplittableRandom random = new SplittableRandom(n);
@@ -223,9 +225,8 @@ public class DslTest {
                 .allSatisfy(m -> assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank());
         assertThat(registry.get("kvflow.rejections").tag("code", "ADM-REJECTED").counter().count()).isEqualTo(1);
         assertThat(registry.get("kvflow.batches").counter().count()).isPositive();
-        long pageBytes = (MODEL.layout().mlaPageBytes(16) + MODEL.layout().indexPageBytes(16)) * MODEL.layerCount();
         assertThat(registry.get("kvflow.transfer.bytes").counter().count()).as("every page of every completed request, once, all layers")
-                .isEqualTo((double) reqs.stream().limit(10).mapToLong(r -> (r.seqLen() + 15) / 16).sum() * pageBytes);
+                .isEqualTo((double) reqs.stream().limit(10).mapToLong(r -> (r.seqLen() + 15) / 16).sum() * PAGE_BYTES);
         assertThat(registry.get("kvflow.transfer.latency").timer().count()).isPositive();
         assertThat(registry.get("kvflow.tokens").counter().count()).isEqualTo(reqs.stream().limit(10).mapToInt(PrefillRequest::seqLen).sum());
         assertThat(registry.find("kvflow.pages.inuse").gauges()).as("one per rank, readable after the run").hasSize(4);
@@ -255,12 +256,11 @@ public class DslTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         PrefillPipeline pipeline = flow(new DecodeReceiver(4096, 16, MODEL.layout())).metrics(registry).build();
         StepVerifier.create(Flux.just(new PrefillRequest("forty", new int[40], 0)).transform(pipeline)).expectNextCount(1).verifyComplete();
-        long pageBytes = (MODEL.layout().mlaPageBytes(16) + MODEL.layout().indexPageBytes(16)) * MODEL.layerCount();
         assertThat(registry.get("kvflow.batches").counter().count()).isEqualTo(1);
-        assertThat(registry.get("kvflow.materialized.bytes").counter().count()).as("40 tokens: three pages of view").isEqualTo(3.0 * pageBytes);
-        assertThat(registry.get("kvflow.materialized.peak.bytes").gauge().value()).isEqualTo(3.0 * pageBytes);
+        assertThat(registry.get("kvflow.materialized.bytes").counter().count()).as("40 tokens: three pages of view").isEqualTo(3.0 * PAGE_BYTES);
+        assertThat(registry.get("kvflow.materialized.peak.bytes").gauge().value()).isEqualTo(3.0 * PAGE_BYTES);
         StepVerifier.create(Flux.just(new PrefillRequest("seventeen", new int[17], 0)).transform(pipeline)).expectNextCount(1).verifyComplete();
-        assertThat(registry.get("kvflow.materialized.bytes").counter().count()).as("two more").isEqualTo(5.0 * pageBytes);
+        assertThat(registry.get("kvflow.materialized.bytes").counter().count()).as("two more").isEqualTo(5.0 * PAGE_BYTES);
     }
 
     @Test

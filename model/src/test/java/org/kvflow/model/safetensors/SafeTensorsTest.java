@@ -84,18 +84,10 @@ class SafeTensorsTest {
 
     @Test
     void aHeaderLengthPastTheFileIsRefused() throws IOException {
-        Path f = file("{}", new byte[0], 1_000_000);
-        assertThatThrownBy(() -> SafeTensors.open(f)).isInstanceOf(SafeTensorsException.class)
-                .hasMessage(f + ": header length 1000000 outside [2, 2]: the file has 10 bytes, 8 of them the length");
-        Path three = file("{}", new byte[0], 3);
-        assertThatThrownBy(() -> SafeTensors.open(three)).isInstanceOf(SafeTensorsException.class)
-                .hasMessage(three + ": header length 3 outside [2, 2]: the file has 10 bytes, 8 of them the length");
-        Path one = file("{}", new byte[0], 1);
-        assertThatThrownBy(() -> SafeTensors.open(one)).isInstanceOf(SafeTensorsException.class)
-                .hasMessage(one + ": header length 1 outside [2, 2]: the file has 10 bytes, 8 of them the length");
-        Path lengthOnly = file("", new byte[0], 0);
-        assertThatThrownBy(() -> SafeTensors.open(lengthOnly)).isInstanceOf(SafeTensorsException.class)
-                .hasMessage(lengthOnly + ": header length 0 outside [2, 0]: the file has 8 bytes, 8 of them the length");
+        refusesHeaderLength("{}", 1_000_000, "header length 1000000 outside [2, 2]: the file has 10 bytes, 8 of them the length");
+        refusesHeaderLength("{}", 3, "header length 3 outside [2, 2]: the file has 10 bytes, 8 of them the length");
+        refusesHeaderLength("{}", 1, "header length 1 outside [2, 2]: the file has 10 bytes, 8 of them the length");
+        refusesHeaderLength("", 0, "header length 0 outside [2, 0]: the file has 8 bytes, 8 of them the length");
         try (SafeTensors empty = SafeTensors.open(file("{}", new byte[0]))) {
             assertThat(empty.tensors()).as("a header that fills the file exactly, and no tensors").isEmpty();
         }
@@ -103,6 +95,12 @@ class SafeTensorsTest {
         Files.write(tiny, new byte[3]);
         assertThatThrownBy(() -> SafeTensors.open(tiny)).isInstanceOf(SafeTensorsException.class)
                 .hasMessage(tiny + ": 3 bytes, too short for the 8-byte header length");
+    }
+
+    /** A file of {@code header} whose length prefix says {@code declared} is refused with {@code why} after its path. */
+    private void refusesHeaderLength(String header, long declared, String why) throws IOException {
+        Path f = file(header, new byte[0], declared);
+        assertThatThrownBy(() -> SafeTensors.open(f)).isInstanceOf(SafeTensorsException.class).hasMessage(f + ": " + why);
     }
 
     @Test
