@@ -18,7 +18,7 @@ import org.kvflow.kernels.nsa.IndexerKernels;
  * NSA indexer top-k through the kernel API ({@link IndexerKernels#topKRows}): {@code rows} rows
  * of {@code nk} seeded Gaussian scores, every row sees all its keys, top {@code k} (2,048 as in
  * DeepSeek V3.2). Scores stay on the device; time is the wall time of the blocking execute,
- * median of {@code ITERATIONS} after {@code WARMUP}, and the kernel time the execution profile
+ * median of {@code ITERATIONS} after the host's warm-up ({@link HostWarmup}) and {@code WARMUP} more, and the kernel time the execution profile
  * reports (device events on cuda, the launch's wall time on OpenCL), median of as many more. Eight rows are then checked against the
  * Java reference. Prints JSON lines; {@code bench/device/kernels.sh} runs {@code torch.topk} on
  * the same shape in the same job.
@@ -59,8 +59,8 @@ public final class TopKBench {
             }
             Arrays.sort(kernel);
             System.out.printf(Locale.ROOT, "{\"name\":\"kvflow_topk\",\"device\":\"%s\",\"rows\":%d,\"nk\":%d,\"k\":%d,\"median_ms\":%.4f,"
-                    + "\"min_ms\":%.4f,\"kernel_median_ms\":%.4f,\"first_execute_ms\":%.1f}%n", device, rows, nk, k, t.medianMs(), t.minMs(),
-                    kernel[ITERATIONS / 2], t.firstMs());
+                    + "\"min_ms\":%.4f,\"kernel_median_ms\":%.4f,\"first_execute_ms\":%.1f,\"host_warmup_rounds\":%d}%n", device, rows, nk, k,
+                    t.medianMs(), t.minMs(), kernel[ITERATIONS / 2], t.firstMs(), t.hostWarmupRounds());
             plan.execute().transferToHost(selected);
         }
         for (int s = 0; s < Math.min(8, rows); s++) {
