@@ -27,7 +27,8 @@ import org.kvflow.transport.tcp.TcpTransferBackend;
  * rank process has); {@code cuda_ipc_one_stream_ms} sends the same pages from pools that share one
  * memory (one stream, the ranks' copies one at a time). DeepSeek V3.2's fp8 widths, page 64. A send
  * runs from the first rank's send to the last rank's COMPLETE; {@code ready_after_last_page_ms} is
- * the part after the last page landed (the COMPLETEs). Also: one rank's pages checksummed on the GPU
+ * the part after the last page landed (the COMPLETEs). Before the runs, cuda-ipc sends for up to 2 s
+ * ({@link HostWarmup}) compile both processes' host code. Also: one rank's pages checksummed on the GPU
  * alone, the call and its kernel. One JSON object per line. Usage:
  * {@code CudaIpcTransferBench [pages 2048] [layers 61] [ranks 8] [runs 3]}.
  */
@@ -57,6 +58,9 @@ public final class CudaIpcTransferBench {
             Process tcp = TransferRuns.start(DecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
             try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", TransferRuns.port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
                  TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", TransferRuns.port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
+                int[] warm = {0};
+                // the cuda-ipc path's host code (both processes') compiled as in a long-running process, then the warm-up runs of every path
+                int warmupSends = HostWarmup.run(() -> TransferRuns.send(byIpc, "warm" + warm[0]++, owners, request.share()));
                 for (int run = 1 - WARMUPS; run <= request.runs(); run++) { // runs up to 0 warm every path up (the JIT compiles the hosts' loops)
                     TransferRuns.Sent viaIpc = TransferRuns.send(byIpc, "ipc" + run, owners, request.share());
                     TransferRuns.Sent viaOneStream = TransferRuns.send(byIpc, "ipc-one-stream" + run, oneStream, request.share());
@@ -73,10 +77,10 @@ public final class CudaIpcTransferBench {
                                         + "\"cuda_ipc_one_stream_ms\":%.2f,\"tcp_ms\":%.1f,\"dtod_ms\":%.3f,\"cuda_ipc_gbps\":%.1f,\"dtod_gbps\":%.1f,"
                                         + "\"cuda_ipc_vs_dtod\":%.3f,\"cuda_ipc_one_stream_vs_dtod\":%.3f,\"cuda_ipc_over_tcp_backend\":%.1f,"
                                         + "\"cuda_ipc_ready_after_last_page_ms\":%.2f,\"tcp_ready_after_last_page_ms\":%.2f,\"crc_one_rank_ms\":%.2f,"
-                                        + "\"crc_one_rank_kernel_ms\":%.3f}%n",
+                                        + "\"crc_one_rank_kernel_ms\":%.3f,\"host_warmup_sends\":%d}%n",
                                 run, bytes, viaIpc.ms(), viaOneStream.ms(), viaTcp.ms(), dtod, bytes / (viaIpc.ms() * 1e6), bytes / (dtod * 1e6),
                                 dtod / viaIpc.ms(), dtod / viaOneStream.ms(), viaTcp.ms() / viaIpc.ms(), viaIpc.afterLastPageMs(), viaTcp.afterLastPageMs(),
-                                crcMs, gpu.clock().lastMillis());
+                                crcMs, gpu.clock().lastMillis(), warmupSends);
                     }
                 }
             } finally {
