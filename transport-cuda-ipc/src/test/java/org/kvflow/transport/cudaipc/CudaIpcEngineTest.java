@@ -67,6 +67,64 @@ class CudaIpcEngineTest {
                 .hasMessage("the CUDA IPC landing's handle of buffer 0 of 100 bytes (1 to 4096, " + (bytes.length - 28) + " left)");
     }
 
+    @Test
+    void aDescriptionAtItsLimitsIsTakenAndOnePastThemIsRefusedNamingIt() {
+        assertThat(IpcLandingDescription.parse(new IpcLandingDescription(1, List.of()).bytes()).buffers()).as("a pool of no buffers").isEmpty();
+        IpcLandingDescription.Buffer edge = IpcLandingDescription.parse(new IpcLandingDescription(2, List.of(new IpcLandingDescription.Buffer(0, 1,
+                new byte[IpcLandingDescription.MAX_HANDLE]))).bytes()).buffers().get(0);
+        assertThat(edge.pages()).isZero();
+        assertThat(edge.pageBytes()).isEqualTo(1);
+        assertThat(edge.handle()).hasSize(4096);
+        List<IpcLandingDescription.Buffer> most = java.util.Collections.nCopies(IpcLandingDescription.MAX_BUFFERS,
+                new IpcLandingDescription.Buffer(1, 64, new byte[] {9}));
+        assertThat(IpcLandingDescription.parse(new IpcLandingDescription(3, most).bytes()).buffers()).hasSize(8192);
+        List<IpcLandingDescription.Buffer> oneMore = new java.util.ArrayList<>(most);
+        oneMore.add(most.get(0));
+        assertThatThrownBy(() -> IpcLandingDescription.parse(new IpcLandingDescription(3, oneMore).bytes())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a CUDA IPC landing of 8193 buffers (at most 8192)");
+        byte[] negative = new IpcLandingDescription(3, List.of()).bytes();
+        java.util.Arrays.fill(negative, 8, 12, (byte) 0xFF);
+        assertThatThrownBy(() -> IpcLandingDescription.parse(negative)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a CUDA IPC landing of -1 buffers (at most 8192)");
+        assertThatThrownBy(() -> IpcLandingDescription.parse(new IpcLandingDescription(2, List.of(new IpcLandingDescription.Buffer(0, 1,
+                new byte[IpcLandingDescription.MAX_HANDLE + 1]))).bytes())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the CUDA IPC landing's handle of buffer 0 of 4097 bytes (1 to 4096, 4097 left)");
+        assertThatThrownBy(() -> IpcLandingDescription.parse(new IpcLandingDescription(2, List.of(new IpcLandingDescription.Buffer(-1, 64,
+                new byte[] {1}))).bytes())).isInstanceOf(IllegalArgumentException.class).hasMessage("buffer 0 of a CUDA IPC landing has -1 pages of 64 bytes");
+        assertThatThrownBy(() -> IpcLandingDescription.parse(new IpcLandingDescription(2, List.of(new IpcLandingDescription.Buffer(1, 0,
+                new byte[] {1}))).bytes())).isInstanceOf(IllegalArgumentException.class).hasMessage("buffer 0 of a CUDA IPC landing has 1 pages of 0 bytes");
+    }
+
+    /** A memory that counts the buffers handed back to it. */
+    private static final class CountingFrees extends ChecksummingMemory {
+        int frees;
+
+        @Override
+        public void free(PageBuffer buffer) {
+            frees++;
+            super.free(buffer);
+        }
+    }
+
+    @Test
+    void aRunEndingAtThePoolsLastPageLandsAndClosingFreesEveryOpenedBufferOnce() {
+        CountingFrees memory = new CountingFrees();
+        PageStore rank = RandomPages.fill(PageStore.allocate(memory, "prefill rank 0", LAYOUT, 16, 8), 5);
+        CudaIpcPlacer placer = new CudaIpcPlacer(1);
+        placer.connected(0, pool(64).bytes());
+        assertThat(placer.place(0, rank, 4, 60, 4).block(Duration.ofSeconds(10))).as("decode pages 60..63 of 64")
+                .isEqualTo(PageCrcs.of(rank, new long[] {4, 5, 6, 7}));
+        assertThat(placer.openPools()).isEqualTo(1);
+        placer.close();
+        assertThat(memory.frees).as("the pool's four buffers, each once").isEqualTo(4);
+        assertThat(placer.openPools()).isZero();
+        assertThatThrownBy(() -> placer.place(0, rank, 4, 60, 4).block()).isInstanceOf(IllegalStateException.class)
+                .hasMessage("the CUDA IPC placer is closed");
+        placer.close();
+        assertThat(placer.openPools()).as("a refused run opens nothing again").isZero();
+        assertThat(memory.frees).as("closing twice frees nothing twice").isEqualTo(4);
+    }
+
     /** A memory that can open another process's buffers but not copy pages with their checksums: the placer must refuse it before opening anything. */
     private static final class ImportOnly extends CrossingMemory implements BufferImport {
         @Override
