@@ -335,6 +335,45 @@ class UcxTransferTest {
         }
     }
 
+    /** Straight through the placer into a landing of two layers, in parts of one MLA page: every layer's buffers, and the pool's edges. */
+    @Test
+    void aTwoLayerRunEndingAtThePoolsLastPageLandsInEachLayersBuffers() {
+        KvLayout twoLayers = new KvLayout(new org.kvflow.core.model.ModelShape("synthetic-toy", org.kvflow.core.model.ModelKind.TOY_MLA, 2, 40, 8, 24),
+                org.kvflow.core.model.KvDtype.FP8_E4M3);
+        PageStore rank = org.kvflow.pages.RandomPages.fill(PageStore.onHeap("prefill rank", twoLayers, 16, 8), 9);
+        try (NativePageMemory memory = new NativePageMemory()) {
+            PageStore pool = PageStore.allocate(memory, "decode pool", twoLayers, 16, 64);
+            try (UcxLanding landing = new UcxLanding(pool);
+                 UcxPlacer placer = new UcxPlacer(1, Duration.ofSeconds(30), (int) twoLayers.mlaPageBytes(16))) {
+                placer.connected(0, landing.describe());
+                assertThat(placer.place(0, rank, 4, 60, 4).block(Duration.ofSeconds(30))).as("decode pages 60..63 of 64")
+                        .isEqualTo(PageCrcs.of(rank, new long[] {4, 5, 6, 7}));
+                for (int l = 0; l < 2; l++) {
+                    for (KvComponent c : KvComponent.values()) {
+                        for (int k = 0; k < 4; k++) {
+                            assertThat(pool.readPage(l, c, 60 + k)).as("layer %d %s page %d", l, c, 60 + k).isEqualTo(rank.readPage(l, c, 4 + k));
+                        }
+                    }
+                }
+                assertThat(placer.place(0, rank, 0, 0, 2).block(Duration.ofSeconds(30))).as("decode pages 0..1, the pool's first")
+                        .isEqualTo(PageCrcs.of(rank, new long[] {0, 1}));
+                assertThat(pool.readPage(1, KvComponent.INDEX, 1)).isEqualTo(rank.readPage(1, KvComponent.INDEX, 1));
+                assertThatThrownBy(() -> placer.place(0, rank, 4, 61, 4).block()).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("decode pages 61..64 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
+                assertThatThrownBy(() -> placer.place(0, rank, 0, -1, 2).block()).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("decode pages -1..0 lie past the decode pool's MLA buffer of layer 0 (64 pages)");
+                assertThatThrownBy(() -> placer.place(0, filled(8, 10), 0, 0, 2).block()).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("the decode side registered 4 buffers; 1 layers need 2");
+            }
+            PageStore oneLayerPool = PageStore.allocate(memory, "decode pool of one layer", LAYOUT, 16, 64);
+            try (UcxLanding landing = new UcxLanding(oneLayerPool); UcxPlacer placer = new UcxPlacer(1, Duration.ofSeconds(30))) {
+                placer.connected(0, landing.describe());
+                assertThatThrownBy(() -> placer.place(0, rank, 0, 0, 2).block()).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("the decode side registered 2 buffers; 2 layers need 4");
+            }
+        }
+    }
+
     @Test
     void engineersFindTheEngineByName() {
         assertThat(TransferEngines.find("ucx")).isInstanceOf(UcxEngine.class);
