@@ -58,4 +58,20 @@ class LandingDescriptionTest {
         assertThatThrownBy(() -> LandingDescription.parse(bytes)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the UCX landing's remote key of buffer 1 of 1000 bytes (at most 65536, 1 left)");
     }
+
+    @Test
+    void aDescriptionAtItsLimitsIsTakenAndOnePastThemIsRefused() {
+        LandingDescription none = LandingDescription.parse(new LandingDescription(new byte[0], List.of()).bytes());
+        assertThat(none.worker()).as("an empty worker address").isEmpty();
+        assertThat(none.buffers()).as("no buffers").isEmpty();
+        LandingDescription.Region edge = LandingDescription.parse(new LandingDescription(new byte[] {1},
+                List.of(new LandingDescription.Region(0, 0, new byte[LandingDescription.MAX_BLOB]))).bytes()).buffers().get(0);
+        assertThat(edge.length()).as("a buffer of no bytes").isZero();
+        assertThat(edge.key()).as("the longest remote key").hasSize(65536);
+        List<LandingDescription.Region> most = java.util.Collections.nCopies(LandingDescription.MAX_BUFFERS, new LandingDescription.Region(1, 64, new byte[0]));
+        assertThat(LandingDescription.parse(new LandingDescription(new byte[] {1}, most).bytes()).buffers()).hasSize(8192);
+        assertThatThrownBy(() -> LandingDescription.parse(new LandingDescription(new byte[] {1},
+                List.of(new LandingDescription.Region(0, 0, new byte[LandingDescription.MAX_BLOB + 1]))).bytes())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the UCX landing's remote key of buffer 0 of 65537 bytes (at most 65536, 65537 left)");
+    }
 }
