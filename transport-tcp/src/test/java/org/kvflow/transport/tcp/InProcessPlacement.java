@@ -40,6 +40,8 @@ final class InProcessPlacement implements PageLanding {
         private final DecodeReceiver receiver;
         private final boolean corrupt;
         final List<String> described = new CopyOnWriteArrayList<>();
+        /** Each run placed: {@code "lane: src first..last -> dst first"}. */
+        final List<String> placed = new CopyOnWriteArrayList<>();
         volatile boolean closed;
 
         Placer(DecodeReceiver receiver, boolean corrupt) {
@@ -60,6 +62,7 @@ final class InProcessPlacement implements PageLanding {
         @Override
         public Mono<int[]> place(int lane, PageStore source, long srcStart, long dstStart, int length) {
             return Mono.fromCallable(() -> {
+                placed.add(lane + ": src " + srcStart + ".." + (srcStart + length - 1) + " -> dst " + dstStart);
                 long[] src = new long[length];
                 long[] dst = new long[length];
                 int[] crcs = new int[length];

@@ -57,6 +57,36 @@ class PlacedPagesTest {
         assertThat(placer.closed).as("the backend closes its engine").isTrue();
     }
 
+    /** A run longer than one PLACED frame's pages goes in parts of 1,024, each placed at its own offset and reported in its own frame. */
+    @Test
+    void aLongRunIsPlacedAndReportedInPartsAndLandsWhole() {
+        DecodeReceiver receiver = new DecodeReceiver(3600, 16, LAYOUT); // room for both requests side by side: each run is one range of decode pages
+        InProcessPlacement landing = new InProcessPlacement(receiver);
+        InProcessPlacement.Placer placer = landing.placer(false);
+        PageStore rank = filled(2501, 3);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, DecodeServer.Limits.DEFAULT, null, landing);
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", server.port(), 16, LAYOUT, 1, TIMEOUT, null, placer)) {
+            long[] d = prefill.open("long", 2500, 1).block();
+            prefill.send("long", 0, new PageRun(1, d[0], 2500), rank).block();
+            prefill.complete("long", 0).block();
+            assertThat(receiver.isReady("long")).as("every part counted").isTrue();
+            assertThat(placer.placed).containsExactly("0: src 1..1024 -> dst " + d[0], "0: src 1025..2048 -> dst " + (d[0] + 1024),
+                    "0: src 2049..2500 -> dst " + (d[0] + 2048));
+            for (int i : new int[] {0, 1023, 1024, 2047, 2048, 2499}) {
+                for (KvComponent c : KvComponent.values()) {
+                    assertThat(receiver.store().readPage(c, d[i])).as("position %d %s", i, c).isEqualTo(rank.readPage(c, 1 + i));
+                }
+            }
+            long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
+            assertThat(prefill.bytesSent()).as("three PLACED frames of checksums, not 2,500 pages").isGreaterThan(4L * 2500).isLessThan(10 * pageBytes);
+            prefill.release("long").block();
+            long[] e = prefill.open("exact", 1024, 1).block();
+            placer.placed.clear();
+            prefill.send("exact", 0, new PageRun(0, e[0], 1024), rank).block();
+            assertThat(placer.placed).as("a run of exactly one part's pages: one part, no empty second").containsExactly("0: src 0..1023 -> dst " + e[0]);
+        }
+    }
+
     @Test
     void aRunWhoseChecksumDiffersIsRefusedCountedAndLeftUnwritten() {
         DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
