@@ -1,6 +1,7 @@
 package org.kvflow.deepseek;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.ByteArrayOutputStream;
@@ -129,6 +130,15 @@ class V32WeightsTest {
                     assertThat(w.o()[r * oCols + col]).as("o_proj (%d, %d)", r, col).isEqualTo(VALUES[code(r, col)] * scale);
                 }
             }
+            float[] x = new float[2 * h];
+            w.embed(new int[] {0, 9}, new long[] {4, 5}, x);
+            float[] table = st.floats("model.embed_tokens.weight", 10, h);
+            assertThat(java.util.Arrays.copyOfRange(x, h, 2 * h)).as("the last row of a vocabulary of 10").isEqualTo(java.util.Arrays.copyOfRange(table, 9 * h, 10 * h));
+            assertThat(java.util.Arrays.copyOf(x, h)).as("the first row").isEqualTo(java.util.Arrays.copyOf(table, h));
+            assertThatThrownBy(() -> w.embed(new int[] {10}, new long[] {6}, new float[h])).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("token id 10 at position 6 is outside the vocabulary of 10");
+            assertThatThrownBy(() -> w.embed(new int[] {-1}, new long[] {7}, new float[h])).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("token id -1 at position 7 is outside the vocabulary of 10");
             assertThat(w.kvB()).as("an F32 matrix is read as it is, with no scale").isEqualTo(st.floats(ATTN + "kv_b_proj.weight",
                     (long) c.heads() * (c.nope() + c.v()), c.kvLora()));
         }
