@@ -191,10 +191,12 @@ public final class DecodeServer implements AutoCloseable {
                     ScheduledFuture<?>[] deadline = new ScheduledFuture<?>[1];
                     in.withConnection(c -> {
                         session[0] = new DecodeSession(this, peer(c), () -> CertificateNames.ofPeer(c.channel()));
-                        int waiting = pending.incrementAndGet(); // closed() gives it back while no HELLO came
                         if (c.isDisposed()) {
-                            return; // refused past the connection cap, and counted there: not a second time here
+                            // refused past the connection cap, and counted there: not a second time here, and it takes no slot
+                            // before HELLO, which a connection served on another event loop may be about to need
+                            return;
                         }
+                        int waiting = session[0].takePendingSlot(); // given back at HELLO or when the connection closes
                         if (waiting > limits.maxPending()) {
                             refusals.refused(session[0].peer, "connection", waiting - 1 + " connections have not said HELLO yet, at most "
                                     + limits.maxPending());

@@ -24,6 +24,8 @@ final class DecodeSession {
     private final java.util.function.Supplier<@Nullable String> peerCertificate;
     private @Nullable String certificate;
     volatile boolean hello;
+    /** Whether this connection holds one of the server's slots for connections before HELLO; given back once, at HELLO or close. */
+    private final java.util.concurrent.atomic.AtomicBoolean pendingSlot = new java.util.concurrent.atomic.AtomicBoolean();
     private int layers;
     private int prefillCp;
     /** The engine this connection's HELLO chose: {@code tcp}, or the server's landing's. */
@@ -34,6 +36,22 @@ final class DecodeSession {
         this.receiver = server.receiver();
         this.peer = peer;
         this.peerCertificate = peerCertificate;
+    }
+
+    /**
+     * Takes one of the server's slots for connections before HELLO, held until HELLO or close.
+     *
+     * @return the connections now waiting for their HELLO, this one included
+     */
+    int takePendingSlot() {
+        pendingSlot.set(true);
+        return server.pending.incrementAndGet();
+    }
+
+    private void givePendingSlotBack() {
+        if (pendingSlot.compareAndSet(true, false)) {
+            server.pending.decrementAndGet();
+        }
     }
 
     byte[] answer(ByteBuf frame) {
@@ -174,9 +192,7 @@ final class DecodeSession {
 
     /** The connection closed: if it was its client's last, the requests the client opened and did not finish go back to the pool. */
     void closed() {
-        if (!hello) {
-            server.pending.decrementAndGet();
-        }
+        givePendingSlotBack();
         DecodeServer.Client c = client;
         if (c == null) {
             return;
@@ -247,7 +263,7 @@ final class DecodeSession {
         }
         join(java.util.HexFormat.of().formatHex(id));
         hello = true;
-        server.pending.decrementAndGet();
+        givePendingSlotBack();
         layers = clientLayers;
         prefillCp = cp;
         engine = chosen;

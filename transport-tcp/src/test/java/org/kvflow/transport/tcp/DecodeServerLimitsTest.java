@@ -83,6 +83,34 @@ class DecodeServerLimitsTest {
                 + ": durations must be positive and the caps at least 1";
     }
 
+    /**
+     * A connection holds a slot before HELLO only if it took one, and gives it back once: a
+     * connection refused past the connection cap takes none (taking one, even briefly, refused a
+     * connection already served on another event loop, seen under load), and one that said HELLO
+     * gives its slot back then, not again at close.
+     */
+    @Test
+    void aConnectionGivesBackOnlyTheSlotBeforeHelloItTook() throws Exception {
+        try (DecodeServer server = DecodeServer.start(new DecodeReceiver(16, 16, TcpFixtures.LAYOUT), "127.0.0.1", 0)) {
+            new DecodeSession(server, "refused past the cap", () -> null).closed();
+            assertThat(server.pending).as("a connection that took no slot gives none back").hasValue(0);
+            DecodeSession waiting = new DecodeSession(server, "before HELLO", () -> null);
+            assertThat(waiting.takePendingSlot()).isEqualTo(1);
+            waiting.closed();
+            waiting.closed();
+            assertThat(server.pending).as("given back once").hasValue(0);
+            try (RawPeer peer = new RawPeer(server.port())) {
+                assertThat(peer.hello(TcpFixtures.LAYOUT, 16, 1).type()).isEqualTo(Frames.HELLO_OK);
+                assertThat(server.pending).as("given back at HELLO").hasValue(0);
+            }
+            for (int i = 0; i < 250 && server.connections() > 0; i++) {
+                Thread.sleep(20);
+            }
+            assertThat(server.connections()).isZero();
+            assertThat(server.pending).as("and not again when that connection closed").hasValue(0);
+        }
+    }
+
     private static Duration sweep(Duration ttl) {
         return new DecodeServer.Limits(S, S, 8, ttl).sweepEvery();
     }
