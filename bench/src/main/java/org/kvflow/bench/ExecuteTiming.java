@@ -28,4 +28,20 @@ record ExecuteTiming(double medianMs, double minMs, double firstMs, int hostWarm
         Arrays.sort(ms);
         return new ExecuteTiming(ms[ms.length / 2], ms[0], firstMs, warmed);
     }
+
+    /**
+     * After {@code skip} untimed executions, the median of {@code iterations} executions' device
+     * time as {@code plan}'s profile reports it (device events on cuda), in ms.
+     */
+    static double kernelMedianMs(ExecutionPlan plan, int skip, int iterations) {
+        for (int i = 0; i < skip; i++) {
+            plan.execute();
+        }
+        double[] kernel = new double[iterations];
+        for (int i = 0; i < iterations; i++) {
+            kernel[i] = plan.execute().profile().kernelNanos() / 1e6;
+        }
+        Arrays.sort(kernel);
+        return kernel[iterations / 2];
+    }
 }

@@ -101,9 +101,9 @@ public final class KernelSpeedBench {
         try (ExecutionPlan plan = new ExecutionPlan(graph.snapshot()).withDevice(device)) {
             // first as the records before the host's warm-up timed it: after 24 rounds, the host code mostly not yet compiled
             plan.execute();
-            double beforeWarmup = kernelMedian(plan, 23);
+            double beforeWarmup = ExecuteTiming.kernelMedianMs(plan, 23, 20);
             ExecuteTiming t = ExecuteTiming.of(List.of(plan), 3, 20);
-            double kernel = kernelMedian(plan, 0);
+            double kernel = ExecuteTiming.kernelMedianMs(plan, 0, 20);
             plan.execute().transferToHost(scores);
             double err = worstError(q, keys, scores.toHeapArray(), nq, nk, rnd);
             double flop = 2.0 * nq * nk * DIM;
@@ -115,19 +115,6 @@ public final class KernelSpeedBench {
                 throw new IllegalStateException("scores differ from the Java reference by " + err + " of Σ|q·k|, above " + SCORE_TOLERANCE);
             }
         }
-    }
-
-    /** After {@code skip} untimed executions, the median of 20 executions' device time by the plan's profile, in ms. */
-    private static double kernelMedian(ExecutionPlan plan, int skip) {
-        for (int i = 0; i < skip; i++) {
-            plan.execute();
-        }
-        double[] kernel = new double[20];
-        for (int i = 0; i < kernel.length; i++) {
-            kernel[i] = plan.execute().profile().kernelNanos() / 1e6;
-        }
-        Arrays.sort(kernel);
-        return kernel[kernel.length / 2];
     }
 
     /** The largest |device − reference| / Σ|q·k| over 4,096 sampled scores. */

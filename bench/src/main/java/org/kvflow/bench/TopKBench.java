@@ -53,14 +53,10 @@ public final class TopKBench {
                 .transferToHost(DataTransferMode.UNDER_DEMAND, selected);
         try (ExecutionPlan plan = new ExecutionPlan(graph.snapshot()).withDevice(device)) {
             ExecuteTiming t = ExecuteTiming.of(List.of(plan), WARMUP, ITERATIONS);
-            double[] kernel = new double[ITERATIONS];
-            for (int i = 0; i < ITERATIONS; i++) {
-                kernel[i] = plan.execute().profile().kernelNanos() / 1e6;
-            }
-            Arrays.sort(kernel);
+            double kernel = ExecuteTiming.kernelMedianMs(plan, 0, ITERATIONS);
             System.out.printf(Locale.ROOT, "{\"name\":\"kvflow_topk\",\"device\":\"%s\",\"rows\":%d,\"nk\":%d,\"k\":%d,\"median_ms\":%.4f,"
                     + "\"min_ms\":%.4f,\"kernel_median_ms\":%.4f,\"first_execute_ms\":%.1f,\"host_warmup_rounds\":%d}%n", device, rows, nk, k,
-                    t.medianMs(), t.minMs(), kernel[ITERATIONS / 2], t.firstMs(), t.hostWarmupRounds());
+                    t.medianMs(), t.minMs(), kernel, t.firstMs(), t.hostWarmupRounds());
             plan.execute().transferToHost(selected);
         }
         for (int s = 0; s < Math.min(8, rows); s++) {
