@@ -3,8 +3,10 @@
 // widths (256 pages of 61 layers' buffers: a 41,984-byte MLA page and an 8,448-byte indexer page each):
 // checksums only, and checksums while copying to a second pool, beside cudaMemcpy device to device
 // of the same bytes; then the skip tables' copies (1, 8, 32) to show what bank conflicts cost, and
-// the join of each page's checksums over the 122 buffers (crc32c_join) alone. Median of 20 after 3,
-// CUDA events. The CRCs and joined CRCs are checked against a host CRC32C of the same bytes.
+// the join of each page's checksums over the 122 buffers (crc32c_join) alone; then the loop's shapes
+// (words a lane loads at a time, and whether the next ones load before the current ones are folded
+// in), each checked to give the kernel's CRCs and copy. Median of 20 after 3, CUDA events. The CRCs
+// and joined CRCs are checked against a host CRC32C of the same bytes.
 // nvcc -arch=sm_90 -O3 -o /tmp/ck bench/device/crc_kernel.cu && /tmp/ck [pages 256] [layers 61]
 #include "../../cuda-fallback/src/main/cuda/crc32c.cu"
 
@@ -14,7 +16,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
+
+/** The kernel's loop in another shape, for the comparison: UNROLL words a lane, AHEAD loading the next ones early. */
+template <int UNROLL, bool AHEAD>
+__global__ void __launch_bounds__(THREADS) crc32c_shape(const long long *table, int count, int pages, int copies) {
+    checksumPages<UNROLL, AHEAD>(table, count, pages, copies);
+}
 
 static uint32_t host_crc_update(uint32_t c, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -115,10 +124,34 @@ int main(int argc, char **argv) {
     const double crc8_ms = median_ms([&] { run(dtable, 8); });
     const double crc1_ms = median_ms([&] { run(dtable, 1); });
     const double join_ms = median_ms([&] { join(dtable); });
+    // the loop's shapes: each must give the same CRCs and copy as the kernel, then its times
+    struct Shape { const char *name; void (*kernel)(const long long *, int, int, int); };
+    const Shape shapes[] = {{"u4_ahead", crc32c_shape<4, true>}, {"u8", crc32c_shape<8, false>}, {"u8_ahead", crc32c_shape<8, true>},
+                            {"u16", crc32c_shape<16, false>}, {"u16_ahead", crc32c_shape<16, true>}};
+    std::string shapeJson;
+    for (const Shape &shape : shapes) {
+        CHECK(cudaFuncSetAttribute(shape.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 32 * 4096));
+        auto launch = [&](long long *t) { shape.kernel<<<blocks, 1024, 32 * 4096>>>(t, count, pages, 32); };
+        CHECK(cudaMemset(dst, 0, bytes));
+        CHECK(cudaMemset(dcopy + 4LL * count + 2LL * pages, 0, ranges * 4LL));
+        launch(dcopy);
+        CHECK(cudaDeviceSynchronize());
+        std::vector<uint32_t> mine(ranges);
+        CHECK(cudaMemcpy(mine.data(), dcopy + 4LL * count + 2LL * pages, ranges * 4LL, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(back.data(), dst, bytes, cudaMemcpyDeviceToHost));
+        const bool same = std::equal(mine.begin(), mine.end(), crcs.begin()) && back == host;
+        wrong += !same;
+        const double alone = median_ms([&] { launch(dtable); });
+        const double copying = median_ms([&] { launch(dcopy); });
+        char part[200];
+        std::snprintf(part, sizeof part, "%s\"%s\":{\"same\":%s,\"crc_ms\":%.4f,\"copy_crc_ms\":%.4f,\"copy_crc_vs_memcpy\":%.3f}", shapeJson.empty() ? "" : ",",
+                      shape.name, same ? "true" : "false", alone, copying, memcpy_ms / copying);
+        shapeJson += part;
+    }
     std::printf("{\"name\":\"crc_kernel\",\"pages\":%d,\"layers\":%d,\"bytes\":%lld,\"ranges\":%d,\"sms\":%d,\"optin_shared\":%d,\"crcs_checked_wrong\":%d,"
                 "\"copy_equal\":%s,\"crc_ms\":%.4f,\"crc_gbps\":%.1f,\"copy_crc_ms\":%.4f,\"memcpy_dtod_ms\":%.4f,\"copy_crc_vs_memcpy\":%.3f,"
-                "\"crc_copies8_ms\":%.4f,\"crc_copies1_ms\":%.4f,\"join_ms\":%.4f}\n",
+                "\"crc_copies8_ms\":%.4f,\"crc_copies1_ms\":%.4f,\"join_ms\":%.4f,\"shapes\":{%s}}\n",
                 pages, layers, bytes, ranges, sms, optin, wrong, copied ? "true" : "false", crc_ms, bytes / (crc_ms * 1e6), copy_crc_ms, memcpy_ms,
-                memcpy_ms / copy_crc_ms, crc8_ms, crc1_ms, join_ms);
+                memcpy_ms / copy_crc_ms, crc8_ms, crc1_ms, join_ms, shapeJson.c_str());
     return wrong != 0 || !copied;
 }

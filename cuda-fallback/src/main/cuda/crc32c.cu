@@ -30,7 +30,6 @@ namespace {
 
 constexpr uint32_t POLY = 0x82F63B78u;
 constexpr int THREADS = 1024;
-constexpr int UNROLL = 8;  // words a lane loads before it folds them in
 
 /** a(x) * b(x) mod p(x). */
 __device__ __forceinline__ uint32_t multiply(uint32_t a, uint32_t b) {
@@ -52,6 +51,13 @@ __device__ __forceinline__ uint32_t zeroBytes(long long n, const uint32_t *power
     return p;
 }
 
+/** A lane's next UNROLL words of a range: words 0, 32, 64, ... from `from`. */
+template <int UNROLL>
+__device__ __forceinline__ void load(uint32_t (&w)[UNROLL], const uint32_t *__restrict__ from) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) w[u] = from[32 * u];
+}
+
 }  // namespace
 
 // table: count source buffers' bases; count destination bases (0: checksum only); count entries of
@@ -61,7 +67,8 @@ __device__ __forceinline__ uint32_t zeroBytes(long long n, const uint32_t *power
 // page indices and pages destination page indices. Range b * pages + k is page src[k] of buffer b,
 // copied to page dst[k] of its destination; the count * pages CRCs (32-bit) are written after the
 // lists, in that order. Dynamic shared memory: 4,096 * copies bytes.
-extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long long *table, int count, int pages, int copies) {
+template <int UNROLL, bool AHEAD>
+__device__ __forceinline__ void checksumPages(const long long *table, int count, int pages, int copies) {
     extern __shared__ uint32_t skip[];  // skip[((s * 256) + v) * copies + g]: byte v, then 124 + s zero bytes
     __shared__ uint32_t bytes[4][256];  // bytes[s][v]: the register after byte v and s zero bytes
     __shared__ uint32_t words[32];      // words[u] = x^(32u) mod p(x): what u zero words do
@@ -122,10 +129,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long lo
             uint32_t *__restrict__ to = reinterpret_cast<uint32_t *>(dst);
             const long long n = length >> 2;
             long long j = lane;
+            uint32_t w[UNROLL];
+            if (AHEAD && j + 32 * UNROLL < n) load<UNROLL>(w, from + j);
             for (; j + 32 * UNROLL < n; j += 32 * UNROLL) {  // each of the UNROLL words has a successor in this lane
-                uint32_t w[UNROLL];
-#pragma unroll
-                for (int u = 0; u < UNROLL; u++) w[u] = from[j + 32 * u];
+                uint32_t next[UNROLL];
+                const bool more = AHEAD && j + 64 * UNROLL < n;
+                if (AHEAD) {
+                    if (more) load<UNROLL>(next, from + j + 32 * UNROLL);
+                } else {
+                    load<UNROLL>(w, from + j);
+                }
                 if (to != nullptr) {
 #pragma unroll
                     for (int u = 0; u < UNROLL; u++) to[j + 32 * u] = w[u];
@@ -135,6 +148,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long lo
                     c ^= w[u];
                     c = mine[3 * stride + (c & 0xFF) * copies] ^ mine[2 * stride + ((c >> 8) & 0xFF) * copies]
                         ^ mine[stride + ((c >> 16) & 0xFF) * copies] ^ mine[(c >> 24) * copies];
+                }
+                if (more) {
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++) w[u] = next[u];
                 }
             }
             for (; j + 32 < n; j += 32) {
@@ -167,6 +184,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long lo
         for (int o = 16; o > 0; o >>= 1) c ^= __shfl_xor_sync(0xFFFFFFFFu, c, o);
         if (lane == 0) crcs[r] = c ^ zeros;
     }
+}
+
+// Eight words a lane in flight, the next eight loaded before the current ones are folded in, so a
+// warp's loads do not wait for its table lookups (the lookups of eight words are a chain of
+// dependent shared-memory reads).
+extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long long *table, int count, int pages, int copies) {
+    checksumPages<8, true>(table, count, pages, copies);
 }
 
 // The table and its count * pages CRCs as crc32c_pages left them: writes, after those, page k's
