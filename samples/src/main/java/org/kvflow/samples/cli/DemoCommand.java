@@ -89,20 +89,20 @@ final class DemoCommand implements Callable<Integer> {
             throw new org.kvflow.core.json.MalformedInputException("--journal", journal + " is not empty: the demo writes a new journal there");
         }
         Path dir = journal != null ? journal : Files.createTempDirectory("kvflow-demo-journal");
-        try {
-            demo.checkShared(dir);
-        } catch (PipelineDefinitionException e) {
-            throw new org.kvflow.core.json.MalformedInputException("--backend", e.getMessage());
-        }
         boolean terminal = System.console() != null;
         DemoReport report;
         MetricsEndpoint endpoint = null;
-        if (metricsPort != null) {
-            endpoint = MetricsEndpoint.start(registry, "127.0.0.1", metricsPort);
-            spec.commandLine().getErr().println("kvflow: metrics on http://127.0.0.1:" + endpoint.port() + "/metrics");
-            spec.commandLine().getErr().flush();
-        }
-        try {
+        try { // the temporary journal goes however the run ends, a refused flag too
+            try {
+                demo.checkShared(dir);
+            } catch (PipelineDefinitionException e) {
+                throw new org.kvflow.core.json.MalformedInputException("--backend", e.getMessage());
+            }
+            if (metricsPort != null) {
+                endpoint = MetricsEndpoint.start(registry, "127.0.0.1", metricsPort);
+                spec.commandLine().getErr().println("kvflow: metrics on http://127.0.0.1:" + endpoint.port() + "/metrics");
+                spec.commandLine().getErr().flush();
+            }
             report = demo.run(dir, p -> {
                 if (terminal && (p[0] % 5 == 0 || p[0] == p[1])) {
                     System.err.printf(Locale.ROOT, "\r%s %d/%d requests ", p[0] <= p[1] / 2 ? "replicated baseline" : "shared KV -> decode",

@@ -118,6 +118,29 @@ class DemoTest {
         assertThat(absent.err()).contains("device=opencl:99: no kernel device 'opencl:99': found [");
     }
 
+    /** A demo refused after its temporary journal directory was made (a backend the build refuses, a port in use) leaves none behind. */
+    @Test
+    void aRefusedDemoLeavesNoTemporaryJournal() throws Exception {
+        java.util.Set<Path> before = demoJournals();
+        Cli.Result absent = Cli.run("demo", "--backend", "opencl:99");
+        assertThat(absent.exit()).isEqualTo(2);
+        assertThat(absent.err()).contains("device=opencl:99: no kernel device 'opencl:99': found [");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Cli.Result busy = Cli.run("demo", "--requests", "2", "--metrics-port", String.valueOf(taken.getLocalPort()));
+            assertThat(busy.exit()).isEqualTo(2);
+            assertThat(busy.err()).startsWith("kvflow: --metrics-port: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ");
+        }
+        java.util.Set<Path> after = demoJournals();
+        after.removeAll(before);
+        assertThat(after).as("temporary journals the refused runs left").isEmpty();
+    }
+
+    private static java.util.Set<Path> demoJournals() throws java.io.IOException {
+        try (java.util.stream.Stream<Path> list = java.nio.file.Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return list.filter(p -> p.getFileName().toString().startsWith("kvflow-demo-journal")).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
     /** What a sample prints on standard output while it runs. */
     private static String stdoutOf(Runnable sample) {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
