@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -53,16 +55,24 @@ final class Golden {
 
     /** The resource as a file: itself from a build directory, a temporary copy from a jar (the GPU machine's test jars). */
     private static Path resource(String name) {
-        try (InputStream in = Golden.class.getClassLoader().getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("no test resource " + name);
+        URL url = Golden.class.getClassLoader().getResource(name);
+        if (url == null) {
+            throw new IllegalStateException("no test resource " + name);
+        }
+        try {
+            if ("file".equals(url.getProtocol())) {
+                return Path.of(url.toURI());
             }
             Path copy = Files.createTempFile("v32-", "-" + name.substring(name.lastIndexOf('/') + 1));
             copy.toFile().deleteOnExit();
-            Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+            try (InputStream in = url.openStream()) {
+                Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+            }
             return copy;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("test resource " + name + " at " + url, e);
         }
     }
 
