@@ -140,17 +140,20 @@ public final class DecodeServer implements AutoCloseable {
     /** Prefill clients with a connection open, by client id; guarded by itself. */
     final Map<String, Client> clients = new HashMap<>();
 
-    /** One prefill client: how many of its connections are open, and the requests it opened. */
+    /** One prefill client: how many of its connections are open (guarded by {@link #clients}). */
     static final class Client {
-        final Set<String> owned = ConcurrentHashMap.newKeySet();
         int connections;
     }
+
+    /** Which client opened each request the receiver holds. */
+    final RequestOwners owners;
 
     /** The engine that writes page bytes into the pool for clients that choose it, or null for PAGES frames only. */
     private final @Nullable PageLanding landing;
 
     private DecodeServer(DecodeReceiver receiver, String host, int port, Limits limits, @Nullable TransferTls tls, @Nullable PageLanding landing) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
+        this.owners = new RequestOwners(receiver);
         this.landing = landing;
         this.limits = limits;
         if (tls == null && !loopback(host)) {
@@ -247,6 +250,7 @@ public final class DecodeServer implements AutoCloseable {
             for (String id : receiver.expireReady(ttl)) {
                 LOG.info("request {} was ready for {} ms and nobody released it: its pages are freed", id, ttl.toMillis());
             }
+            owners.prune();
         }, every, every, TimeUnit.MILLISECONDS);
     }
 

@@ -87,7 +87,7 @@ final class DecodeSession {
                         owned(id);
                     }
                     receiver.release(id);
-                    owner().owned.remove(id);
+                    server.owners.drop(id);
                     yield Frames.ack();
                 }
                 case Frames.DIGEST -> {
@@ -103,6 +103,7 @@ final class DecodeSession {
                                 : "request " + id + " is not ready: RELEASE frees a ready request, ABORT ends a transfer");
                     }
                     receiver.release(id);
+                    server.owners.drop(id);
                     yield Frames.ack();
                 }
                 case Frames.STATS -> new Frames.Writer(Frames.STATISTICS, 24).i64(server.rejectedPages()).i32(receiver.openSessions())
@@ -142,7 +143,7 @@ final class DecodeSession {
 
     /** {@code id}, if this connection's client opened it; a request another client opened is refused. */
     private String owned(String id) {
-        if (!owner().owned.contains(id) && receiver.pageCount(id) > 0) {
+        if (!server.owners.owns(id, owner()) && receiver.pageCount(id) > 0) {
             throw new Refusal("E-PD-OWNER", "request " + id + " was opened by another client");
         }
         return id;
@@ -162,32 +163,19 @@ final class DecodeSession {
         }
         int cap = server.limits.pagesPerClient();
         if (cap < Integer.MAX_VALUE) {
-            long held = held();
+            long held = server.owners.pagesHeldBy(owner());
             if (held + pageCount > cap) {
                 throw new Refusal("E-PD-QUOTA", "request " + id + ": this client's requests hold " + held + " decode pages; " + pageCount
                         + " more would pass its share of " + cap);
             }
         }
         long[] pages = receiver.open(id, pageCount, senders);
-        owner().owned.add(id);
+        server.owners.claim(id, owner());
         Frames.Writer w = new Frames.Writer(Frames.OPENED, 4 + 8 * pages.length).i32(pages.length);
         for (long p : pages) {
             w.i64(p);
         }
         return w.bytes();
-    }
-
-    /** Decode pages this client's requests hold; requests freed since (released, expired) are forgotten. */
-    private long held() {
-        long held = 0;
-        for (java.util.Iterator<String> i = owner().owned.iterator(); i.hasNext(); ) {
-            int pages = receiver.pageCount(i.next());
-            if (pages == 0) {
-                i.remove();
-            }
-            held += pages;
-        }
-        return held;
     }
 
     /** The connection closed: if it was its client's last, the requests the client opened and did not finish go back to the pool. */
@@ -203,12 +191,7 @@ final class DecodeSession {
             }
             server.clients.remove(clientId);
         }
-        for (String id : c.owned) {
-            if (!receiver.isReady(id)) {
-                receiver.release(id);
-            }
-        }
-        c.owned.clear();
+        server.owners.clientGone(c);
     }
 
     /** Joins the client of id {@code hexId} (and, under mutual TLS, of this peer's certificate): this connection speaks for it from now on. */

@@ -246,6 +246,82 @@ class HostilePeerTest {
         }
     }
 
+    /**
+     * A request that left the receiver without a frame (its decode consumer released it in process,
+     * or it expired) stops being its opener's: the same id opened by another client is refused to the
+     * first, and a long-lived client's claims do not pile up.
+     */
+    @Test
+    void aRequestReleasedInProcessIsNoLongerItsOpenersAndItsClaimGoes() throws Exception {
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        DecodeServer.Limits limits = new DecodeServer.Limits(Duration.ofSeconds(10), Duration.ofMinutes(2), 8, Duration.ofMillis(40));
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, limits); RawPeer a = new RawPeer(server.port());
+             RawPeer b = new RawPeer(server.port())) {
+            a.hello(LAYOUT, 16, 1);
+            b.hello(LAYOUT, 16, 1);
+            a.open("x", 2, 1);
+            receiver.release("x"); // its decode consumer took it in this process: the id is free again
+            b.open("x", 2, 1);
+            assertRefused(a.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("x").i32(0).bytes()), "E-PD-OWNER",
+                    "request x was opened by another client");
+            assertRefused(a.exchange(new Frames.Writer(Frames.ABORT, 16).str("x").bytes()), "E-PD-OWNER", "request x was opened by another client");
+            assertThat(receiver.pageCount("x")).as("b's request untouched").isEqualTo(2);
+            for (int i = 0; i < 200; i++) {
+                a.open("r" + i, 1, 1);
+                receiver.release("r" + i);
+            }
+            waitUntil(() -> server.owners.size() == 1); // b's x is left; a's 200 went at the sweep
+            assertThat(b.exchange(new Frames.Writer(Frames.ABORT, 16).str("x").bytes()).type()).as("b still owns x").isEqualTo(Frames.ACK);
+            assertThat(server.owners.size()).isZero();
+            assertThat(receiver.openSessions()).isZero();
+        }
+    }
+
+    /** A PAGES frame of a run of {@code length} pages carrying {@code checksums} checksums (zeros) and no page bytes. */
+    private static byte[] pagesWithChecksums(String id, long dst, int length, int checksums) {
+        byte[] idBytes = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(4 + 1 + 4 + idBytes.length + 4 + 8 + 4 + 1 + 4 * checksums).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(b.capacity() - 4).put(Frames.PAGES).putInt(idBytes.length).put(idBytes).putInt(0).putLong(dst).putInt(length).put((byte) 1);
+        return b.array();
+    }
+
+    /** Each bound from the wire at its edge: the value on it is taken, one past it refused by its message. */
+    @Test
+    void boundsTakeTheirEdgeAndRefuseOnePast() throws Exception {
+        DecodeServer.Limits limits = DecodeServer.Limits.DEFAULT.shares(32, 2, 10);
+        DecodeReceiver receiver = new DecodeReceiver(64, 16, LAYOUT);
+        try (DecodeServer server = DecodeServer.start(receiver, "127.0.0.1", 0, limits); RawPeer peer = new RawPeer(server.port());
+             RawPeer tooWide = new RawPeer(server.port())) {
+            assertRefused(tooWide.hello(LAYOUT, 16, DecodeServer.MAX_PREFILL_CP + 1), "E-PD-0", "prefill CP size 1025 outside [1, 1024]");
+            assertThat(peer.hello(LAYOUT, 16, DecodeServer.MAX_PREFILL_CP).type()).isEqualTo(Frames.HELLO_OK);
+            long[] a = peer.open("a", 6, 1);
+            peer.open("b", 4, 1); // the client's share of 10 pages, exactly
+            assertRefused(peer.exchange(new Frames.Writer(Frames.OPEN, 16).str("c").i32(1).i32(1).bytes()), "E-PD-QUOTA",
+                    "request c: this client's requests hold 10 decode pages; 1 more would pass its share of 10");
+            // a run of all the request's pages whose checksums exactly fill the frame passes both checks (and stops at its missing bytes)
+            assertRefused(peer.exchange(pagesWithChecksums("a", a[0], 6, 6)), "E-PD-0",
+                    "malformed PAGES frame: 0 data bytes for 6 pages; the layout takes " + 6L * LAYOUT.shape().layers()
+                            * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16)));
+            assertRefused(peer.exchange(pagesWithChecksums("a", a[0], 7, 6)), "E-PD-0",
+                    "malformed PAGES frame: a run of 7 pages (request a may name at most 6, 6 checksums fit the frame)");
+            assertRefused(peer.exchange(pagesWithChecksums("a", a[0], 6, 5)), "E-PD-0",
+                    "malformed PAGES frame: a run of 6 pages (request a may name at most 6, 5 checksums fit the frame)");
+            String longest = "i".repeat(DecodeServer.MAX_ID_BYTES); // an id of the longest length is read, then the request is unknown
+            assertRefused(peer.exchange(pagesWithChecksums(longest, 0, 1, 0)), "E-PD-0",
+                    "malformed PAGES frame: a run of 1 pages (request " + longest + " may name at most 63, 0 checksums fit the frame)");
+            assertRefused(peer.exchange(pagesWithChecksums(longest + "i", 0, 1, 0)), "E-PD-0",
+                    "malformed PAGES frame: a request id of 257 bytes (at most 256, 274 left in the frame)");
+            assertRefused(peer.exchange(pagesWithChecksums("", 0, 1, 0)), "E-PD-0", // an empty id is read too
+                    "malformed PAGES frame: a run of 1 pages (request  may name at most 63, 0 checksums fit the frame)");
+            ByteBuffer idToTheEnd = ByteBuffer.allocate(4 + 1 + 4 + 3).order(ByteOrder.LITTLE_ENDIAN); // the id takes the rest of the frame
+            idToTheEnd.putInt(idToTheEnd.capacity() - 4).put(Frames.PAGES).putInt(3).put("abc".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            assertRefused(peer.exchange(idToTheEnd.array()), "E-PD-0", "malformed frame: fields run past its end");
+            // a request nobody opened is unknown, not another client's
+            assertRefused(peer.exchange(new Frames.Writer(Frames.COMPLETE, 16).str("nope").i32(0).bytes()), "E-PD-PAGE",
+                    "completion from rank 0 for an unknown request");
+        }
+    }
+
     @Test
     void aClientGetsItsShareOfConnectionsAndOfThePool() throws Exception {
         DecodeServer.Limits limits = DecodeServer.Limits.DEFAULT.shares(32, 2, 10);

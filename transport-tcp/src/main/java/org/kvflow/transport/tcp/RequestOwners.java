@@ -1,0 +1,85 @@
+package org.kvflow.transport.tcp;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.kvflow.decode.DecodeReceiver;
+
+/**
+ * Which prefill client opened each request the decode receiver holds, so that a client acts only
+ * on its own requests. A claim is dropped when its request is aborted, released or freed by its
+ * client's last close, and, for requests that left the receiver another way (released in process,
+ * expired), at the server's next sweep ({@link #prune}) or the client's next quota count: the map
+ * never holds more than the requests open plus those that left since the last sweep. An id opened
+ * again is claimed afresh, so whoever held it before cannot reach the new request.
+ */
+final class RequestOwners {
+    /** One client's hold on one opening of a request id (identity: a later opening of the same id is another claim). */
+    private static final class Claim {
+        final DecodeServer.Client client;
+
+        Claim(DecodeServer.Client client) {
+            this.client = client;
+        }
+    }
+
+    private final Map<String, Claim> claims = new ConcurrentHashMap<>();
+    private final DecodeReceiver receiver;
+
+    RequestOwners(DecodeReceiver receiver) {
+        this.receiver = receiver;
+    }
+
+    /** {@code client} opened {@code id} (the receiver has just opened it). */
+    void claim(String id, DecodeServer.Client client) {
+        claims.put(id, new Claim(client));
+    }
+
+    /** Whether {@code client} opened the request now open as {@code id}. */
+    boolean owns(String id, DecodeServer.Client client) {
+        Claim c = claims.get(id);
+        return c != null && c.client == client;
+    }
+
+    /** The request left the receiver (aborted or released): nobody holds it any more. */
+    void drop(String id) {
+        claims.remove(id);
+    }
+
+    /** Decode pages the requests {@code client} opened hold, ready ones included; claims of requests gone are dropped on the way. */
+    long pagesHeldBy(DecodeServer.Client client) {
+        long held = 0;
+        for (Map.Entry<String, Claim> e : claims.entrySet()) {
+            if (e.getValue().client == client) {
+                int pages = receiver.pageCount(e.getKey());
+                if (pages == 0) {
+                    claims.remove(e.getKey(), e.getValue());
+                }
+                held += pages;
+            }
+        }
+        return held;
+    }
+
+    /** {@code client}'s last connection closed: its requests still being received are released, ready ones stay for decode, unclaimed. */
+    void clientGone(DecodeServer.Client client) {
+        for (Map.Entry<String, Claim> e : claims.entrySet()) {
+            if (e.getValue().client == client && claims.remove(e.getKey(), e.getValue()) && !receiver.isReady(e.getKey())) {
+                receiver.release(e.getKey());
+            }
+        }
+    }
+
+    /** Drops the claims of requests that are no longer open (released in process, expired). */
+    void prune() {
+        for (Map.Entry<String, Claim> e : claims.entrySet()) {
+            if (receiver.pageCount(e.getKey()) == 0) {
+                claims.remove(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /** {@return how many claims are held} */
+    int size() {
+        return claims.size();
+    }
+}
