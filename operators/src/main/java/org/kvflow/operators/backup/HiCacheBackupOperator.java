@@ -2,8 +2,6 @@ package org.kvflow.operators.backup;
 
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,8 +51,17 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
     /** Null while the journal could not be opened for want of space: each backup tries again, and counts as refused until it opens. */
     private @Nullable HiCacheJournal journal;
     private final WritePolicy policy;
-    private final Map<String, Integer> hits = new HashMap<>();
-    private final Set<String> backedUp = new HashSet<>();
+    /**
+     * Pages a bounded memory keeps, per map: four times the group's logical capacity in pages (the
+     * device cache, and a host tier twice its size, with room to spare), at least {@link #MIN_REMEMBERED}.
+     * A page forgotten and seen again counts from one and may be journaled again (replay keeps one copy).
+     */
+    static final int REMEMBERED_PER_CAPACITY_PAGE = 4;
+    static final int MIN_REMEMBERED = 1024;
+    /** Hit counts of the pages seen most recently. */
+    private final Map<String, Integer> hits;
+    /** Pages journaled, the most recently used kept. */
+    private final Set<String> backedUp;
     private final BackupStaging staging;
     private long pagesJournaled;
     private long failures;
@@ -85,6 +92,10 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         }
         requireBytes(group);
         this.staging = new BackupStaging(group.stores().countedAs(STAGE));
+        long capacityPages = group.capacityTokens() / group.config().pageSize();
+        int bound = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(MIN_REMEMBERED, REMEMBERED_PER_CAPACITY_PAGE * capacityPages));
+        this.hits = new RecentPages<>(bound);
+        this.backedUp = java.util.Collections.newSetFromMap(new RecentPages<>(bound));
     }
 
     /**
@@ -209,6 +220,11 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
                 pagesJournaled++;
             }
         }
+    }
+
+    /** {@return the pages whose hit counts this stage keeps, and the journaled pages it remembers} (bounded; for tests) */
+    int[] remembered() {
+        return new int[] {hits.size(), backedUp.size()};
     }
 
     private int layers() {

@@ -49,10 +49,14 @@ class HiCacheBackupTest {
     private record Run(KvGroup group, DecodeReceiver receiver, HiCacheBackupOperator backup) {}
 
     private Run run(List<PrefillRequest> requests, WritePolicy policy) {
+        return run(requests, policy, 1024);
+    }
+
+    private Run run(List<PrefillRequest> requests, WritePolicy policy, int decodePages) {
         // -Dkvflow.test.device=cuda: the pools in GPU memory, backed up through pinned staging
         KvGroup group = KvGroup.builder(CONFIG, PoolLayout.SHARED, PoolCapacity.ofPages(64, 16)).model(MODEL).prefixCaching(true)
                 .memory(DevicePools.memoryFor(Workloads.testDevice())).build();
-        DecodeReceiver receiver = new DecodeReceiver(1024, 16, MODEL.layout());
+        DecodeReceiver receiver = new DecodeReceiver(decodePages, 16, MODEL.layout());
         try (HiCacheJournal journal = HiCacheJournal.open(JournalOptions.of(dir, new JournalLayout(16, MODEL.layout())))) {
             HiCacheBackupOperator backup = new HiCacheBackupOperator(group, journal, policy);
             CpPrefillPipeline pipeline = Workloads.withBackup(group, new InMemoryTransferBackend(receiver), backup);
@@ -104,6 +108,23 @@ class HiCacheBackupTest {
                 .as("device pools: each journaled page crossed once, in the staging gather; heap pools: nothing crosses")
                 .isEqualTo(rank0.residency() == org.kvflow.pages.Residency.DEVICE ? staged : 0L);
         assertThat(run.backup().failures()).isZero();
+        assertThat(run.group().leakCheck()).isEmpty();
+    }
+
+    /** A long-lived stage keeps hit counts and journaled pages for a bounded number of pages, however many distinct pages it sees. */
+    @Test
+    void whatTheStageRemembersOfPagesIsBounded() {
+        List<PrefillRequest> requests = new java.util.ArrayList<>(); // 11 full pages each, every chain its own: 1,320 distinct pages
+        for (int i = 0; i < 120; i++) {
+            int[] tokens = new int[176];
+            int first = i;
+            Arrays.setAll(tokens, t -> t == 0 ? first : t);
+            requests.add(new PrefillRequest("r" + i, tokens, 0));
+        }
+        Run run = run(requests, WritePolicy.WRITE_THROUGH, 2048); // decode keeps every request: room for them all
+        int bound = HiCacheBackupOperator.MIN_REMEMBERED; // this group's 4 x 64 pages, times 4, is below the floor
+        assertThat(run.backup().remembered()).as("hit counts, journaled pages").containsExactly(bound, bound);
+        assertThat(run.backup().pagesJournaled()).as("every page journaled once, both pools").isEqualTo(2L * 120 * 11);
         assertThat(run.group().leakCheck()).isEmpty();
     }
 
