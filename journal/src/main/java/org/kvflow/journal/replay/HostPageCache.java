@@ -60,8 +60,13 @@ public final class HostPageCache {
         long size = page.payloadLength();
         while (bytes + size > capacityBytes && !entries.isEmpty()) {
             String oldest = entries.keySet().iterator().next();
-            bytes -= entries.remove(oldest).payloadLength();
+            PageBackup gone = entries.remove(oldest);
+            bytes -= gone.payloadLength();
             evicted++;
+            String hash = PageHashChain.key(gone.pageHash());
+            if (!entries.containsKey(hash + ":kv") && !entries.containsKey(hash + ":indexer")) {
+                parents.remove(hash); // neither pool of the page is left: nor is its link to its parent
+            }
         }
         entries.put(key, page);
         parents.put(PageHashChain.key(page.pageHash()), page.parentHash());
@@ -130,6 +135,11 @@ public final class HostPageCache {
             n++;
         }
         return n;
+    }
+
+    /** {@return pages whose link to their parent is kept: never more than the pages held} */
+    int parentLinks() {
+        return parents.size();
     }
 
     /**

@@ -47,4 +47,15 @@ class HostPageCacheTest {
         assertThat(one.put(PAGES.get(0))).as("a page larger than the cache is still held, alone").isEqualTo(HostPageCache.PutResult.INSERTED);
         assertThat(one.bytes()).isEqualTo(KV);
     }
+
+    @Test
+    void aFullCacheKeepsNoLinkOfAPageItDropped() {
+        List<PageBackup> many = TestPages.prompt(5, 50);
+        HostPageCache full = new HostPageCache(KV + INDEXER);
+        many.forEach(full::put);
+        assertThat(full.keys()).as("the last page's two pools").hasSize(2);
+        assertThat(full.parentLinks()).as("links of the pages held, not of the 49 dropped").isEqualTo(1);
+        full.evict(many.getLast().pageHash());
+        assertThat(full.parentLinks()).isZero();
+    }
 }
