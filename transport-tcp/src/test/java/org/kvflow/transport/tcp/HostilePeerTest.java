@@ -367,6 +367,7 @@ class HostilePeerTest {
             assertRefused(consumer.exchange(new Frames.Writer(Frames.RELEASE, 16).str("ghost").bytes()), "E-PD-STATE", "request ghost is not open");
             assertThat(consumer.exchange(new Frames.Writer(Frames.RELEASE, 16).str("done").bytes()).type()).isEqualTo(Frames.ACK);
             assertThat(receiver.pagesInUse()).as("only the request still receiving holds pages").isEqualTo(3);
+            assertThat(server.owners.size()).as("the released request's claim went with it, not at a later sweep").isEqualTo(1);
             long[] stats = client.stats().block();
             assertThat(stats).containsExactly(0, 1, 0, 0);
         }
