@@ -40,9 +40,12 @@ final class RequestOwners {
         return c != null && c.client == client;
     }
 
-    /** The request left the receiver (aborted or released): nobody holds it any more. */
-    void drop(String id) {
-        claims.remove(id);
+    /**
+     * The request was just released (ABORT, RELEASE): its claim goes, unless another client has
+     * opened the id again since (the check and the removal are one step for the id).
+     */
+    void released(String id) {
+        claims.computeIfPresent(id, (key, claim) -> receiver.pageCount(key) == 0 ? null : claim);
     }
 
     /** Decode pages the requests {@code client} opened hold, ready ones included; claims of requests gone are dropped on the way. */
