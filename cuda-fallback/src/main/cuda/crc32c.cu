@@ -186,9 +186,10 @@ __device__ __forceinline__ void checksumPages(const long long *table, int count,
     }
 }
 
-// Eight words a lane in flight, the next eight loaded before the current ones are folded in, so a
-// warp's loads do not wait for its table lookups (the lookups of eight words are a chain of
-// dependent shared-memory reads).
+// Eight words a lane, the next eight loaded before the current ones are folded in. Measured on an
+// H100 against 4 and 16 words, loading ahead or not (bench/device/crc_kernel.cu): every shape within
+// 3 % of the others, this one 2.5 % ahead on checksums alone and level on copies, so the loop's
+// shape is not what bounds the kernel.
 extern "C" __global__ void __launch_bounds__(THREADS) crc32c_pages(const long long *table, int count, int pages, int copies) {
     checksumPages<8, true>(table, count, pages, copies);
 }

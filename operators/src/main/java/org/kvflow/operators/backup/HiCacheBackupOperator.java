@@ -2,6 +2,7 @@ package org.kvflow.operators.backup;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -95,7 +96,7 @@ public final class HiCacheBackupOperator implements Function<Flux<PrefillBatch>,
         long capacityPages = group.capacityTokens() / group.config().pageSize();
         int bound = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(MIN_REMEMBERED, REMEMBERED_PER_CAPACITY_PAGE * capacityPages));
         this.hits = new RecentPages<>(bound);
-        this.backedUp = java.util.Collections.newSetFromMap(new RecentPages<>(bound));
+        this.backedUp = Collections.newSetFromMap(new RecentPages<>(bound));
     }
 
     /**
