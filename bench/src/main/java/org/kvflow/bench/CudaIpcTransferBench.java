@@ -13,6 +13,7 @@ import org.kvflow.transfer.RunShape;
 import org.kvflow.transport.cudaipc.CudaIpcDecodeServerMain;
 import org.kvflow.transport.cudaipc.CudaIpcTarget;
 import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeServerProcess;
 import org.kvflow.transport.tcp.PageCrcs;
 import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
@@ -54,10 +55,10 @@ public final class CudaIpcTransferBench {
             long[] all = new long[request.share()];
             Arrays.setAll(all, i -> i);
             RunShape shape = request.shape();
-            Process ipc = TransferRuns.start(CudaIpcDecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
-            Process tcp = TransferRuns.start(DecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
-            try (TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", TransferRuns.port(ipc)).timeout(Duration.ofMinutes(2)).open(shape);
-                 TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", TransferRuns.port(tcp)).timeout(Duration.ofMinutes(2)).open(shape)) {
+            try (DecodeServerProcess ipc = TransferRuns.start(CudaIpcDecodeServerMain.class, request);
+                 DecodeServerProcess tcp = TransferRuns.start(DecodeServerMain.class, request);
+                 TcpTransferBackend byIpc = (TcpTransferBackend) CudaIpcTarget.of("127.0.0.1", ipc.port()).timeout(Duration.ofMinutes(2)).open(shape);
+                 TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", tcp.port()).timeout(Duration.ofMinutes(2)).open(shape)) {
                 int[] warm = {0};
                 // the cuda-ipc path's host code (both processes') compiled as in a long-running process, then the warm-up runs of every path
                 int warmupSends = HostWarmup.run(() -> TransferRuns.send(byIpc, "warm" + warm[0]++, owners, request.share()));
@@ -83,9 +84,6 @@ public final class CudaIpcTransferBench {
                                 crcMs, gpu.clock().lastMillis(), warmupSends);
                     }
                 }
-            } finally {
-                ipc.destroyForcibly();
-                tcp.destroyForcibly();
             }
         } finally {
             rankMemories.forEach(CudaPageMemory::close);

@@ -7,13 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.kvflow.core.DebugMode;
+import org.kvflow.core.FileTrees;
 import org.kvflow.core.hicache.HiCachePool;
 import org.kvflow.core.hicache.PageHashChain;
 import org.kvflow.core.model.KvDtype;
@@ -208,13 +207,7 @@ public final class JournalBench {
     }
 
     static Path fresh(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (Stream<Path> walk = Files.walk(dir)) {
-                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
+        FileTrees.delete(dir);
         return Files.createDirectories(dir);
     }
 }

@@ -1,13 +1,9 @@
 package org.kvflow.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.BiFunction;
-import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.core.model.ModelKind;
@@ -16,7 +12,7 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.RunShape;
-import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeServerProcess;
 import org.kvflow.transport.tcp.TcpTransferBackend;
 import reactor.core.publisher.Flux;
 
@@ -95,19 +91,8 @@ final class TransferRuns {
         return new Sent((ready - t0) / 1e6, (ready - landed) / 1e6);
     }
 
-    /** Starts {@code main} ({@code DecodeServerMain} or an engine's) with a 12 GiB heap over a pool of {@code pages} pages. */
-    static Process start(Class<?> main, int pages, int pageSize, KvLayout layout) throws Exception {
-        return new ProcessBuilder(ChildJvm.command("12g", main, List.of(DecodeServerMain.arguments(0, pages, pageSize, layout))))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    }
-
-    /** The port from the process's ready line. */
-    static int port(Process p) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        if (line == null || !line.startsWith("LISTENING ")) {
-            throw new IllegalStateException("a decode process did not start (said " + line + ")");
-        }
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim().split(" ")[0]);
+    /** Starts {@code main} ({@code DecodeServerMain} or an engine's) with a 12 GiB heap over a pool with room for {@code request}. */
+    static DecodeServerProcess start(Class<?> main, Request request) throws java.io.IOException {
+        return DecodeServerProcess.start(main, "12g", 0, request.pages() + 1, PS, request.layout());
     }
 }

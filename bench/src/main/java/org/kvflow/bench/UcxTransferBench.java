@@ -15,6 +15,7 @@ import org.kvflow.pages.KvComponent;
 import org.kvflow.pages.PageStore;
 import org.kvflow.transfer.RunShape;
 import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeServerProcess;
 import org.kvflow.transport.tcp.PagePlacer;
 import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.tcp.TcpTransferBackend;
@@ -53,11 +54,10 @@ public final class UcxTransferBench {
         List<PageStore> owners = request.owners((r, label) -> PageStore.onHeap(label, request.layout(), TransferRuns.PS, request.share()));
         long bytes = request.bytes();
         RunShape shape = request.shape();
-        Process ucx = TransferRuns.start(UcxDecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
-        Process tcp = TransferRuns.start(DecodeServerMain.class, request.pages() + 1, TransferRuns.PS, request.layout());
-        try {
-            int ucxPort = TransferRuns.port(ucx);
-            int tcpPort = TransferRuns.port(tcp);
+        try (DecodeServerProcess ucx = TransferRuns.start(UcxDecodeServerMain.class, request);
+             DecodeServerProcess tcp = TransferRuns.start(DecodeServerMain.class, request)) {
+            int ucxPort = ucx.port();
+            int tcpPort = tcp.port();
             try (TcpTransferBackend byUcx = (TcpTransferBackend) UcxTarget.of("127.0.0.1", ucxPort).timeout(Duration.ofMinutes(2)).open(shape);
                  TcpTransferBackend byTcp = (TcpTransferBackend) TcpTarget.of("127.0.0.1", tcpPort).timeout(Duration.ofMinutes(2)).open(shape);
                  RawPuts raw = RawPuts.connect(ucxPort, shape, request.ranks())) {
@@ -76,9 +76,6 @@ public final class UcxTransferBench {
                     }
                 }
             }
-        } finally {
-            ucx.destroyForcibly();
-            tcp.destroyForcibly();
         }
     }
 

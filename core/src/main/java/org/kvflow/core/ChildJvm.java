@@ -20,12 +20,28 @@ public final class ChildJvm {
      * @return the command line
      */
     public static List<String> command(String heap, Class<?> mainClass, List<String> args) {
+        return build(heap, List.of(), mainClass, args);
+    }
+
+    /**
+     * The same command with the child's temporary files under {@code tmpDir} (its
+     * {@code java.io.tmpdir}): what the child's libraries extract there can be removed with the folder
+     * however the child ends, even when it is killed before its own exit hooks run.
+     *
+     * @param tmpDir an existing folder the caller removes after the child ends
+     */
+    public static List<String> command(String heap, Path tmpDir, Class<?> mainClass, List<String> args) {
+        return build(heap, List.of("-Djava.io.tmpdir=" + tmpDir), mainClass, args);
+    }
+
+    private static List<String> build(String heap, List<String> flags, Class<?> mainClass, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc") || a.startsWith("-Dchronicle")
                         || a.startsWith("-XX:+Use"))
                 .toList());
+        command.addAll(flags);
         command.addAll(List.of("-Xmx" + heap, "-cp", System.getProperty("java.class.path"), mainClass.getName()));
         command.addAll(args);
         return command;

@@ -3,16 +3,10 @@ package org.kvflow.transport.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.kvflow.core.model.KvDtype;
 import org.kvflow.dsl.DslTest;
@@ -96,11 +90,11 @@ class TcpTransferTest {
     @Test
     void receiverProcessDiesMidStreamThenRestarts() throws Exception {
         int port = RestartablePort.free("127.0.0.1"); // not one a client may take while the process is down
-        Process decode = startDecodeProcess(port);
+        DecodeServerProcess decode = startDecodeProcess(port);
         Sinks.Many<PrefillRequest> source = Sinks.many().unicast().onBackpressureBuffer();
         PrefillPipeline pipeline = pipeline(port);
         List<PrefillRequest> requests = DslTest.requests(9);
-        List<Process> started = new ArrayList<>(List.of(decode));
+        List<DecodeServerProcess> started = new ArrayList<>(List.of(decode));
         try {
             PrefillRun run = pipeline.start(source.asFlux());
             StepVerifier.create(run.results())
@@ -109,8 +103,7 @@ class TcpTransferTest {
                     .expectNextMatches(r -> r instanceof PrefillResult.Completed)
                     .expectNextMatches(r -> r instanceof PrefillResult.Completed)
                     .then(() -> {
-                        started.getFirst().destroyForcibly();
-                        waitFor(started.getFirst());
+                        started.getFirst().kill();
                         requests.subList(3, 5).forEach(source::tryEmitNext);
                     })
                     .expectNextMatches(r -> r instanceof PrefillResult.Failed f && f.error() instanceof DecodeUnreachableException)
@@ -125,32 +118,16 @@ class TcpTransferTest {
                     .verifyComplete();
             assertThat(run.pools().leakCheck()).isEmpty();
         } finally {
-            started.forEach(Process::destroyForcibly);
+            started.forEach(DecodeServerProcess::close);
         }
     }
 
 
-    private static void waitFor(Process p) {
+    /** A decode server in its own JVM on {@code port}; returns once it listens. */
+    private static DecodeServerProcess startDecodeProcess(int port) {
         try {
-            p.waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** A decode server in its own JVM; returns once it listens. */
-    private static Process startDecodeProcess(int port) {
-        try {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                    .filter(a -> a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc")).toList());
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), DecodeServerMain.class.getName()));
-            command.addAll(List.of(DecodeServerMain.arguments(port, 4096, 16, DslTest.MODEL.layout())));
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertThat(line).isEqualTo("LISTENING " + port);
+            DecodeServerProcess p = DecodeServerProcess.start(DecodeServerMain.class, "1g", port, 4096, 16, DslTest.MODEL.layout());
+            assertThat(p.port()).isEqualTo(port);
             return p;
         } catch (IOException e) {
             throw new IllegalStateException(e);

@@ -3,8 +3,8 @@ package org.kvflow.journal.replay;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.stream.Stream;
+import org.kvflow.core.FileTrees;
 
 /**
  * The temporary folders a replay of a damaged journal reads its intact copy from, named after the
@@ -37,11 +37,7 @@ final class ReplayCopies {
                 if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                     continue;
                 }
-                try (Stream<Path> tree = Files.walk(dir)) {
-                    for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
-                }
+                FileTrees.delete(dir);
             }
         }
     }

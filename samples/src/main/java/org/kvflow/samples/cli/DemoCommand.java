@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.kvflow.dsl.PipelineDefinitionException;
 import org.kvflow.samples.demo.Demo;
 import org.kvflow.samples.demo.DemoCharts;
@@ -188,8 +187,8 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static void delete(Path dir) {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        try {
+            org.kvflow.core.FileTrees.delete(dir);
         } catch (java.io.IOException e) {
             System.err.println("kvflow: could not remove " + dir + ": " + e.getMessage());
         }

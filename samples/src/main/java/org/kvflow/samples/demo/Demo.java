@@ -32,6 +32,7 @@ import org.kvflow.dsl.PrefillRun;
 import org.kvflow.dsl.Split;
 import org.kvflow.dsl.Write;
 import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeServerProcess;
 import org.kvflow.transport.tcp.TcpTarget;
 import org.kvflow.transport.cudaipc.CudaIpcDecodeServerMain;
 import org.kvflow.transport.cudaipc.CudaIpcEngine;
@@ -175,8 +176,7 @@ public final class Demo {
             case CudaIpcEngine.NAME -> CudaIpcDecodeServerMain.class;
             default -> DecodeServerMain.class;
         };
-        try (DecodeProcess decode = DecodeProcess.start(decodeMain, 4096, PAGE_SIZE,
-                model.layout());
+        try (DecodeServerProcess decode = DecodeServerProcess.start(decodeMain, "2g", 0, 4096, PAGE_SIZE, model.layout());
              TcpTransferBackend probe = new TcpTransferBackend("127.0.0.1", decode.port(), PAGE_SIZE, model.layout(), cpSize,
                      Duration.ofSeconds(30))) {
             PrefillPipeline shared = flow(Ownership.byPageId()).backup(HiCacheBackup.journal(journal))

@@ -135,9 +135,30 @@ class DemoTest {
         assertThat(after).as("temporary journals the refused runs left").isEmpty();
     }
 
+    /**
+     * Over ucx the page bytes go by one-sided puts into the decode child's pool and every check
+     * passes; the child, killed at the end, leaves neither its folder nor the native library jucx
+     * extracted into it.
+     */
+    @Test
+    void demoOverUcxPassesEveryCheckAndItsDecodeChildLeavesNoFolder() throws Exception {
+        java.util.Set<Path> before = tmpEntries("kvflow-decode-");
+        Cli.Result r = Cli.run("demo", "--cp", "4", "--requests", "8", "--max-len", "100", "--json", "--transfer", "ucx");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode o = new ObjectMapper().readTree(r.out());
+        assertThat(o.get("transfer").asText()).isEqualTo("ucx");
+        assertThat(o.get("checksPassed").asInt()).isEqualTo(8);
+        assertThat(o.get("transferBytes").asLong()).isPositive();
+        assertThat(tmpEntries("kvflow-decode-")).isEqualTo(before);
+    }
+
     private static java.util.Set<Path> demoJournals() throws java.io.IOException {
+        return tmpEntries("kvflow-demo-journal");
+    }
+
+    private static java.util.Set<Path> tmpEntries(String prefix) throws java.io.IOException {
         try (java.util.stream.Stream<Path> list = java.nio.file.Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            return list.filter(p -> p.getFileName().toString().startsWith("kvflow-demo-journal")).collect(java.util.stream.Collectors.toSet());
+            return list.filter(p -> p.getFileName().toString().startsWith(prefix)).collect(java.util.stream.Collectors.toSet());
         }
     }
 

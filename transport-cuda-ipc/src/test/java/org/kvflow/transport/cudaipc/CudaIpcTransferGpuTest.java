@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.pages.PageMemories;
@@ -20,7 +18,7 @@ import org.kvflow.pages.RandomPages;
 import org.kvflow.transfer.InMemoryTransferBackend;
 import org.kvflow.transfer.PageRun;
 import org.kvflow.transfer.TransferEngines;
-import org.kvflow.transport.tcp.DecodeServerMain;
+import org.kvflow.transport.tcp.DecodeServerProcess;
 import org.kvflow.transport.tcp.DecodeUnreachableException;
 import org.kvflow.transport.tcp.TcpFixtures;
 import org.kvflow.transport.tcp.TcpTransferBackend;
@@ -66,9 +64,9 @@ class CudaIpcTransferGpuTest {
         assertThat(TransferEngines.find("cuda-ipc")).isInstanceOf(CudaIpcEngine.class);
         PageStore rank0 = filled("prefill rank 0", 8, 4);
         PageStore rank1 = filled("prefill rank 1", 8, 5);
-        Process decode = startDecode();
         CudaIpcPlacer placer = new CudaIpcPlacer(2);
-        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", TcpFixtures.readyPort(decode), 16, LAYOUT, 2, Duration.ofSeconds(10), null, placer)) {
+        try (DecodeServerProcess decode = startDecode();
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", decode.port(), 16, LAYOUT, 2, Duration.ofSeconds(10), null, placer)) {
             TcpFixtures.twoRankTransfer(prefill, "q", rank0, rank1);
             TcpTransferBackend.Digest digest = prefill.digest("q", 5 * 16).block();
             assertThat(digest.ready()).isTrue();
@@ -76,8 +74,6 @@ class CudaIpcTransferGpuTest {
             long pageBytes = (long) LAYOUT.shape().layers() * (LAYOUT.mlaPageBytes(16) + LAYOUT.indexPageBytes(16));
             assertThat(prefill.bytesSent()).as("the connections carried checksums, not pages").isLessThan(5 * pageBytes);
             assertThat(placer.openPools()).as("both ranks' connections opened the one pool once").isEqualTo(1);
-        } finally {
-            decode.destroyForcibly();
         }
         assertThat(placer.openPools()).as("closing the backend closes the opened pool").isZero();
     }
@@ -85,32 +81,27 @@ class CudaIpcTransferGpuTest {
     @Test
     void aKilledDecodeProcessFailsTheSendTypedAndTheNextHandshakeClosesItsPool() throws Exception {
         PageStore rank0 = filled("prefill rank 0", 8, 6);
-        Process decode = startDecode();
         CudaIpcPlacer placer = new CudaIpcPlacer(1);
-        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", TcpFixtures.readyPort(decode), 16, LAYOUT, 1, Duration.ofSeconds(5), null, placer)) {
+        try (DecodeServerProcess decode = startDecode();
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", decode.port(), 16, LAYOUT, 1, Duration.ofSeconds(5), null, placer)) {
             long[] d = prefill.open("k", 4, 1).block();
             prefill.send("k", 0, new PageRun(0, d[0], 2), rank0).block();
-            decode.destroyForcibly().waitFor();
+            decode.kill();
             assertThatThrownBy(() -> prefill.send("k", 0, new PageRun(2, d[2], 2), rank0).block()).isInstanceOf(DecodeUnreachableException.class);
-        } finally {
-            decode.destroyForcibly();
         }
-        Process again = startDecode();
         CudaIpcPlacer next = new CudaIpcPlacer(1);
-        try (TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", TcpFixtures.readyPort(again), 16, LAYOUT, 1, Duration.ofSeconds(10), null, next)) {
+        try (DecodeServerProcess again = startDecode();
+             TcpTransferBackend prefill = new TcpTransferBackend("127.0.0.1", again.port(), 16, LAYOUT, 1, Duration.ofSeconds(10), null, next)) {
             long[] e = prefill.open("k2", 2, 1).block();
             prefill.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
             prefill.complete("k2", 0).block();
             assertThat(prefill.digest("k2", 32).block().ready()).isTrue();
-        } finally {
-            again.destroyForcibly();
         }
         assertThat(placer.openPools()).isZero();
         assertThat(next.openPools()).isZero();
     }
 
-    private static Process startDecode() throws IOException {
-        return new ProcessBuilder(ChildJvm.command("1g", CudaIpcDecodeServerMain.class, List.of(DecodeServerMain.arguments(0, 64, 16, LAYOUT))))
-                .redirectErrorStream(true).start();
+    private static DecodeServerProcess startDecode() throws IOException {
+        return DecodeServerProcess.start(CudaIpcDecodeServerMain.class, "1g", 0, 64, 16, LAYOUT);
     }
 }

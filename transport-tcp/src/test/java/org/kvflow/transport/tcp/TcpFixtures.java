@@ -1,9 +1,6 @@
 package org.kvflow.transport.tcp;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -29,19 +26,6 @@ public final class TcpFixtures {
         prefill.complete(id, 0).block();
         prefill.complete(id, 1).block();
         return d;
-    }
-
-    /** The port from a decode process's {@code LISTENING <port>} line, reading past any line before it. */
-    public static int readyPort(Process decode) throws IOException {
-        BufferedReader out = new BufferedReader(new InputStreamReader(decode.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        while (line != null && !line.startsWith("LISTENING ")) {
-            line = out.readLine();
-        }
-        if (line == null) {
-            throw new IOException("the decode process ended without its ready line");
-        }
-        return Integer.parseInt(line.substring("LISTENING ".length()).trim());
     }
 
     /**

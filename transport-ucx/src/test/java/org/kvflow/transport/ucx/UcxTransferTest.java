@@ -6,13 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.kvflow.core.ChildJvm;
 import org.kvflow.core.model.KvLayout;
 import org.kvflow.decode.DecodeReceiver;
 import org.kvflow.decode.TransferRejectedException;
@@ -26,6 +24,7 @@ import org.kvflow.transfer.RunShape;
 import org.kvflow.transfer.TransferEngineUnavailableException;
 import org.kvflow.transfer.TransferEngines;
 import org.kvflow.transport.tcp.DecodeServer;
+import org.kvflow.transport.tcp.DecodeServerProcess;
 import org.kvflow.transport.tcp.DecodeUnreachableException;
 import org.kvflow.transport.tcp.ForwardingPlacer;
 import org.kvflow.transport.tcp.PageCrcs;
@@ -228,9 +227,8 @@ class UcxTransferTest {
     void aDecodeProcessLandsWhatTheInProcessReceiverDigestsAlike() throws Exception {
         PageStore rank0 = filled(8, 4);
         PageStore rank1 = filled(8, 5);
-        Process decode = startDecode();
-        try {
-            int port = TcpFixtures.readyPort(decode);
+        try (DecodeServerProcess decode = startDecode()) {
+            int port = decode.port();
             DecodeReceiver reference = new DecodeReceiver(64, 16, LAYOUT);
             InMemoryTransferBackend local = new InMemoryTransferBackend(reference);
             long[] dl = local.open("q", 5, 2).block();
@@ -244,8 +242,6 @@ class UcxTransferTest {
                 assertThat(digest.ready()).isTrue();
                 assertThat(digest.crc()).as("the other process's pool holds the bytes sent").isEqualTo(reference.digest("q", 5 * 16));
             }
-        } finally {
-            decode.destroyForcibly();
         }
     }
 
@@ -253,34 +249,25 @@ class UcxTransferTest {
     @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a put into the dead process that never completes fails here
     void aDecodeProcessKilledMidRequestFailsTheSendTypedAndTheClientConnectsAgainLater() throws Exception {
         PageStore rank0 = filled(8, 6);
-        Process decode = startDecode();
-        int port = TcpFixtures.readyPort(decode);
-        try (TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", port).timeout(Duration.ofSeconds(5))
+        try (DecodeServerProcess decode = startDecode();
+             TcpTransferBackend prefill = (TcpTransferBackend) UcxTarget.of("127.0.0.1", decode.port()).timeout(Duration.ofSeconds(5))
                 .open(new RunShape(16, 1, LAYOUT))) {
             long[] d = prefill.open("k", 4, 1).block();
-            decode.destroyForcibly().waitFor();
+            decode.kill();
             assertThatThrownBy(() -> prefill.send("k", 0, new PageRun(0, d[0], 4), rank0).block())
                     .isInstanceOf(DecodeUnreachableException.class);
-            Process again = startDecode();
-            try {
-                int fresh = TcpFixtures.readyPort(again);
-                try (TcpTransferBackend next = (TcpTransferBackend) UcxTarget.of("127.0.0.1", fresh).open(new RunShape(16, 1, LAYOUT))) {
-                    long[] e = next.open("k2", 2, 1).block();
-                    next.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
-                    next.complete("k2", 0).block();
-                    assertThat(next.digest("k2", 32).block().ready()).isTrue();
-                }
-            } finally {
-                again.destroyForcibly();
+            try (DecodeServerProcess again = startDecode();
+                 TcpTransferBackend next = (TcpTransferBackend) UcxTarget.of("127.0.0.1", again.port()).open(new RunShape(16, 1, LAYOUT))) {
+                long[] e = next.open("k2", 2, 1).block();
+                next.send("k2", 0, new PageRun(0, e[0], 2), rank0).block();
+                next.complete("k2", 0).block();
+                assertThat(next.digest("k2", 32).block().ready()).isTrue();
             }
-        } finally {
-            decode.destroyForcibly();
         }
     }
 
-    private static Process startDecode() throws java.io.IOException {
-        return new ProcessBuilder(ChildJvm.command("256m", UcxDecodeServerMain.class,
-                List.of(org.kvflow.transport.tcp.DecodeServerMain.arguments(0, 64, 16, LAYOUT)))).redirectErrorStream(true).start();
+    private static DecodeServerProcess startDecode() throws java.io.IOException {
+        return DecodeServerProcess.start(UcxDecodeServerMain.class, "256m", 0, 64, 16, LAYOUT);
     }
 
     /**
