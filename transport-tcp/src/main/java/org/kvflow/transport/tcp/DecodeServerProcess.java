@@ -75,12 +75,7 @@ public final class DecodeServerProcess implements AutoCloseable {
 
     /** Kills the child and waits until it has ended, as a decode server that vanishes; its folder goes at {@link #close()}. */
     public void kill() {
-        process.destroyForcibly();
-        try {
-            process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stop(process);
     }
 
     /** The child's {@code java.io.tmpdir}, removed by {@link #close()}. */
@@ -107,14 +102,19 @@ public final class DecodeServerProcess implements AutoCloseable {
         }
     }
 
+    /** Kills {@code child} and waits (bounded) until it has ended: its files may be open until then. */
+    private static void stop(Process child) {
+        child.destroyForcibly();
+        try {
+            child.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static void end(@Nullable Process child, Path scratch) {
         if (child != null) {
-            child.destroyForcibly();
-            try {
-                child.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS); // its files may be open until it has ended
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            stop(child);
         }
         try {
             FileTrees.delete(scratch);

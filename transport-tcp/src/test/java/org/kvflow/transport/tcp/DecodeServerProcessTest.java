@@ -45,13 +45,25 @@ class DecodeServerProcessTest {
             try (Stream<Path> files = Files.walk(scratch)) {
                 assertThat(files.map(p -> p.getFileName().toString())).as("the child's java.io.tmpdir is the scratch folder").contains("libjucx.so");
             }
-            child.kill();
-            assertThat(ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive)).as("killed").isNotEqualTo(Optional.of(true));
-            assertThat(scratch).as("a killed child's folder stays until close").isDirectory();
+            assertThat(ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive)).as("the child runs").isEqualTo(Optional.of(true));
         } finally {
             child.close();
         }
+        assertThat(ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive)).as("closing ended the child").isNotEqualTo(Optional.of(true));
         assertThat(scratch).as("the scratch folder, with what the killed child extracted").doesNotExist();
+    }
+
+    @Test
+    void aKilledChildIsGoneAndItsFolderStaysUntilClose() throws Exception {
+        DecodeServerProcess child = DecodeServerProcess.start(ExtractingServer.class, "64m", 0, 4, 64, null);
+        try {
+            child.kill();
+            assertThat(ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive)).as("killed").isNotEqualTo(Optional.of(true));
+            assertThat(child.scratch()).as("a killed child's folder stays until close").isDirectory();
+        } finally {
+            child.close();
+        }
+        assertThat(child.scratch()).doesNotExist();
     }
 
     @Test
