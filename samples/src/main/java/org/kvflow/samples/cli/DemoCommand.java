@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.kvflow.core.FileTrees;
 import org.kvflow.dsl.PipelineDefinitionException;
 import org.kvflow.samples.demo.Demo;
 import org.kvflow.samples.demo.DemoCharts;
@@ -188,7 +189,7 @@ final class DemoCommand implements Callable<Integer> {
 
     private static void delete(Path dir) {
         try {
-            org.kvflow.core.FileTrees.delete(dir);
+            FileTrees.delete(dir);
         } catch (java.io.IOException e) {
             System.err.println("kvflow: could not remove " + dir + ": " + e.getMessage());
         }

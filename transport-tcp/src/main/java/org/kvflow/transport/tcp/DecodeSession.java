@@ -87,7 +87,7 @@ final class DecodeSession {
                         owned(id);
                     }
                     receiver.release(id);
-                    server.owners.released(id);
+                    server.owners.dropIfGone(id);
                     yield Frames.ack();
                 }
                 case Frames.DIGEST -> {
@@ -103,7 +103,7 @@ final class DecodeSession {
                                 : "request " + id + " is not ready: RELEASE frees a ready request, ABORT ends a transfer");
                     }
                     receiver.release(id);
-                    server.owners.released(id);
+                    server.owners.dropIfGone(id);
                     yield Frames.ack();
                 }
                 case Frames.STATS -> new Frames.Writer(Frames.STATISTICS, 24).i64(server.rejectedPages()).i32(receiver.openSessions())

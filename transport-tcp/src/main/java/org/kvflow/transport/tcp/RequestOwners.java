@@ -41,10 +41,11 @@ final class RequestOwners {
     }
 
     /**
-     * The request was just released (ABORT, RELEASE): its claim goes, unless another client has
-     * opened the id again since (the check and the removal are one step for the id).
+     * Drops the claim on {@code id} if the receiver no longer holds the id (after ABORT or RELEASE,
+     * or once it left another way); a claim of a client that opened the id again since stays (the
+     * check and the removal are one step for the id).
      */
-    void released(String id) {
+    void dropIfGone(String id) {
         claims.computeIfPresent(id, (key, claim) -> receiver.pageCount(key) == 0 ? null : claim);
     }
 
@@ -55,7 +56,7 @@ final class RequestOwners {
             if (e.getValue().client == client) {
                 int pages = receiver.pageCount(e.getKey());
                 if (pages == 0) {
-                    claims.remove(e.getKey(), e.getValue());
+                    dropIfGone(e.getKey());
                 }
                 held += pages;
             }
@@ -74,11 +75,7 @@ final class RequestOwners {
 
     /** Drops the claims of requests that are no longer open (released in process, expired). */
     void prune() {
-        for (Map.Entry<String, Claim> e : claims.entrySet()) {
-            if (receiver.pageCount(e.getKey()) == 0) {
-                claims.remove(e.getKey(), e.getValue());
-            }
-        }
+        claims.keySet().forEach(this::dropIfGone);
     }
 
     /** {@return how many claims are held} */
