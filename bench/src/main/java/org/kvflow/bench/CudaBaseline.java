@@ -1,5 +1,9 @@
 package org.kvflow.bench;
 
+import static jcuda.driver.JCudaDriver.cuCtxEnablePeerAccess;
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
+import static jcuda.driver.JCudaDriver.cuDeviceCanAccessPeer;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
@@ -17,7 +21,10 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.util.ArrayList;
 import java.util.List;
+import jcuda.CudaException;
 import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
@@ -26,8 +33,8 @@ import org.kvflow.cuda.CudaDevice;
 
 /**
  * What the page copies are measured against, on raw buffers of the same device that kvflow never
- * sees: one {@code cuMemcpyAsync} of the same bytes (device to device, or to and from pinned host
- * memory), DMA runs of the same pages, and device time between two events on the legacy default
+ * sees: one {@code cuMemcpyAsync} of the same bytes (device to device, to another device it reaches
+ * peer to peer, or to and from pinned host memory), DMA runs of the same pages, and device time between two events on the legacy default
  * stream (the page memory's stream waits on it, so the events bracket its work).
  */
 final class CudaBaseline implements AutoCloseable {
@@ -60,6 +67,33 @@ final class CudaBaseline implements AutoCloseable {
         CUdeviceptr mapped = new CUdeviceptr();
         cuMemHostGetDevicePointer(mapped, host, 0);
         return mapped;
+    }
+
+    /**
+     * Lets this device's copies and kernels reach {@code other}'s memory directly (over NVLink or
+     * PCIe peer to peer), as an IPC mapping of the other device's memory does; already enabled is fine.
+     */
+    void reachPeer(CudaDevice other) {
+        other.makeCurrent();
+        CUcontext peer = new CUcontext();
+        cuCtxGetCurrent(peer);
+        device.makeCurrent();
+        int[] can = new int[1];
+        CUdevice self = new CUdevice();
+        CUdevice them = new CUdevice();
+        cuDeviceGet(self, device.ordinal());
+        cuDeviceGet(them, other.ordinal());
+        cuDeviceCanAccessPeer(can, self, them);
+        if (can[0] == 0) {
+            throw new IllegalStateException("device " + device.ordinal() + " cannot reach device " + other.ordinal() + "'s memory peer to peer");
+        }
+        try {
+            cuCtxEnablePeerAccess(peer, 0);
+        } catch (CudaException e) {
+            if (!e.getMessage().contains("CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED")) {
+                throw e;
+            }
+        }
     }
 
     /** One plain copy of {@code bytes}, waited for: the contiguous baseline. */

@@ -2,6 +2,7 @@ package org.kvflow.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.BiFunction;
 import org.kvflow.core.model.KvDtype;
@@ -93,6 +94,11 @@ final class TransferRuns {
 
     /** Starts {@code main} ({@code DecodeServerMain} or an engine's) with a 12 GiB heap over a pool with room for {@code request}. */
     static DecodeServerProcess start(Class<?> main, Request request) throws java.io.IOException {
-        return DecodeServerProcess.start(main, "12g", 0, request.pages() + 1, PS, request.layout());
+        return start(main, request, Map.of());
+    }
+
+    /** The same, with system properties for the child (e.g. its pool's device). */
+    static DecodeServerProcess start(Class<?> main, Request request, Map<String, String> properties) throws java.io.IOException {
+        return DecodeServerProcess.start(main, "12g", properties, 0, request.pages() + 1, PS, request.layout());
     }
 }

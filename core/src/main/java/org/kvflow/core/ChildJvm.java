@@ -4,6 +4,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The command that starts another JVM like this one (its runtime, class path and the flags the
@@ -31,7 +33,20 @@ public final class ChildJvm {
      * @param tmpDir an existing folder the caller removes after the child ends
      */
     public static List<String> command(String heap, Path tmpDir, Class<?> mainClass, List<String> args) {
-        return build(heap, List.of("-Djava.io.tmpdir=" + tmpDir), mainClass, args);
+        return command(heap, tmpDir, Map.of(), mainClass, args);
+    }
+
+    /**
+     * The same command with system properties of the child's own besides (e.g. the device a decode
+     * server's pool lies on).
+     *
+     * @param properties the child's {@code -D} properties, by name
+     */
+    public static List<String> command(String heap, Path tmpDir, Map<String, String> properties, Class<?> mainClass, List<String> args) {
+        List<String> flags = new ArrayList<>();
+        flags.add("-Djava.io.tmpdir=" + tmpDir);
+        new TreeMap<>(properties).forEach((name, value) -> flags.add("-D" + name + "=" + value));
+        return build(heap, flags, mainClass, args);
     }
 
     private static List<String> build(String heap, List<String> flags, Class<?> mainClass, List<String> args) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.kvflow.core.ChildJvm;
@@ -45,11 +46,23 @@ public final class DecodeServerProcess implements AutoCloseable {
      */
     public static DecodeServerProcess start(Class<?> main, String heap, int port, int pages, int pageSize, @Nullable KvLayout layout)
             throws IOException {
+        return start(main, heap, Map.of(), port, pages, pageSize, layout);
+    }
+
+    /**
+     * The same start, with system properties for the child besides (e.g. the device of a cuda-ipc
+     * decode server's pool).
+     *
+     * @param properties the child's {@code -D} properties, by name
+     * @throws IOException when the child cannot start or ends before it listens, with its last line of standard error
+     */
+    public static DecodeServerProcess start(Class<?> main, String heap, Map<String, String> properties, int port, int pages, int pageSize,
+            @Nullable KvLayout layout) throws IOException {
         Path scratch = Files.createTempDirectory("kvflow-decode-");
         Process p = null;
         try {
             Path errors = scratch.resolve("stderr.log");
-            List<String> command = ChildJvm.command(heap, scratch, main, List.of(DecodeServerMain.arguments(port, pages, pageSize, layout)));
+            List<String> command = ChildJvm.command(heap, scratch, properties, main, List.of(DecodeServerMain.arguments(port, pages, pageSize, layout)));
             p = new ProcessBuilder(command).redirectError(errors.toFile()).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             String line = out.readLine();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -21,6 +22,15 @@ class DecodeServerProcessTest {
             Files.writeString(lib.resolve("libjucx.so"), "native code");
             lib.toFile().deleteOnExit(); // what jucx asks for; a killed JVM never does it
             System.out.println("LISTENING 7");
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
+    /** A stand-in that listens on the port its system property {@code kvflow.test.port} names. */
+    static final class PropertyServer {
+        public static void main(String[] args) throws Exception {
+            System.out.println("LISTENING " + System.getProperty("kvflow.test.port"));
             System.out.flush();
             Thread.sleep(Long.MAX_VALUE);
         }
@@ -64,6 +74,13 @@ class DecodeServerProcessTest {
             child.close();
         }
         assertThat(child.scratch()).doesNotExist();
+    }
+
+    @Test
+    void theChildGetsTheSystemPropertiesItIsGiven() throws Exception {
+        try (DecodeServerProcess child = DecodeServerProcess.start(PropertyServer.class, "64m", Map.of("kvflow.test.port", "4321"), 0, 4, 64, null)) {
+            assertThat(child.port()).isEqualTo(4321);
+        }
     }
 
     @Test
