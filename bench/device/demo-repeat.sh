@@ -17,8 +17,8 @@ for i in $(seq "${RUNS:-5}"); do
   rc=0
   (cd "$logs" && JAVA_OPTS="-Xmx24g -XX:ErrorFile=$logs/hs_err_%p.log" "$device/run.sh" org.kvflow.samples.cli.KvflowCli demo \
       --backend "${BACKEND:-cuda}" --transfer "${TRANSFER:-cuda-ipc}" --json > "$logs/run-$i.out" 2> "$logs/run-$i.err") || rc=$?
-  summary=$(grep '^{' "$logs/run-$i.out" | tail -1 | python3 -c "import json,sys; d=json.load(sys.stdin); print('ok', d.get('ok'), 'checks', d.get('checksPassed'), 'of', d.get('requests'), 'seconds', d.get('seconds'))" 2>/dev/null || echo "no report")
-  banner=$(grep -c "A fatal error has been detected" "$logs/run-$i.out" "$logs/run-$i.err" | awk -F: '{s+=$2} END {print s}')
+  summary=$(grep '^{' "$logs/run-$i.out" | tail -1 | python3 -c "import json,sys; d=json.load(sys.stdin); print('ok', d.get('ok'), 'checks', d.get('checksPassed'), 'of', d.get('requests'), 'seconds', d.get('seconds'), 'first failures', d.get('firstFailures', []))" 2>/dev/null || echo "no report")
+  banner=$(cat "$logs/run-$i.out" "$logs/run-$i.err" | grep -c "A fatal error has been detected" || true)
   echo "run $i: exit $rc, $summary, fatal-error banners $banner, last line: $(tail -1 "$logs/run-$i.out" | cut -c1-80)" | tee -a "$out/demo-repeat.txt"
 done
 ls "$logs"/hs_err_* "$logs"/core* 2>/dev/null | tee -a "$out/demo-repeat.txt" || echo "no crash reports" | tee -a "$out/demo-repeat.txt"

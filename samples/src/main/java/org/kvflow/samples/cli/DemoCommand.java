@@ -134,6 +134,7 @@ final class DemoCommand implements Callable<Integer> {
                     .put("scratchBytes", report.scratchBytes()).put("kernelDevice", report.kernelDevice()).put("rankProcesses", rankProcesses).put("transfer", transfer).put("transferBytes", report.transferBytes())
                     .put("journalRecords", report.journalRecords()).put("journalRefused", report.journalRefused())
                     .put("checksPassed", report.checksPassed()).put("ok", report.ok());
+            report.firstFailures().forEach(f -> o.withArray("firstFailures").add(f));
             charts.forEach(c -> o.withArray("charts").add(c.toString()));
             if (metrics) {
                 ObjectNode m = o.putObject("metrics");
@@ -153,10 +154,11 @@ final class DemoCommand implements Callable<Integer> {
         return report.ok() ? KvflowCli.EXIT_OK : EXIT_CHECKS_FAILED;
     }
 
-    private static void printText(PrintWriter out, Demo demo, DemoReport r) {
+    static void printText(PrintWriter out, Demo demo, DemoReport r) {
         out.printf(Locale.ROOT, "kvflow demo: CP%d shared KV, GLM-5-like NSA/MLA (latent 512 + rope 64, index 128, fp8, 2 layers), page 64, bs>1%n",
                 r.cpSize());
         out.printf(Locale.ROOT, "  requests   %d completed, %d failed%n", r.completed(), r.failed());
+        r.firstFailures().forEach(f -> out.println("  failed     " + f));
         out.printf(Locale.ROOT, "  tokens     %,d prefilled in %.1f s (%,.0f tokens/s), %d batches%n", r.tokens(), r.seconds(),
                 r.tokens() / r.seconds(), r.batches());
         out.printf(Locale.ROOT, "  pages      peak held: shared %,d physical for %,d logical (1 copy); replicated %,d physical for %,d logical (%d copies)%n",

@@ -184,6 +184,7 @@ public final class Demo {
                     .build();
             AtomicInteger completed = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
+            FirstFailures firstFailures = new FirstFailures();
             AtomicInteger checks = new AtomicInteger();
             AtomicLong tokens = new AtomicLong();
             long start = System.nanoTime();
@@ -194,8 +195,9 @@ public final class Demo {
             sharedRun.results().doFinally(signal -> sharedPages.close()).concatMap(result -> {
                 String id = result.request().id();
                 progress.accept(new int[] {done.incrementAndGet(), 2 * requests});
-                if (!(result instanceof PrefillResult.Completed)) {
+                if (result instanceof PrefillResult.Failed f) {
                     failed.incrementAndGet();
+                    firstFailures.add(f);
                     return Mono.empty();
                 }
                 completed.incrementAndGet();
@@ -209,7 +211,7 @@ public final class Demo {
             double seconds = (System.nanoTime() - start) / 1e9;
             ReplayReport replay = JournalReplayer.replay(journal, ReplayStart.fromStart(), JournalReplayer.OnCorrupt.SKIP,
                     new HostPageCache(hostBytes), (r, b) -> { });
-            return new DemoReport(cpSize, requests, completed.get(), failed.get(), tokens.get(),
+            return new DemoReport(cpSize, requests, completed.get(), failed.get(), firstFailures.lines(), tokens.get(),
                     sharedCount(registry, "kvflow.batches"), seconds,
                     Objects.requireNonNull(sharedRun.pools()).peakPhysicalPages(), peakReplicated, PAGES_PER_RANK,
                     Objects.requireNonNull(sharedRun.pools()).capacity().capacityRatio(cpSize), sharedRun.peakViewBytes(),

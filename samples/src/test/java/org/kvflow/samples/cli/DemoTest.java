@@ -186,4 +186,17 @@ class DemoTest {
         // backpressure: the endless source is asked for the 500 taken plus what the queue (16) and the stages in flight hold
         assertThat(Integer.parseInt(m.group(1))).isBetween(500, 600);
     }
+
+    /** A run with failed requests names the first of them, each with its reason, under the count. */
+    @Test
+    void failedRequestsAreNamedWithTheirReasons() {
+        org.kvflow.samples.demo.DemoReport report = new org.kvflow.samples.demo.DemoReport(8, 3, 1, 2,
+                List.of("r1: DecodePoolFullException: no room", "r2: TransferFailedException: decode process gone"), 10, 1, 0.5, 1, 1, 4, 1.0,
+                0, 0, "tcp", 1, 0, 0, 1, "java", new org.kvflow.samples.demo.PagesTimeline(), new org.kvflow.samples.demo.PagesTimeline());
+        java.io.StringWriter text = new java.io.StringWriter();
+        DemoCommand.printText(new java.io.PrintWriter(text), new org.kvflow.samples.demo.Demo(8, 3, 100, 1, "java",
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), 1, false, "tcp"), report);
+        assertThat(text.toString()).contains("  requests   1 completed, 2 failed\n  failed     r1: DecodePoolFullException: no room\n"
+                + "  failed     r2: TransferFailedException: decode process gone\n  tokens");
+    }
 }
