@@ -5,6 +5,8 @@ import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 
 import java.util.List;
@@ -13,6 +15,7 @@ import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
+import jcuda.driver.CUstream_flags;
 
 /**
  * A task's kernel launches captured as a CUDA graph and replayed with one graph launch, so that
@@ -21,11 +24,19 @@ import jcuda.driver.CUstreamCaptureMode;
  * arguments) decides: a key met for the first time, or different from the call before, is launched
  * directly; a key met twice in a row is captured and replayed from then on, until another key is
  * captured. So a task whose arguments change at every call (a causal step's key count) pays no
- * capture it cannot use again. Not thread-safe.
+ * capture it cannot use again.
+ *
+ * <p>The capture records on a stream of its own that does not synchronize with the legacy default
+ * stream ({@code CU_STREAM_NON_BLOCKING}); the graph then runs on the caller's stream. While a
+ * stream that does synchronize with it captures, the legacy stream is unusable: every synchronous
+ * copy or memset another thread of the process makes (page memories, device arrays) fails, or
+ * breaks the capture. Not thread-safe.
  */
 final class LaunchReplay implements AutoCloseable {
     private final ReplayChoice choice = new ReplayChoice();
     private CUgraphExec exec;
+    /** Where captures record, made in the caller's context at the first capture. */
+    private CUstream captureStream;
 
     /** Enqueues on {@code stream} what {@code launches} enqueues: directly, or through the graph captured for {@code key}. */
     void launch(CUstream stream, List<Object> key, Consumer<CUstream> launches) {
@@ -33,14 +44,14 @@ final class LaunchReplay implements AutoCloseable {
             case DIRECT -> launches.accept(stream);
             case CAPTURE -> {
                 freeGraph();
-                exec = capture(stream, launches);
+                exec = capture(captureStream(), launches);
                 cuGraphLaunch(exec, stream);
             }
             case REPLAY -> cuGraphLaunch(exec, stream);
         }
     }
 
-    /** The graph of what {@code launches} enqueues; if they throw, the capture is ended and nothing is kept. */
+    /** The graph of what {@code launches} enqueues on {@code stream}, captured there; if they throw, the capture is ended and nothing is kept. */
     private CUgraphExec capture(CUstream stream, Consumer<CUstream> launches) {
         CUgraph graph = new CUgraph();
         cuStreamBeginCapture(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
@@ -80,11 +91,24 @@ final class LaunchReplay implements AutoCloseable {
         }
     }
 
-    /** Frees the captured graph; later calls start over (a key launched directly first). */
+    private CUstream captureStream() {
+        if (captureStream == null) {
+            CUstream made = new CUstream();
+            cuStreamCreate(made, CUstream_flags.CU_STREAM_NON_BLOCKING);
+            captureStream = made;
+        }
+        return captureStream;
+    }
+
+    /** Frees the captured graph and the capture stream; later calls start over (a key launched directly first). */
     @Override
     public void close() {
         freeGraph();
         choice.forget();
+        if (captureStream != null) {
+            cuStreamDestroy(captureStream);
+            captureStream = null;
+        }
     }
 
     private void freeGraph() {
