@@ -169,8 +169,7 @@ final class DecodeSession {
                         + " more would pass its share of " + cap);
             }
         }
-        long[] pages = receiver.open(id, pageCount, senders);
-        server.owners.claim(id, owner());
+        long[] pages = server.owners.open(id, owner(), () -> receiver.open(id, pageCount, senders));
         Frames.Writer w = new Frames.Writer(Frames.OPENED, 4 + 8 * pages.length).i32(pages.length);
         for (long p : pages) {
             w.i64(p);

@@ -2,6 +2,7 @@ package org.kvflow.transport.tcp;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.kvflow.decode.DecodeReceiver;
 
 /**
@@ -29,9 +30,19 @@ final class RequestOwners {
         this.receiver = receiver;
     }
 
-    /** {@code client} opened {@code id} (the receiver has just opened it). */
-    void claim(String id, DecodeServer.Client client) {
+    /**
+     * {@code client} opens {@code id}: a claim left from an earlier opening of the id (one that left
+     * the receiver without a frame and no sweep has dropped yet) goes first, so it reaches the new
+     * opening at no moment, not even while {@code opening} opens it; then {@code client} holds the id.
+     *
+     * @param opening opens the id in the receiver and returns its pages; what it throws leaves no claim
+     * @return the pages {@code opening} returned
+     */
+    long[] open(String id, DecodeServer.Client client, Supplier<long[]> opening) {
+        dropIfGone(id);
+        long[] pages = opening.get();
         claims.put(id, new Claim(client));
+        return pages;
     }
 
     /** Whether {@code client} opened the request now open as {@code id}. */

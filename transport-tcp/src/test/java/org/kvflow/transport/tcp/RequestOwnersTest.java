@@ -14,11 +14,9 @@ class RequestOwnersTest {
 
     @Test
     void aLateReleaseOfAnEarlierOpeningLeavesTheNewOwnersClaim() {
-        receiver.open("x", 2, 1);
-        owners.claim("x", a);
+        owners.open("x", a, () -> receiver.open("x", 2, 1));
         receiver.release("x");
-        receiver.open("x", 2, 1); // b opens the id again before a's release is accounted
-        owners.claim("x", b);
+        owners.open("x", b, () -> receiver.open("x", 2, 1)); // b opens the id again before a's release is accounted
         owners.dropIfGone("x");
         assertThat(owners.owns("x", b)).as("b's opening is b's").isTrue();
         assertThat(owners.owns("x", a)).isFalse();
@@ -29,15 +27,12 @@ class RequestOwnersTest {
 
     @Test
     void theSweepAndTheQuotaCountDropOnlyClaimsOfRequestsGone() {
-        receiver.open("gone", 3, 1);
-        owners.claim("gone", a);
-        receiver.open("kept", 4, 1);
-        owners.claim("kept", a);
+        owners.open("gone", a, () -> receiver.open("gone", 3, 1));
+        owners.open("kept", a, () -> receiver.open("kept", 4, 1));
         receiver.release("gone"); // released in process: no frame told the server
         assertThat(owners.pagesHeldBy(a)).isEqualTo(4);
         assertThat(owners.size()).isEqualTo(1);
-        receiver.open("other", 1, 1);
-        owners.claim("other", b);
+        owners.open("other", b, () -> receiver.open("other", 1, 1));
         receiver.release("other");
         owners.prune();
         assertThat(owners.size()).isEqualTo(1);
@@ -45,5 +40,28 @@ class RequestOwnersTest {
         owners.clientGone(a);
         assertThat(owners.size()).isZero();
         assertThat(receiver.openSessions()).as("a's request still receiving went back to the pool").isZero();
+    }
+
+    @Test
+    void aStaleClaimReachesNoLaterOpeningEvenWhileItOpens() {
+        owners.open("x", a, () -> receiver.open("x", 2, 1));
+        receiver.release("x"); // left without a frame, no sweep since: a's claim is stale
+        owners.open("x", b, () -> {
+            long[] pages = receiver.open("x", 2, 1);
+            assertThat(owners.owns("x", a)).as("a's old claim, while b's opening is under way").isFalse();
+            return pages;
+        });
+        assertThat(owners.owns("x", b)).isTrue();
+        assertThat(owners.size()).isEqualTo(1);
+    }
+
+    @Test
+    void anOpeningTheReceiverRefusesLeavesNoClaim() {
+        owners.open("x", a, () -> receiver.open("x", 2, 1));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> owners.open("x", b, () -> receiver.open("x", 2, 1)))
+                .isInstanceOf(org.kvflow.decode.TransferRejectedException.class)
+                .hasMessageContaining("a request of that id is open already (ids are unique among open requests, across clients)");
+        assertThat(owners.owns("x", a)).as("the open request stays a's").isTrue();
+        assertThat(owners.owns("x", b)).isFalse();
     }
 }
