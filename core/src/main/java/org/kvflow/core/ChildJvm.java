@@ -28,18 +28,10 @@ public final class ChildJvm {
     /**
      * The same command with the child's temporary files under {@code tmpDir} (its
      * {@code java.io.tmpdir}): what the child's libraries extract there can be removed with the folder
-     * however the child ends, even when it is killed before its own exit hooks run.
+     * however the child ends, even when it is killed before its own exit hooks run; and with system
+     * properties of the child's own (e.g. the device a decode server's pool lies on).
      *
-     * @param tmpDir an existing folder the caller removes after the child ends
-     */
-    public static List<String> command(String heap, Path tmpDir, Class<?> mainClass, List<String> args) {
-        return command(heap, tmpDir, Map.of(), mainClass, args);
-    }
-
-    /**
-     * The same command with system properties of the child's own besides (e.g. the device a decode
-     * server's pool lies on).
-     *
+     * @param tmpDir     an existing folder the caller removes after the child ends
      * @param properties the child's {@code -D} properties, by name
      */
     public static List<String> command(String heap, Path tmpDir, Map<String, String> properties, Class<?> mainClass, List<String> args) {
